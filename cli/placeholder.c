@@ -1,0 +1,1 @@
+/* removed when the CLI lands */ typedef int fxcli_placeholder;

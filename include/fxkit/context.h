@@ -1,0 +1,85 @@
+/* fxkit — the context: device choice, threads, CUDA stream, scratch memory,
+ * limits against hostile inputs, log callback and the last error's detail.
+ *
+ * A context is used by one thread at a time. To work on several files at once,
+ * create one context per worker. The library never reads the environment,
+ * never prints and never exits: everything it needs is in here.
+ */
+#ifndef FXKIT_CONTEXT_H
+#define FXKIT_CONTEXT_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_context fx_context;
+
+typedef enum fx_device_kind {
+    FX_DEVICE_AUTO = 0, /* the first GPU when one is present, else the CPU */
+    FX_DEVICE_CPU = 1,
+    FX_DEVICE_GPU = 2
+} fx_device_kind;
+
+typedef enum fx_log_level {
+    FX_LOG_ERROR = 0,
+    FX_LOG_WARNING = 1,
+    FX_LOG_INFO = 2,
+    FX_LOG_DEBUG = 3
+} fx_log_level;
+
+/* Receives the library's messages (strategy chosen, fallbacks, errors). Called on
+ * the thread that made the call into the library. */
+typedef void (*fx_log_fn)(void *user, fx_log_level level, const char *message);
+
+/* Limits applied by every decoder and generator before it allocates. */
+typedef struct fx_limits {
+    uint64_t max_pixels;    /* width * height */
+    int max_dimension;      /* width or height */
+    int max_channels;       /* image or audio channels */
+    uint64_t max_audio_frames;
+} fx_limits;
+
+#define FX_DEFAULT_MAX_PIXELS (UINT64_C(1) << 31)      /* 2 gigapixels */
+#define FX_DEFAULT_MAX_DIMENSION (1 << 20)               /* 1048576 pixels a side */
+#define FX_DEFAULT_MAX_AUDIO_CHANNELS 64
+#define FX_DEFAULT_MAX_AUDIO_FRAMES (UINT64_C(1) << 36) /* about 18 days at 44.1 kHz */
+
+typedef struct fx_context_options {
+    fx_device_kind device; /* FX_DEVICE_AUTO by default */
+    int gpu_index;         /* which GPU for FX_DEVICE_GPU; 0 by default */
+    int threads;           /* CPU worker threads; 0 = one per online CPU */
+    fx_log_fn log;         /* NULL = no messages */
+    void *log_user;
+    fx_log_level log_level;/* messages above this level are not delivered */
+    fx_limits limits;      /* zeros mean the FX_DEFAULT_* values */
+} fx_context_options;
+
+/* Fill *opts with the defaults (auto device, all CPUs, default limits). */
+FX_API void fx_context_options_init(fx_context_options *opts);
+
+/* Create a context. opts may be NULL for the defaults. FX_DEVICE_GPU with no such
+ * GPU fails with FX_ENODEVICE; FX_DEVICE_AUTO falls back to the CPU silently
+ * (and logs at info level). On failure *out is NULL; a detail for the failure is
+ * available only through the log callback. */
+FX_API fx_status fx_context_create(const fx_context_options *opts, fx_context **out);
+FX_API void fx_context_destroy(fx_context *ctx);
+
+/* Detail of the last error reported on this context ("" when none). The pointer
+ * stays valid until the next call that uses the context. */
+FX_API const char *fx_context_error(const fx_context *ctx);
+FX_API void fx_context_clear_error(fx_context *ctx);
+
+/* The resolved device: FX_DEVICE_CPU or FX_DEVICE_GPU (never AUTO) and, for a GPU, its index. */
+FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
+FX_API int fx_context_threads(const fx_context *ctx);
+FX_API const fx_limits *fx_context_limits(const fx_context *ctx);
+
+/* Parse "auto", "cpu", "gpu" or "gpu:N". */
+FX_API fx_status fx_parse_device(const char *text, fx_device_kind *kind, int *gpu_index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

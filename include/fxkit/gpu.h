@@ -1,0 +1,36 @@
+/* fxkit — GPU discovery.
+ *
+ * In a build without CUDA, or on a machine without an NVIDIA GPU, fx_gpu_count
+ * reports 0 GPUs and succeeds.
+ */
+#ifndef FXKIT_GPU_H
+#define FXKIT_GPU_H
+
+#include "context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_gpu_info {
+    int index;
+    char name[256];
+    uint64_t total_memory; /* bytes */
+    uint64_t free_memory;  /* bytes, at the time of the query */
+    int cc_major, cc_minor;/* compute capability, e.g. 9.0 */
+    int multiprocessors;
+    int driver_version;    /* e.g. 13000 for 13.0; 0 when unknown */
+    int runtime_version;
+} fx_gpu_info;
+
+/* 1 when the library was built with CUDA. */
+FX_API int fx_gpu_built(void);
+/* Number of usable GPUs (0 without CUDA or without a driver). ctx may be NULL; when
+ * given, a failure other than "no device" leaves a detail there. */
+FX_API fx_status fx_gpu_count(fx_context *ctx, int *count);
+FX_API fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

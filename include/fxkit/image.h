@@ -1,0 +1,70 @@
+/* fxkit — image buffers.
+ *
+ * Pixels are interleaved (RGBRGB…), rows top to bottom, `stride` bytes apart
+ * (stride >= width * channels * sample size). 8- and 16-bit samples are
+ * unsigned integers; float samples are nominally in [0, 1].
+ */
+#ifndef FXKIT_IMAGE_H
+#define FXKIT_IMAGE_H
+
+#include "context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fx_sample_type {
+    FX_U8 = 1,
+    FX_U16 = 2,
+    FX_F32 = 3
+} fx_sample_type;
+
+#define FX_MAX_IMAGE_CHANNELS 4
+
+typedef struct fx_image {
+    uint8_t *data;       /* first byte of the top row */
+    int width, height;   /* pixels */
+    int channels;        /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    fx_sample_type type;
+    size_t stride;       /* bytes from one row to the next */
+} fx_image;
+
+/* Bytes per sample: 1, 2 or 4; 0 for an unknown type. */
+FX_API size_t fx_sample_size(fx_sample_type type);
+/* "u8", "u16", "f32". */
+FX_API const char *fx_sample_type_name(fx_sample_type type);
+
+/* Tight stride and total bytes for an image of this shape, overflow-checked:
+ * FX_EINVAL for a non-positive size or bad channel count/type, FX_EOVERFLOW when
+ * the product does not fit in size_t. Either output may be NULL. */
+FX_API fx_status fx_image_size(int width, int height, int channels, fx_sample_type type,
+                               size_t *stride, size_t *bytes);
+
+/* Allocate a zeroed image of this shape (checked against the context's limits).
+ * *img is overwritten; release with fx_image_free. */
+FX_API fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height,
+                                int channels, fx_sample_type type);
+/* Free the pixels of an image made by fx_image_alloc or a decoder; leaves *img zeroed.
+ * Safe on a zeroed image. */
+FX_API void fx_image_free(fx_image *img);
+
+/* Check an image shape against the context's limits (FX_ELIMIT with a detail naming
+ * the limit). Decoders call this before they allocate. */
+FX_API fx_status fx_image_check_limits(fx_context *ctx, uint64_t width, uint64_t height,
+                                       uint64_t channels);
+
+/* Pointer to the first sample of row y. */
+static inline void *fx_image_row(const fx_image *img, int y)
+{
+    return img->data + (size_t)y * img->stride;
+}
+
+/* Convert samples between types into an allocated dst of the same size and
+ * channel count: u8<->u16 scale by 257, integer->f32 divides by the maximum,
+ * f32->integer rounds half to even and saturates. */
+FX_API fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

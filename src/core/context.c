@@ -1,0 +1,142 @@
+/* The context: device resolution, threads, limits, GPU state. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+void fx_context_options_init(fx_context_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->device = FX_DEVICE_AUTO;
+    opts->log_level = FX_LOG_WARNING;
+}
+
+static void fill_default_limits(fx_limits *limits)
+{
+    if (!limits->max_pixels) limits->max_pixels = FX_DEFAULT_MAX_PIXELS;
+    if (!limits->max_dimension) limits->max_dimension = FX_DEFAULT_MAX_DIMENSION;
+    if (!limits->max_channels) limits->max_channels = FX_DEFAULT_MAX_AUDIO_CHANNELS;
+    if (!limits->max_audio_frames) limits->max_audio_frames = FX_DEFAULT_MAX_AUDIO_FRAMES;
+}
+
+/* Decide CPU or GPU. An explicit GPU request that cannot be met is an error; AUTO
+ * quietly takes the CPU when there is no GPU. */
+static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int index)
+{
+    if (wanted == FX_DEVICE_CPU) {
+        ctx->device = FX_DEVICE_CPU;
+        return FX_OK;
+    }
+    int count = 0;
+    fx_status st = fx_gpu_count(ctx, &count);
+    if (wanted == FX_DEVICE_AUTO) {
+        if (st != FX_OK || count == 0) {
+            fx_context_clear_error(ctx);
+            fxi_log(ctx, FX_LOG_INFO, "no usable GPU: running on the CPU");
+            ctx->device = FX_DEVICE_CPU;
+            return FX_OK;
+        }
+        index = 0;
+    } else {
+        if (st != FX_OK) return st;
+        if (!fx_gpu_built())
+            return fxi_error(ctx, FX_ENODEVICE, "a GPU was requested but this build has no CUDA support");
+        FX_RETURN_IF(count == 0, FX_ENODEVICE, "a GPU was requested but none is present");
+        FX_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
+                     "GPU %d was requested but only %d GPU%s present (0..%d)", index, count,
+                     count == 1 ? " is" : "s are", count - 1);
+    }
+    ctx->device = FX_DEVICE_GPU;
+    ctx->gpu_index = index;
+    st = fxi_cuda_context_init(ctx);
+    if (st != FX_OK && wanted == FX_DEVICE_AUTO) {
+        fxi_log(ctx, FX_LOG_WARNING, "GPU %d unusable (%s): running on the CPU", index, ctx->error);
+        fx_context_clear_error(ctx);
+        ctx->device = FX_DEVICE_CPU;
+        return FX_OK;
+    }
+    return st;
+}
+
+fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
+{
+    if (!out) return FX_EINVAL;
+    *out = NULL;
+    fx_context_options defaults;
+    if (!opts) {
+        fx_context_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->threads < 0 || opts->gpu_index < 0) return FX_EINVAL;
+    if (opts->device != FX_DEVICE_AUTO && opts->device != FX_DEVICE_CPU && opts->device != FX_DEVICE_GPU)
+        return FX_EINVAL;
+
+    fx_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return FX_ENOMEM;
+    ctx->log = opts->log;
+    ctx->log_user = opts->log_user;
+    ctx->log_level = opts->log_level;
+    ctx->limits = opts->limits;
+    fill_default_limits(&ctx->limits);
+    ctx->threads = opts->threads ? opts->threads : fxi_cpu_count();
+
+    fx_status st = FX_OK;
+    if (ctx->threads > 1) st = fxi_pool_create(ctx->threads, &ctx->pool);
+    if (st == FX_OK) st = resolve_device(ctx, opts->device, opts->gpu_index);
+    if (st != FX_OK) {
+        fx_context_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    return FX_OK;
+}
+
+void fx_context_destroy(fx_context *ctx)
+{
+    if (!ctx) return;
+    fxi_cuda_context_release(ctx);
+    fxi_pool_destroy(ctx->pool);
+    free(ctx->scratch);
+    free(ctx);
+}
+
+fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index)
+{
+    if (gpu_index) *gpu_index = ctx->device == FX_DEVICE_GPU ? ctx->gpu_index : -1;
+    return ctx->device;
+}
+
+int fx_context_threads(const fx_context *ctx)
+{
+    return ctx->threads;
+}
+
+const fx_limits *fx_context_limits(const fx_context *ctx)
+{
+    return &ctx->limits;
+}
+
+fx_status fx_parse_device(const char *text, fx_device_kind *kind, int *gpu_index)
+{
+    if (!text || !kind) return FX_EINVAL;
+    int index = 0;
+    if (!strcasecmp(text, "auto")) {
+        *kind = FX_DEVICE_AUTO;
+    } else if (!strcasecmp(text, "cpu")) {
+        *kind = FX_DEVICE_CPU;
+    } else if (!strcasecmp(text, "gpu") || !strcasecmp(text, "cuda")) {
+        *kind = FX_DEVICE_GPU;
+    } else if (!strncasecmp(text, "gpu:", 4) || !strncasecmp(text, "cuda:", 5)) {
+        const char *num = strchr(text, ':') + 1;
+        char *end;
+        long v = strtol(num, &end, 10);
+        if (!*num || *end || v < 0 || v > 1024) return FX_EINVAL;
+        *kind = FX_DEVICE_GPU;
+        index = (int)v;
+    } else {
+        return FX_EINVAL;
+    }
+    if (gpu_index) *gpu_index = index;
+    return FX_OK;
+}

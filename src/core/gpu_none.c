@@ -1,0 +1,32 @@
+/* GPU entry points of a build without CUDA: there are no GPUs. */
+#include <string.h>
+
+#include "internal.h"
+
+int fx_gpu_built(void)
+{
+    return 0;
+}
+
+fx_status fx_gpu_count(fx_context *ctx, int *count)
+{
+    (void)ctx;
+    *count = 0;
+    return FX_OK;
+}
+
+fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info)
+{
+    memset(info, 0, sizeof *info);
+    return fxi_error(ctx, FX_ENODEVICE, "GPU %d: this build has no CUDA support", index);
+}
+
+fx_status fxi_cuda_context_init(fx_context *ctx)
+{
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_cuda_context_release(fx_context *ctx)
+{
+    (void)ctx;
+}

@@ -1,0 +1,144 @@
+/* Image buffers: shapes, limits, allocation, sample conversion. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+size_t fx_sample_size(fx_sample_type type)
+{
+    switch (type) {
+    case FX_U8: return 1;
+    case FX_U16: return 2;
+    case FX_F32: return 4;
+    default: return 0;
+    }
+}
+
+const char *fx_sample_type_name(fx_sample_type type)
+{
+    switch (type) {
+    case FX_U8: return "u8";
+    case FX_U16: return "u16";
+    case FX_F32: return "f32";
+    default: return "unknown";
+    }
+}
+
+fx_status fx_image_size(int width, int height, int channels, fx_sample_type type,
+                        size_t *stride, size_t *bytes)
+{
+    size_t sample = fx_sample_size(type);
+    if (width <= 0 || height <= 0 || channels < 1 || channels > FX_MAX_IMAGE_CHANNELS || !sample)
+        return FX_EINVAL;
+    size_t row, total;
+    if (!fxi_mul3_size((size_t)width, (size_t)channels, sample, &row)) return FX_EOVERFLOW;
+    if (!fxi_mul_size(row, (size_t)height, &total)) return FX_EOVERFLOW;
+    if (stride) *stride = row;
+    if (bytes) *bytes = total;
+    return FX_OK;
+}
+
+fx_status fx_image_check_limits(fx_context *ctx, uint64_t width, uint64_t height, uint64_t channels)
+{
+    const fx_limits *lim = &ctx->limits;
+    FX_RETURN_IF(width == 0 || height == 0, FX_EFORMAT, "image size %llux%llu is empty",
+                 (unsigned long long)width, (unsigned long long)height);
+    FX_RETURN_IF(channels < 1 || channels > FX_MAX_IMAGE_CHANNELS, FX_EUNSUPPORTED,
+                 "%llu channels (fxkit images have 1 to %d)", (unsigned long long)channels,
+                 FX_MAX_IMAGE_CHANNELS);
+    FX_RETURN_IF(width > (uint64_t)lim->max_dimension || height > (uint64_t)lim->max_dimension,
+                 FX_ELIMIT, "image size %llux%llu exceeds the limit of %d pixels a side",
+                 (unsigned long long)width, (unsigned long long)height, lim->max_dimension);
+    /* Both sides are below max_dimension (< 2^31), so the product fits in 64 bits. */
+    FX_RETURN_IF(width * height > lim->max_pixels, FX_ELIMIT,
+                 "image size %llux%llu (%llu pixels) exceeds the limit of %llu pixels",
+                 (unsigned long long)width, (unsigned long long)height,
+                 (unsigned long long)(width * height), (unsigned long long)lim->max_pixels);
+    return FX_OK;
+}
+
+fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, int channels,
+                         fx_sample_type type)
+{
+    memset(img, 0, sizeof *img);
+    FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width, height);
+    FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
+    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
+    size_t stride, bytes;
+    fx_status st = fx_image_size(width, height, channels, type, &stride, &bytes);
+    FX_RETURN_IF(st != FX_OK, st, "image %dx%dx%d %s: size overflows", width, height, channels,
+                 fx_sample_type_name(type));
+    void *data;
+    FX_TRY(fxi_calloc(ctx, 1, bytes, &data));
+    img->data = data;
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->type = type;
+    img->stride = stride;
+    return FX_OK;
+}
+
+void fx_image_free(fx_image *img)
+{
+    if (!img) return;
+    free(img->data);
+    memset(img, 0, sizeof *img);
+}
+
+/* Scale between 8 and 16 bits: 255 * 257 = 65535 maps full scale to full scale. */
+#define U8_TO_U16_SCALE 257
+
+static double sample_max(fx_sample_type type)
+{
+    return type == FX_U8 ? 255.0 : type == FX_U16 ? 65535.0 : 1.0;
+}
+
+static double load_sample(const uint8_t *row, size_t i, fx_sample_type type)
+{
+    switch (type) {
+    case FX_U8: return row[i];
+    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
+    default: return ((const float *)(const void *)row)[i];
+    }
+}
+
+/* Round half to even (the default rounding mode) and saturate to [0, max]. */
+static double saturate(double v, double max)
+{
+    if (!(v > 0)) return 0; /* also maps NaN to 0 */
+    if (v > max) return max;
+    return nearbyint(v);
+}
+
+fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst)
+{
+    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
+                     src->channels != dst->channels,
+                 FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,
+                 src->height, src->channels, dst->width, dst->height, dst->channels);
+    size_t n = (size_t)src->width * (size_t)src->channels;
+    double smax = sample_max(src->type), dmax = sample_max(dst->type);
+    for (int y = 0; y < src->height; y++) {
+        const uint8_t *in = fx_image_row(src, y);
+        uint8_t *out = fx_image_row(dst, y);
+        for (size_t i = 0; i < n; i++) {
+            double v = load_sample(in, i, src->type);
+            switch (dst->type) {
+            case FX_U8:
+                out[i] = (uint8_t)(src->type == FX_U16 ? saturate(v / U8_TO_U16_SCALE, 255)
+                                                       : saturate(v * dmax / smax, 255));
+                break;
+            case FX_U16:
+                ((uint16_t *)(void *)out)[i] =
+                    (uint16_t)(src->type == FX_U8 ? v * U8_TO_U16_SCALE : saturate(v * dmax / smax, 65535));
+                break;
+            default:
+                ((float *)(void *)out)[i] = (float)(v / smax);
+                break;
+            }
+        }
+    }
+    return FX_OK;
+}

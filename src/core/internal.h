@@ -1,0 +1,110 @@
+/* fxkit — internal definitions shared across the library's files (prefix fxi_).
+ * Never installed; tests may include it.
+ */
+#ifndef FXKIT_INTERNAL_H
+#define FXKIT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fxkit/fxkit.h"
+
+#define FXI_ERROR_MAX 1024
+
+typedef struct fxi_pool fxi_pool;
+typedef struct fxi_cuda_state fxi_cuda_state;
+
+struct fx_context {
+    fx_device_kind device; /* resolved: CPU or GPU */
+    int gpu_index;
+    int threads;
+    fx_log_fn log;
+    void *log_user;
+    fx_log_level log_level;
+    fx_limits limits;
+    fx_status last_status;
+    char error[FXI_ERROR_MAX];
+    fxi_pool *pool;        /* NULL when threads == 1 */
+    void *scratch;         /* host scratch, grown on demand */
+    size_t scratch_size;
+    fxi_cuda_state *cuda;  /* stream and device buffers; NULL on the CPU */
+};
+
+/* ---- errors: whoever detects an error writes the detail once; callers propagate ---- */
+
+#if defined(__GNUC__)
+#define FXI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define FXI_PRINTF(a, b)
+#endif
+
+/* Record `status` with a formatted detail in ctx (ctx may be NULL), log it at error
+ * level, and return status so that callers can write `return fxi_error(...)`. */
+fx_status fxi_error(fx_context *ctx, fx_status status, const char *fmt, ...) FXI_PRINTF(3, 4);
+fx_status fxi_verror(fx_context *ctx, fx_status status, const char *fmt, va_list ap);
+/* Prefix the existing detail, e.g. "line 3: " + detail. */
+void fxi_error_prefix(fx_context *ctx, const char *fmt, ...) FXI_PRINTF(2, 3);
+/* Deliver a message through the context's log callback, if any, at or below its level. */
+void fxi_log(fx_context *ctx, fx_log_level level, const char *fmt, ...) FXI_PRINTF(3, 4);
+
+#define FX_RETURN_IF(cond, status, ...)                                                      \
+    do {                                                                                     \
+        if (cond) return fxi_error(ctx, (status), __VA_ARGS__);                              \
+    } while (0)
+
+#define FX_TRY(expr)                                                                         \
+    do {                                                                                     \
+        fx_status fxi_try_status_ = (expr);                                                  \
+        if (fxi_try_status_ != FX_OK) return fxi_try_status_;                                \
+    } while (0)
+
+/* ---- overflow-checked size arithmetic ---- */
+
+static inline bool fxi_mul_size(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool fxi_add_size(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+/* a * b * c without overflow. */
+static inline bool fxi_mul3_size(size_t a, size_t b, size_t c, size_t *out)
+{
+    size_t ab;
+    return fxi_mul_size(a, b, &ab) && fxi_mul_size(ab, c, out);
+}
+
+/* malloc/calloc that record FX_ENOMEM with the byte count on failure. */
+fx_status fxi_malloc(fx_context *ctx, size_t bytes, void **out);
+fx_status fxi_calloc(fx_context *ctx, size_t count, size_t size, void **out);
+
+/* Context scratch buffer of at least `bytes`, reused across calls (not thread-safe:
+ * one user at a time, like the context). */
+fx_status fxi_scratch(fx_context *ctx, size_t bytes, void **out);
+
+/* ---- thread pool ---- */
+
+/* Work function: process items [begin, end). `worker` is 0..threads-1 and unique
+ * among concurrently running calls, for per-thread scratch. */
+typedef void (*fxi_range_fn)(void *arg, size_t begin, size_t end, int worker);
+
+fx_status fxi_pool_create(int threads, fxi_pool **out);
+void fxi_pool_destroy(fxi_pool *pool);
+/* Split [0, count) into chunks of at least `grain` items and run them on the
+ * context's threads (the calling thread takes part). Returns when all are done. */
+void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn fn, void *arg);
+
+/* Number of online CPUs (at least 1). */
+int fxi_cpu_count(void);
+
+/* ---- GPU hooks (src/cuda/ with CUDA, src/core/gpu_none.c without) ---- */
+
+/* Set up the context's GPU state (device check, stream) for ctx->gpu_index. */
+fx_status fxi_cuda_context_init(fx_context *ctx);
+/* Release the stream and any device/pinned buffers the context owns. Safe when
+ * ctx->cuda is NULL. */
+void fxi_cuda_context_release(fx_context *ctx);
+
+#endif
