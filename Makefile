@@ -1,0 +1,63 @@
+# Short commands for fxkit. CMake does the real work; see README.md.
+#
+#   make            build into build/ (CUDA when nvcc is found)
+#   make demo       install missing packages, build, run the jobs on samples/ into out/
+#   make test       install missing packages, build, run every test (normal, sanitizer, fuzz)
+#   make test-gpu   the GPU tests with FXKIT_REQUIRE_GPU=1 (fail, not skip, without a GPU)
+
+BUILD       ?= build
+ASAN_BUILD  ?= build-asan
+FUZZ_BUILD  ?= build-fuzz
+CUDA        ?= AUTO
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+# Seconds each fuzz target runs in `make test` (a short smoke run; longer by hand).
+FUZZ_SECONDS ?= 20
+GENERATOR   := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+CTEST       := ctest --output-on-failure -j $(JOBS)
+
+.PHONY: all build deps demo test test-unit test-asan test-fuzz test-gpu install clean
+
+all: build
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DFXKIT_CUDA=$(CUDA)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	bash scripts/install-deps.sh
+
+demo: deps
+	$(MAKE) build
+	bash scripts/demo.sh $(BUILD)/fxkit out
+
+test: deps
+	$(MAKE) build
+	$(MAKE) test-unit test-asan test-fuzz
+
+test-unit:
+	cd $(BUILD) && $(CTEST)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the unit, CLI and fuzz-replay tests.
+test-asan:
+	cmake -S . -B $(ASAN_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Debug -DFXKIT_CUDA=OFF -DFXKIT_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CTEST) -L 'unit|cli|fuzz'
+
+# libFuzzer targets (clang), each run briefly from its seed corpus.
+test-fuzz:
+	cmake -S . -B $(FUZZ_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXKIT_CUDA=OFF \
+	  -DFXKIT_FUZZ=ON -DFXKIT_TESTS=ON -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined"
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+test-gpu: build
+	cd $(BUILD) && FXKIT_REQUIRE_GPU=1 $(CTEST) -L gpu
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) out
