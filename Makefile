@@ -12,6 +12,12 @@ CUDA        ?= AUTO
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # Seconds each fuzz target runs in `make test` (a short smoke run; longer by hand).
 FUZZ_SECONDS ?= 20
+# nvcc is often installed outside PATH; CMake finds it through CUDACXX.
+ifeq ($(shell command -v nvcc 2>/dev/null),)
+  ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
+    export CUDACXX ?= /usr/local/cuda/bin/nvcc
+  endif
+endif
 GENERATOR   := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CTEST       := ctest --output-on-failure -j $(JOBS)
 
