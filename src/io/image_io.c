@@ -1,0 +1,260 @@
+/* Image files: format names, reading a file into memory, dispatch by signature,
+ * checking that a target format holds an image, and the checked write path. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "io/io_internal.h"
+
+#define DEFAULT_JPEG_QUALITY 90
+#define DEFAULT_PNG_COMPRESSION 6
+#define MIN_JPEG_QUALITY 1
+#define MAX_JPEG_QUALITY 100
+#define MAX_PNG_COMPRESSION 9
+
+static const uint8_t PNG_SIGNATURE[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+static const uint8_t JPEG_SIGNATURE[] = {0xff, 0xd8, 0xff}; /* SOI and the next marker */
+
+static const struct {
+    const char *ext;
+    fx_image_format format;
+} extensions[] = {
+    {"png", FX_IMAGE_PNG}, {"jpg", FX_IMAGE_JPEG}, {"jpeg", FX_IMAGE_JPEG},
+    {"pgm", FX_IMAGE_PNM}, {"ppm", FX_IMAGE_PNM},  {"pnm", FX_IMAGE_PNM},
+    {"pfm", FX_IMAGE_PFM},
+};
+
+fx_image_format fx_image_format_from_path(const char *path)
+{
+    if (!path) return FX_IMAGE_AUTO;
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) return FX_IMAGE_AUTO;
+    for (size_t i = 0; i < sizeof extensions / sizeof *extensions; i++)
+        if (!strcasecmp(dot + 1, extensions[i].ext)) return extensions[i].format;
+    return FX_IMAGE_AUTO;
+}
+
+const char *fx_image_format_name(fx_image_format fmt)
+{
+    switch (fmt) {
+    case FX_IMAGE_PNG: return "png";
+    case FX_IMAGE_JPEG: return "jpeg";
+    case FX_IMAGE_PNM: return "pnm";
+    case FX_IMAGE_PFM: return "pfm";
+    default: return "auto";
+    }
+}
+
+void fx_image_write_options_init(fx_image_write_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->format = FX_IMAGE_AUTO;
+    opts->jpeg_quality = DEFAULT_JPEG_QUALITY;
+    opts->png_compression = DEFAULT_PNG_COMPRESSION;
+}
+
+void fxi_buffer_release(fxi_buffer *buf)
+{
+    if (!buf) return;
+    if (buf->data && buf->release) buf->release(buf->data);
+    memset(buf, 0, sizeof *buf);
+}
+
+/* ---- reading ---- */
+
+static bool has_prefix(const uint8_t *data, size_t size, const uint8_t *sig, size_t n)
+{
+    return size >= n && memcmp(data, sig, n) == 0;
+}
+
+/* "P5 ", "Pf\n", …: the Netpbm magic is 'P', a type letter and whitespace. */
+static char netpbm_type(const uint8_t *data, size_t size)
+{
+    if (size < 3 || data[0] != 'P' || !strchr(" \t\r\n", data[2]) || data[2] == '\0') return 0;
+    return (char)data[1];
+}
+
+fx_status fx_image_read_memory(fx_context *ctx, const void *data, size_t size, fx_image *img)
+{
+    memset(img, 0, sizeof *img);
+    FX_RETURN_IF(!data && size, FX_EINVAL, "image data is NULL");
+    FX_RETURN_IF(size == 0, FX_EFORMAT, "empty file");
+    const uint8_t *bytes = data;
+    if (has_prefix(bytes, size, PNG_SIGNATURE, sizeof PNG_SIGNATURE))
+        return fxi_png_decode(ctx, bytes, size, img);
+    if (has_prefix(bytes, size, JPEG_SIGNATURE, sizeof JPEG_SIGNATURE))
+        return fxi_jpeg_decode(ctx, bytes, size, img);
+    switch (netpbm_type(bytes, size)) {
+    case '2': case '3': case '5': case '6': case 'f': case 'F':
+        return fxi_pnm_decode(ctx, bytes, size, img);
+    case '1': case '4':
+        return fxi_error(ctx, FX_EUNSUPPORTED, "PBM bitmaps (P1/P4) are not supported");
+    case '7':
+        return fxi_error(ctx, FX_EUNSUPPORTED, "PAM images (P7) are not supported");
+    default:
+        return fxi_error(ctx, FX_EFORMAT, "not a PNG, JPEG, PNM or PFM image");
+    }
+}
+
+/* Read a whole regular file into a malloc'd buffer. */
+static fx_status read_whole_file(fx_context *ctx, const char *path, uint8_t **out, size_t *size)
+{
+    *out = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    FX_RETURN_IF(!f, FX_EIO, "cannot open: %s", strerror(errno));
+    struct stat st;
+    fx_status status = FX_OK;
+    void *buf = NULL;
+    if (fstat(fileno(f), &st) != 0) {
+        status = fxi_error(ctx, FX_EIO, "cannot stat: %s", strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        status = fxi_error(ctx, FX_EIO, "not a regular file");
+    } else if (st.st_size == 0) {
+        status = fxi_error(ctx, FX_EFORMAT, "empty file");
+    } else if ((uint64_t)st.st_size > SIZE_MAX) {
+        status = fxi_error(ctx, FX_EOVERFLOW, "file of %lld bytes does not fit in memory",
+                           (long long)st.st_size);
+    } else if ((status = fxi_malloc(ctx, (size_t)st.st_size, &buf)) == FX_OK) {
+        size_t got = fread(buf, 1, (size_t)st.st_size, f);
+        if (got != (size_t)st.st_size) {
+            status = ferror(f) ? fxi_error(ctx, FX_EIO, "read error: %s", strerror(errno))
+                               : fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %lld bytes",
+                                           got, (long long)st.st_size);
+        }
+    }
+    fclose(f); /* read-only: nothing to lose on close */
+    if (status != FX_OK) {
+        free(buf);
+        return status;
+    }
+    *out = buf;
+    *size = (size_t)st.st_size;
+    return FX_OK;
+}
+
+fx_status fx_image_read_file(fx_context *ctx, const char *path, fx_image *img)
+{
+    memset(img, 0, sizeof *img);
+    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
+    uint8_t *data;
+    size_t size;
+    FX_TRY(read_whole_file(ctx, path, &data, &size));
+    fx_status status = fx_image_read_memory(ctx, data, size, img);
+    free(data);
+    return status;
+}
+
+/* ---- writing ---- */
+
+/* What each format holds: a bit per channel count (1..4) and per sample type. */
+#define CH_BIT(c) (1u << (c))
+#define TYPE_BIT(t) (1u << (t))
+
+typedef struct format_caps {
+    unsigned channels; /* bit c set: c channels allowed */
+    unsigned types;    /* bit t set: fx_sample_type t allowed */
+    const char *takes; /* for the error detail */
+} format_caps;
+
+static format_caps caps_of(fx_image_format fmt)
+{
+    format_caps c = {0, 0, ""};
+    switch (fmt) {
+    case FX_IMAGE_PNG:
+        c = (format_caps){CH_BIT(1) | CH_BIT(2) | CH_BIT(3) | CH_BIT(4), TYPE_BIT(FX_U8) | TYPE_BIT(FX_U16),
+                          "1 to 4 channels of u8 or u16"};
+        break;
+    case FX_IMAGE_JPEG:
+        c = (format_caps){CH_BIT(1) | CH_BIT(3), TYPE_BIT(FX_U8), "1 or 3 channels of u8"};
+        break;
+    case FX_IMAGE_PNM:
+        c = (format_caps){CH_BIT(1) | CH_BIT(3), TYPE_BIT(FX_U8) | TYPE_BIT(FX_U16),
+                          "1 or 3 channels of u8 or u16"};
+        break;
+    case FX_IMAGE_PFM:
+        c = (format_caps){CH_BIT(1) | CH_BIT(3), TYPE_BIT(FX_F32), "1 or 3 channels of f32"};
+        break;
+    default: break;
+    }
+    return c;
+}
+
+static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_format fmt)
+{
+    size_t stride_min;
+    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "image has no pixels");
+    fx_status st = fx_image_size(img->width, img->height, img->channels, img->type, &stride_min, NULL);
+    FX_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", img->width,
+                 img->height, img->channels, fx_sample_type_name(img->type));
+    FX_RETURN_IF(img->stride < stride_min, FX_EINVAL, "image stride %zu is below the row size %zu",
+                 img->stride, stride_min);
+    format_caps caps = caps_of(fmt);
+    FX_RETURN_IF(!(caps.channels & CH_BIT(img->channels)) || !(caps.types & TYPE_BIT(img->type)),
+                 FX_EUNSUPPORTED, "%s cannot hold %d channel(s) of %s (it takes %s)",
+                 fx_image_format_name(fmt), img->channels, fx_sample_type_name(img->type),
+                 caps.takes);
+    return FX_OK;
+}
+
+static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fmt,
+                        const fx_image_write_options *opts, fxi_buffer *out)
+{
+    switch (fmt) {
+    case FX_IMAGE_PNG: return fxi_png_encode(ctx, img, opts->png_compression, out);
+    case FX_IMAGE_JPEG: return fxi_jpeg_encode(ctx, img, opts->jpeg_quality, out);
+    case FX_IMAGE_PNM: return fxi_pnm_encode(ctx, img, out);
+    case FX_IMAGE_PFM: return fxi_pfm_encode(ctx, img, out);
+    default: return fxi_error(ctx, FX_EINVAL, "unknown image format %d", (int)fmt);
+    }
+}
+
+/* Write the buffer to exactly `path`; on any failure remove what was created. */
+static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffer *buf)
+{
+    FILE *f = fopen(path, "wb");
+    FX_RETURN_IF(!f, FX_EIO, "cannot create: %s", strerror(errno));
+    /* Only a regular file is ours to remove on failure, never a device (/dev/full). */
+    struct stat st;
+    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    fx_status status = FX_OK;
+    if (fwrite(buf->data, 1, buf->size, f) != buf->size)
+        status = fxi_error(ctx, FX_EIO, "write error: %s", strerror(errno));
+    /* fclose flushes: a full disk often shows up only here. */
+    if (fclose(f) != 0 && status == FX_OK)
+        status = fxi_error(ctx, FX_EIO, "write error on close: %s", strerror(errno));
+    if (status != FX_OK && regular) remove(path);
+    return status;
+}
+
+fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image *img,
+                              const fx_image_write_options *opts)
+{
+    fx_image_write_options defaults;
+    if (!opts) {
+        fx_image_write_options_init(&defaults);
+        opts = &defaults;
+    }
+    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
+    fx_image_format fmt = opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
+    FX_RETURN_IF(fmt == FX_IMAGE_AUTO, FX_EINVAL,
+                 "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
+    FX_RETURN_IF(fmt < FX_IMAGE_PNG || fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
+                 (int)fmt);
+    FX_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
+                 FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
+                 MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
+    FX_RETURN_IF(opts->png_compression < 0 || opts->png_compression > MAX_PNG_COMPRESSION,
+                 FX_EINVAL, "PNG compression %d is outside 0..%d", opts->png_compression,
+                 MAX_PNG_COMPRESSION);
+    FX_TRY(check_writable(ctx, img, fmt));
+    fxi_buffer buf = {0};
+    FX_TRY(encode(ctx, img, fmt, opts, &buf));
+    fx_status status = write_buffer(ctx, path, &buf);
+    fxi_buffer_release(&buf);
+    return status;
+}

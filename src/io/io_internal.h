@@ -1,0 +1,38 @@
+/* Internal interface between the image file front end (image_io.c) and the
+ * codecs (png.c, jpeg.c, pnm.c). Decoders take the whole file in memory and
+ * allocate the image; encoders produce the whole file in memory, which
+ * image_io.c writes out, so that every codec shares one checked write path.
+ */
+#ifndef FXKIT_IO_INTERNAL_H
+#define FXKIT_IO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+/* An encoded file in memory and the function that frees it (codec libraries
+ * hand out buffers from their own allocators). */
+typedef struct fxi_buffer {
+    uint8_t *data;
+    size_t size;
+    void (*release)(void *data);
+} fxi_buffer;
+
+/* Free the buffer (safe on a zeroed one) and zero it. */
+void fxi_buffer_release(fxi_buffer *buf);
+
+/* Each decoder overwrites *img with a newly allocated image, or leaves it zeroed
+ * on failure. The data has already been identified by its signature. */
+fx_status fxi_png_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img);
+fx_status fxi_jpeg_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img);
+/* PGM/PPM (P2, P3, P5, P6) and PFM (Pf, PF). */
+fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img);
+
+/* Encoders; the caller has checked that the format holds the image's shape and type. */
+fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, int compression, fxi_buffer *out);
+fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi_buffer *out);
+fx_status fxi_pnm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
+fx_status fxi_pfm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
+
+#endif

@@ -1,0 +1,127 @@
+/* JPEG through the TurboJPEG API: decode from memory, encode to memory. */
+#include <limits.h>
+#include <string.h>
+
+#include <turbojpeg.h>
+
+#include "io/io_internal.h"
+
+/* From this quality up, chroma is kept at full resolution (4:4:4); below it is
+ * halved both ways (4:2:0). This is ImageMagick's rule: at high quality the
+ * chroma loss of 4:2:0 would dominate the error. */
+#define JPEG_FULL_CHROMA_QUALITY 90
+
+static fx_status tj_failure(fx_context *ctx, tjhandle tj, const char *what)
+{
+    return fxi_error(ctx, FX_EFORMAT, "JPEG %s: %s", what, tjGetErrorStr2(tj));
+}
+
+/* JPEG markers that matter for finding the frame header. */
+#define JPEG_MARKER 0xff
+#define JPEG_SOF_FIRST 0xc0
+#define JPEG_SOF_LAST 0xcf
+#define JPEG_DHT 0xc4
+#define JPEG_JPG 0xc8
+#define JPEG_DAC 0xcc
+#define JPEG_RST_FIRST 0xd0
+#define JPEG_RST_LAST 0xd7
+#define JPEG_SOI 0xd8
+#define JPEG_EOI 0xd9
+#define JPEG_SOS 0xda
+#define JPEG_TEM 0x01
+
+static bool is_sof(uint8_t m)
+{
+    return m >= JPEG_SOF_FIRST && m <= JPEG_SOF_LAST && m != JPEG_DHT && m != JPEG_JPG && m != JPEG_DAC;
+}
+
+/* Whether a complete frame header (SOFn segment) comes before the first scan.
+ * tjDecompressHeader3 cannot tell: on a file cut before the SOF, libjpeg only
+ * warns and TurboJPEG returns whatever size it has, so we look for it first. */
+static bool has_frame_header(const uint8_t *d, size_t n)
+{
+    size_t p = 2; /* after SOI */
+    while (p + 4 <= n) {
+        if (d[p] != JPEG_MARKER) return false;
+        uint8_t m = d[p + 1];
+        if (m == JPEG_MARKER) { /* fill byte */
+            p++;
+            continue;
+        }
+        if (m == JPEG_SOI || m == JPEG_TEM || (m >= JPEG_RST_FIRST && m <= JPEG_RST_LAST)) {
+            p += 2; /* markers without a segment */
+            continue;
+        }
+        if (m == JPEG_SOS || m == JPEG_EOI) return false;
+        size_t len = (size_t)d[p + 2] << 8 | d[p + 3];
+        if (len < 2) return false;
+        if (is_sof(m)) return len <= n - p - 2;
+        p += 2 + len;
+    }
+    return false;
+}
+
+static fx_status decode_with(fx_context *ctx, tjhandle tj, const uint8_t *data, size_t size,
+                             fx_image *img)
+{
+    FX_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
+    FX_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
+                 "JPEG header: no complete frame header (truncated or corrupt)");
+    int width, height, subsamp, colorspace;
+    if (tjDecompressHeader3(tj, data, (unsigned long)size, &width, &height, &subsamp, &colorspace))
+        return tj_failure(ctx, tj, "header");
+    FX_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
+                 "CMYK JPEG is not supported (convert it to RGB first)");
+    bool gray = colorspace == TJCS_GRAY;
+    int channels = gray ? 1 : 3;
+    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
+    FX_TRY(fx_image_alloc(ctx, img, width, height, channels, FX_U8));
+    /* Stop on libjpeg warnings too: a cut file is only a warning ("Premature end of
+     * JPEG file") and would otherwise decode with gray filler as if it were fine. */
+    if (tjDecompress2(tj, data, (unsigned long)size, img->data, width, (int)img->stride, height,
+                      gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING)) {
+        fx_image_free(img);
+        return tj_failure(ctx, tj, "data");
+    }
+    return FX_OK;
+}
+
+fx_status fxi_jpeg_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img)
+{
+    memset(img, 0, sizeof *img);
+    tjhandle tj = tjInitDecompress();
+    FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create a decoder: %s", tjGetErrorStr2(NULL));
+    fx_status status = decode_with(ctx, tj, data, size, img);
+    tjDestroy(tj);
+    return status;
+}
+
+static void tj_release(void *data)
+{
+    tjFree(data);
+}
+
+fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi_buffer *out)
+{
+    memset(out, 0, sizeof *out);
+    FX_RETURN_IF(img->stride > INT_MAX, FX_EUNSUPPORTED, "JPEG: row stride %zu is too large",
+                 img->stride);
+    tjhandle tj = tjInitCompress();
+    FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create an encoder: %s", tjGetErrorStr2(NULL));
+    bool gray = img->channels == 1;
+    int subsamp = gray ? TJSAMP_GRAY : quality >= JPEG_FULL_CHROMA_QUALITY ? TJSAMP_444 : TJSAMP_420;
+    unsigned char *jpeg = NULL;
+    unsigned long jpeg_size = 0;
+    fx_status status = FX_OK;
+    if (tjCompress2(tj, img->data, img->width, (int)img->stride, img->height,
+                    gray ? TJPF_GRAY : TJPF_RGB, &jpeg, &jpeg_size, subsamp, quality, 0)) {
+        status = fxi_error(ctx, FX_EUNSUPPORTED, "JPEG encoder: %s", tjGetErrorStr2(tj));
+        tjFree(jpeg);
+    } else {
+        out->data = jpeg;
+        out->size = jpeg_size;
+        out->release = tj_release;
+    }
+    tjDestroy(tj);
+    return status;
+}

@@ -1,0 +1,165 @@
+/* PNG through libspng: decode from memory, encode to memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <spng.h>
+
+#include "io/io_internal.h"
+
+/* Largest single chunk and total cached ancillary chunk data we accept: real
+ * files stay far below this, hostile ones cannot make libspng hold more. */
+#define PNG_CHUNK_LIMIT ((size_t)64 << 20)
+
+/* The end chunk: length 0, "IEND", and its CRC, the same in every PNG. */
+static const uint8_t PNG_IEND_CHUNK[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+
+#define PNG_BITS_8 8
+#define PNG_BITS_16 16
+
+typedef struct png_layout {
+    int channels;
+    fx_sample_type type;
+    int spng_format; /* what spng_decode_image is asked for */
+    int flags;       /* spng_decode_flags */
+} png_layout;
+
+/* The fxkit image a PNG header decodes to. 8- and 16-bit images are decoded in
+ * their own layout (SPNG_FMT_PNG: 16-bit in host byte order); gray below 8 bits
+ * is expanded to 8-bit (SPNG_FMT_G8 scales to full range) and palettes to RGB,
+ * or RGBA when a tRNS chunk gives the palette transparency. */
+static fx_status png_layout_of(fx_context *ctx, spng_ctx *png, const struct spng_ihdr *ihdr,
+                               png_layout *lay)
+{
+    bool wide = ihdr->bit_depth == PNG_BITS_16;
+    lay->type = wide ? FX_U16 : FX_U8;
+    lay->spng_format = SPNG_FMT_PNG;
+    lay->flags = 0;
+    switch (ihdr->color_type) {
+    case SPNG_COLOR_TYPE_GRAYSCALE:
+        lay->channels = 1;
+        if (ihdr->bit_depth < PNG_BITS_8) lay->spng_format = SPNG_FMT_G8;
+        return FX_OK;
+    case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA: lay->channels = 2; return FX_OK;
+    case SPNG_COLOR_TYPE_TRUECOLOR: lay->channels = 3; return FX_OK;
+    case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA: lay->channels = 4; return FX_OK;
+    case SPNG_COLOR_TYPE_INDEXED: {
+        struct spng_trns trns;
+        bool has_trns = spng_get_trns(png, &trns) == 0;
+        lay->type = FX_U8;
+        lay->channels = has_trns ? 4 : 3;
+        lay->spng_format = has_trns ? SPNG_FMT_RGBA8 : SPNG_FMT_RGB8;
+        lay->flags = has_trns ? SPNG_DECODE_TRNS : 0;
+        return FX_OK;
+    }
+    default:
+        return fxi_error(ctx, FX_EFORMAT, "PNG header: unknown color type %d", ihdr->color_type);
+    }
+}
+
+static fx_status spng_failure(fx_context *ctx, const char *what, int err)
+{
+    if (err == SPNG_EUSER_WIDTH || err == SPNG_EUSER_HEIGHT)
+        return fxi_error(ctx, FX_ELIMIT, "PNG %s: image size exceeds the limit of %d pixels a side",
+                         what, ctx->limits.max_dimension);
+    if (err == SPNG_EMEM) return fxi_error(ctx, FX_ENOMEM, "PNG %s: out of memory", what);
+    return fxi_error(ctx, FX_EFORMAT, "PNG %s: %s", what, spng_strerror(err));
+}
+
+static fx_status decode_with(fx_context *ctx, spng_ctx *png, const uint8_t *data, size_t size,
+                             fx_image *img)
+{
+    int err = spng_set_png_buffer(png, data, size);
+    if (!err) err = spng_set_image_limits(png, (uint32_t)ctx->limits.max_dimension,
+                                          (uint32_t)ctx->limits.max_dimension);
+    if (!err) err = spng_set_chunk_limits(png, PNG_CHUNK_LIMIT, PNG_CHUNK_LIMIT);
+    if (err) return spng_failure(ctx, "setup", err);
+
+    struct spng_ihdr ihdr;
+    err = spng_get_ihdr(png, &ihdr);
+    if (err) return spng_failure(ctx, "header", err);
+    png_layout lay = {0};
+    FX_TRY(png_layout_of(ctx, png, &ihdr, &lay));
+    FX_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)lay.channels));
+
+    size_t need;
+    err = spng_decoded_image_size(png, lay.spng_format, &need);
+    if (err) return spng_failure(ctx, "header", err);
+    FX_TRY(fx_image_alloc(ctx, img, (int)ihdr.width, (int)ihdr.height, lay.channels, lay.type));
+    /* fx_image_alloc makes tight rows, which is what libspng writes. */
+    if (need != img->stride * (size_t)img->height) {
+        fx_image_free(img);
+        return fxi_error(ctx, FX_EFORMAT, "PNG: decoded size %zu does not match %dx%dx%d", need,
+                         (int)ihdr.width, (int)ihdr.height, lay.channels);
+    }
+    err = spng_decode_image(png, img->data, need, lay.spng_format, lay.flags);
+    /* Read the chunks after the image up to IEND, so that a cut file fails. */
+    if (!err) err = spng_decode_chunks(png);
+    if (err) {
+        fx_image_free(img);
+        return spng_failure(ctx, "data", err);
+    }
+    /* libspng accepts an IEND whose CRC was cut off; the complete chunk is constant. */
+    if (!memmem(data, size, PNG_IEND_CHUNK, sizeof PNG_IEND_CHUNK)) {
+        fx_image_free(img);
+        return fxi_error(ctx, FX_EFORMAT, "PNG data: truncated (no complete IEND chunk)");
+    }
+    return FX_OK;
+}
+
+fx_status fxi_png_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img)
+{
+    memset(img, 0, sizeof *img);
+    spng_ctx *png = spng_ctx_new(0);
+    FX_RETURN_IF(!png, FX_ENOMEM, "PNG: cannot create a decoder");
+    fx_status status = decode_with(ctx, png, data, size, img);
+    spng_ctx_free(png);
+    return status;
+}
+
+/* ---- encoding ---- */
+
+static uint8_t png_color_type(int channels)
+{
+    static const uint8_t types[] = {0, SPNG_COLOR_TYPE_GRAYSCALE, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA,
+                                    SPNG_COLOR_TYPE_TRUECOLOR, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA};
+    return types[channels];
+}
+
+static fx_status encode_with(fx_context *ctx, spng_ctx *png, const fx_image *img, int compression,
+                             fxi_buffer *out)
+{
+    struct spng_ihdr ihdr = {
+        .width = (uint32_t)img->width,
+        .height = (uint32_t)img->height,
+        .bit_depth = img->type == FX_U16 ? PNG_BITS_16 : PNG_BITS_8,
+        .color_type = png_color_type(img->channels),
+    };
+    int err = spng_set_option(png, SPNG_ENCODE_TO_BUFFER, 1);
+    if (!err) err = spng_set_option(png, SPNG_IMG_COMPRESSION_LEVEL, compression);
+    if (!err) err = spng_set_ihdr(png, &ihdr);
+    /* Progressive encoding takes one row at a time, so any stride works. SPNG_FMT_PNG
+     * means 16-bit samples are in host byte order; libspng writes them big-endian. */
+    if (!err) err = spng_encode_image(png, NULL, 0, SPNG_FMT_PNG,
+                                      SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE);
+    size_t row_bytes = (size_t)img->width * (size_t)img->channels * fx_sample_size(img->type);
+    for (int y = 0; !err && y < img->height; y++) {
+        err = spng_encode_row(png, fx_image_row(img, y), row_bytes);
+        if (err == SPNG_EOI && y == img->height - 1) err = 0; /* the last row ends the image */
+    }
+    if (err) return spng_failure(ctx, "encoder", err);
+    void *data = spng_get_png_buffer(png, &out->size, &err);
+    if (!data) return spng_failure(ctx, "encoder", err ? err : SPNG_EMEM);
+    out->data = data;
+    out->release = free; /* libspng allocates with the default (malloc) allocator */
+    return FX_OK;
+}
+
+fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, int compression, fxi_buffer *out)
+{
+    memset(out, 0, sizeof *out);
+    spng_ctx *png = spng_ctx_new(SPNG_CTX_ENCODER);
+    FX_RETURN_IF(!png, FX_ENOMEM, "PNG: cannot create an encoder");
+    fx_status status = encode_with(ctx, png, img, compression, out);
+    spng_ctx_free(png);
+    return status;
+}
