@@ -1,1 +1,0 @@
-/* removed when the CLI lands */ typedef int fxcli_placeholder;
