@@ -1,4 +1,8 @@
-/* placeholder until the CLI lands */
-#include "fxkit/fxkit.h"
-#include <stdio.h>
-int main(void) { printf("fxkit %s\n", fx_version()); return 0; }
+/* fxkit — the command-line program. Everything lives in the CLI library
+ * (every other file in cli/), so that tests can call the parser and the driver directly. */
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+    return fxcli_main(argc, argv);
+}

@@ -1,0 +1,260 @@
+/* The batch driver: runs a work list on N workers, each with its own fx_context,
+ * writes every output through a temporary file, and reports errors, timings and
+ * progress. It knows nothing about what a job does: it only calls run_item. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Permission bits of st_mode that an in-place result keeps from its input. */
+#define PERMISSION_BITS 07777
+/* Room for "gpu:NNNN". */
+#define DEVICE_TEXT_MAX 16
+
+typedef struct batch batch;
+
+typedef struct worker {
+    int id;               /* also its slot in the temp-file registry */
+    batch *owner;
+    fx_context *ctx;
+    const fxcli_item *current; /* named in the library's warnings */
+    char device_text[DEVICE_TEXT_MAX];
+    char create_error[FXCLI_MESSAGE_MAX]; /* detail of a failed fx_context_create */
+    pthread_t thread;
+    bool started;
+} worker;
+
+struct batch {
+    const fxcli_run *run;
+    fxcli_worklist *list;
+    atomic_size_t next;   /* next item to take */
+    size_t done, failed;  /* under the console lock */
+    FILE *csv;
+};
+
+fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->message, sizeof res->message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static const char *item_name(const fxcli_item *item)
+{
+    return item->input ? item->input : item->output;
+}
+
+/* The library's messages. Errors are not printed here: the driver prints each
+ * failure once, prefixed with the input's name. */
+static void on_library_log(void *user, fx_log_level level, const char *message)
+{
+    worker *w = user;
+    if (level == FX_LOG_ERROR) {
+        if (!w->ctx) snprintf(w->create_error, sizeof w->create_error, "%s", message);
+        return;
+    }
+    if (fxcli_console_quiet()) return;
+    const char *kind = level == FX_LOG_WARNING ? "warning" : level == FX_LOG_INFO ? "info" : "debug";
+    if (w->current)
+        fxcli_error("%s: %s: %s", item_name(w->current), kind, message);
+    else
+        fxcli_error("%s: %s", kind, message);
+}
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static bool create_context(worker *w, const fxcli_run *run, int threads)
+{
+    fx_context_options o;
+    fx_context_options_init(&o);
+    o.device = run->device;
+    o.gpu_index = run->gpu_index;
+    o.threads = threads;
+    o.log = on_library_log;
+    o.log_user = w;
+    o.log_level = run->log_level;
+    /* Zeros keep the library's defaults. */
+    o.limits.max_pixels = (uint64_t)run->common.max_pixels;
+    o.limits.max_dimension = run->common.max_dimension;
+    fx_status st = fx_context_create(&o, &w->ctx);
+    if (st != FX_OK) {
+        fxcli_error("--device %s: %s", run->common.device,
+                    w->create_error[0] ? w->create_error : fx_strerror(st));
+        return false;
+    }
+    int gpu = -1;
+    if (fx_context_device(w->ctx, &gpu) == FX_DEVICE_GPU)
+        snprintf(w->device_text, sizeof w->device_text, "gpu:%d", gpu);
+    else
+        snprintf(w->device_text, sizeof w->device_text, "cpu");
+    return true;
+}
+
+/* "dir" of "dir/name", "." of "name", into buf. */
+static const char *folder_of(const char *path, char *buf, size_t size)
+{
+    const char *base = fxcli_path_basename(path);
+    if (base == path) return ".";
+    snprintf(buf, size, "%.*s", (int)(base - path), path);
+    return buf;
+}
+
+static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_result *res,
+                   double total_ms)
+{
+    batch *b = w->owner;
+    const char *name = item_name(item);
+    fxcli_console_lock();
+    if (st != FX_OK) {
+        const char *detail = res->message[0] ? res->message : fx_context_error(w->ctx);
+        if (!detail[0]) detail = fx_strerror(st);
+        fxcli_error_locked("%s: %s", name, detail);
+        b->failed++;
+    } else {
+        if (b->run->common.timings) {
+            fxcli_progress_clear();
+            fxcli_timings_print(stderr, name, res, total_ms);
+        }
+        if (b->csv)
+            fxcli_timings_csv_row(b->csv, name, b->run->job->name, w->device_text, res, total_ms);
+    }
+    b->done++;
+    fxcli_progress_update(b->done, b->failed);
+    fxcli_console_unlock();
+}
+
+/* Write the item's output to a temp file, then rename it into place. */
+static void run_one(worker *w, const fxcli_item *item)
+{
+    const fxcli_run *run = w->owner->run;
+    fxcli_result res;
+    memset(&res, 0, sizeof res);
+    res.strategy = "";
+    uint64_t start = fx_time_ns();
+    w->current = item;
+    fx_context_clear_error(w->ctx);
+
+    fxcli_temp temp;
+    fx_status st;
+    int err = fxcli_temp_create(&temp, item->output, w->id);
+    if (err) {
+        char buf[FXCLI_MESSAGE_MAX];
+        st = fxcli_fail(&res, FX_EIO, "cannot create a file in '%s': %s",
+                        folder_of(item->output, buf, sizeof buf), strerror(err));
+    } else {
+        st = run->job->run_item(run, w->ctx, item, temp.path, &res);
+        if (st == FX_OK) {
+            int mode = -1;
+            struct stat in;
+            /* A replaced input keeps its permissions. */
+            if (run->common.in_place && item->input && stat(item->input, &in) == 0)
+                mode = (int)(in.st_mode & PERMISSION_BITS);
+            err = fxcli_temp_commit(&temp, item->output, mode);
+            if (err)
+                st = fxcli_fail(&res, FX_EIO, "cannot move the result to '%s': %s", item->output,
+                                strerror(err));
+        } else {
+            fxcli_temp_discard(&temp);
+        }
+    }
+    double total_ms = fx_elapsed_ms(start, fx_time_ns());
+    w->current = NULL;
+    report(w, item, st, &res, total_ms);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    batch *b = w->owner;
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->list->count) break;
+        if (!b->list->items[i].skip) run_one(w, &b->list->items[i]);
+    }
+    return NULL;
+}
+
+/* Run the items on `count` workers: worker 0 on this thread, the rest on new ones. */
+static void run_workers(worker *workers, int count)
+{
+    for (int i = 1; i < count; i++)
+        workers[i].started = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0;
+    worker_main(&workers[0]);
+    for (int i = 1; i < count; i++)
+        if (workers[i].started) pthread_join(workers[i].thread, NULL);
+}
+
+int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
+{
+    const fxcli_common *c = &run->common;
+    size_t runnable = list->count - list->refused;
+    batch b = {.run = run, .list = list};
+    atomic_init(&b.next, 0);
+    int code = FXCLI_EXIT_OK;
+    worker *workers = NULL;
+    int count = 0;
+    uint64_t start = fx_time_ns();
+
+    if (runnable == 0) goto done;
+    if (c->timings_csv && !(b.csv = fxcli_timings_csv_open(c->timings_csv))) {
+        fxcli_error("%s: cannot open for appending: %s", c->timings_csv, strerror(errno));
+        code = FXCLI_EXIT_FAILED;
+        goto done;
+    }
+    count = c->jobs < 1 ? 1 : c->jobs;
+    if ((size_t)count > runnable) count = (int)runnable;
+    /* The CPU threads are shared out: N workers with total/N threads each. */
+    int total_threads = c->threads ? c->threads : online_cpus();
+    int threads = total_threads / count > 1 ? total_threads / count : 1;
+    workers = calloc((size_t)count, sizeof *workers);
+    if (!workers) {
+        fxcli_error("out of memory");
+        code = FXCLI_EXIT_FAILED;
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        workers[i].id = i;
+        workers[i].owner = &b;
+        if (!create_context(&workers[i], run, threads)) {
+            code = FXCLI_EXIT_FAILED;
+            goto done;
+        }
+    }
+
+    fxcli_console_lock();
+    fxcli_progress_start(runnable, !c->quiet && isatty(STDERR_FILENO));
+    fxcli_console_unlock();
+    fxcli_cleanup_install();
+    run_workers(workers, count);
+    fxcli_cleanup_remove();
+    fxcli_console_lock();
+    fxcli_progress_end();
+    fxcli_console_unlock();
+
+done:
+    if (workers)
+        for (int i = 0; i < count; i++) fx_context_destroy(workers[i].ctx);
+    free(workers);
+    if (b.csv && fclose(b.csv) != 0) {
+        fxcli_error("%s: %s", c->timings_csv, strerror(errno));
+        code = FXCLI_EXIT_FAILED;
+    }
+    size_t failed = b.failed + list->refused;
+    if (list->count > 1 && code == FXCLI_EXIT_OK)
+        fxcli_note("%zu files, %zu failed, %.2f s", list->count, failed,
+                   fx_elapsed_ms(start, fx_time_ns()) / 1000.0);
+    if (failed) code = FXCLI_EXIT_FAILED;
+    return code;
+}

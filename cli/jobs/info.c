@@ -1,0 +1,143 @@
+/* fxkit info: version, build features, CPU threads and GPUs (text or JSON). */
+#include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define BYTES_PER_GIB (1024.0 * 1024.0 * 1024.0)
+/* CUDA encodes versions as 1000 * major + 10 * minor. */
+#define CUDA_VERSION_MAJOR_UNIT 1000
+#define CUDA_VERSION_MINOR_UNIT 10
+
+typedef struct info_options {
+    int json;
+} info_options;
+
+static const fx_option info_table[] = {
+    {"json", 0, FX_OPT_BOOL, offsetof(info_options, json), 0, 0, 1, NULL, NULL, NULL,
+     "print JSON instead of text"},
+    FX_OPTION_END};
+
+/* Why there is no GPU, for the "GPU: none (…)" line. */
+static const char *no_gpu_reason(fx_status st, fx_context *ctx)
+{
+    if (!fx_gpu_built()) return "this build has no CUDA support";
+    if (st != FX_OK && fx_context_error(ctx)[0]) return fx_context_error(ctx);
+    return "no NVIDIA GPU or driver found";
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_features(FILE *out, const char *features)
+{
+    fputc('[', out);
+    bool first = true;
+    for (const char *p = features; *p;) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        size_t n = 0;
+        while (p[n] && p[n] != ' ') n++;
+        fprintf(out, "%s\"%.*s\"", first ? "" : ", ", (int)n, p);
+        first = false;
+        p += n;
+    }
+    fputc(']', out);
+}
+
+static void print_version_pair(FILE *out, const char *label, int version)
+{
+    if (version > 0)
+        fprintf(out, ", %s %d.%d", label, version / CUDA_VERSION_MAJOR_UNIT,
+                version % CUDA_VERSION_MAJOR_UNIT / CUDA_VERSION_MINOR_UNIT);
+}
+
+static int info_main(fxcli_run *run)
+{
+    const info_options *o = run->options;
+    fx_context_options co;
+    fx_context_options_init(&co);
+    co.device = FX_DEVICE_CPU;
+    co.threads = 1;
+    fx_context *ctx = NULL;
+    if (fx_context_create(&co, &ctx) != FX_OK) {
+        fxcli_error("info: cannot create a context");
+        return FXCLI_EXIT_FAILED;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int count = 0;
+    fx_status st = fx_gpu_count(ctx, &count);
+    if (st != FX_OK) count = 0;
+    int code = FXCLI_EXIT_OK;
+
+    if (o->json) {
+        printf("{\n  \"version\": ");
+        json_string(stdout, fx_version());
+        printf(",\n  \"features\": ");
+        json_features(stdout, fx_build_features());
+        printf(",\n  \"cuda\": %s,\n  \"cpu_threads\": %ld,\n  \"gpus\": [",
+               fx_gpu_built() ? "true" : "false", cpus > 0 ? cpus : 1);
+    } else {
+        printf("%s %s\nfeatures: %s\nCPU threads: %ld\n", FXCLI_PROGRAM, fx_version(),
+               fx_build_features(), cpus > 0 ? cpus : 1);
+    }
+    for (int i = 0; i < count; i++) {
+        fx_gpu_info g;
+        fx_context_clear_error(ctx);
+        if (fx_gpu_info_get(ctx, i, &g) != FX_OK) {
+            fxcli_error("GPU %d: %s", i, fx_context_error(ctx));
+            code = FXCLI_EXIT_FAILED;
+            continue;
+        }
+        if (o->json) {
+            printf("%s\n    {\"index\": %d, \"name\": ", i ? "," : "", g.index);
+            json_string(stdout, g.name);
+            printf(", \"memory_bytes\": %llu, \"free_bytes\": %llu, \"compute_capability\": "
+                   "\"%d.%d\", \"multiprocessors\": %d, \"driver_version\": %d, "
+                   "\"runtime_version\": %d}",
+                   (unsigned long long)g.total_memory, (unsigned long long)g.free_memory,
+                   g.cc_major, g.cc_minor, g.multiprocessors, g.driver_version,
+                   g.runtime_version);
+        } else {
+            printf("GPU %d: %s, %.1f GiB, compute capability %d.%d, %d SMs", g.index, g.name,
+                   (double)g.total_memory / BYTES_PER_GIB, g.cc_major, g.cc_minor,
+                   g.multiprocessors);
+            print_version_pair(stdout, "driver", g.driver_version);
+            print_version_pair(stdout, "runtime", g.runtime_version);
+            putchar('\n');
+        }
+    }
+    if (o->json) {
+        printf("%s]", count ? "\n  " : "");
+        if (!count) {
+            printf(",\n  \"gpu_note\": ");
+            json_string(stdout, no_gpu_reason(st, ctx));
+        }
+        printf("\n}\n");
+    } else if (!count) {
+        printf("GPU: none (%s)\n", no_gpu_reason(st, ctx));
+    }
+    fx_context_destroy(ctx);
+    return code;
+}
+
+const fxcli_job fxcli_job_info = {
+    .name = "info",
+    .summary = "Show the version, build features, CPU threads and GPUs",
+    .usage = "[--json]",
+    .options = info_table,
+    .options_size = sizeof(info_options),
+    .common = FXCLI_COMMON_GENERAL,
+    .takes_inputs = false,
+    .main = info_main,
+};
