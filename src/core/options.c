@@ -8,6 +8,9 @@
 
 #include "internal.h"
 
+/* A string field; a typedef so that CFIELD can add its const without doubling one. */
+typedef const char *cstring;
+
 #define FIELD(obj, opt, type) ((type *)(void *)((char *)(obj) + (opt)->offset))
 #define CFIELD(obj, opt, type) ((const type *)(const void *)((const char *)(obj) + (opt)->offset))
 
@@ -162,7 +165,7 @@ void fx_option_format(const fx_option *o, const void *obj, char *buf, size_t siz
         snprintf(buf, size, "%s", (obj ? *CFIELD(obj, o, int) : (int)o->def) ? "on" : "off");
         break;
     case FX_OPT_STRING: {
-        const char *s = obj ? *CFIELD(obj, o, const char *) : o->def_str;
+        const char *s = obj ? *CFIELD(obj, o, cstring) : o->def_str;
         snprintf(buf, size, "%s", s ? s : "");
         break;
     }
