@@ -23,6 +23,7 @@ step "convert: speech to FLAC, and 24-bit stereo to 32-bit float WAV"
 "$fxkit" convert "$samples/speech_stereo_44k_24bit.wav" --sample-format f32 -o "$out/convert/speech_stereo_f32.wav"
 
 step "gen: synthetic test inputs"
+mkdir -p "$out/gen"
 "$fxkit" gen image --kind photo --size 1920x1080 --channels 3 --seed 1 -o "$out/gen/photo_1080p.png"
 "$fxkit" gen image --kind checker --size 640x480 --channels 1 --depth 16 -o "$out/gen/checker16.png"
 "$fxkit" gen audio --kind speech --duration 10 --rate 48000 --channels 2 --seed 7 -o "$out/gen/speech_48k.wav"
