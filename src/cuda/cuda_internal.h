@@ -1,0 +1,145 @@
+/* GPU plumbing shared by the library's CUDA files (and GPU tests).
+ *
+ * Usable from C: the functions take and return plain types only; CUDA types
+ * appear only inside struct fxi_cuda_state, which C callers treat as opaque.
+ * cuda_runtime_api.h is a C header, so C files in src/cuda may call the runtime
+ * directly and use FX_CUDA.
+ *
+ * Rules kept here for the whole GPU side:
+ * - all work goes to the context's own stream (non-blocking, so it never
+ *   synchronises with the legacy default stream); only that stream is ever
+ *   synchronised (no cudaDeviceSynchronize);
+ * - every entry point that touches the GPU runs between fxi_device_enter and
+ *   fxi_device_leave, which select the context's GPU and restore the caller's
+ *   current device afterwards: the library leaves no cudaSetDevice behind;
+ * - every failed CUDA call becomes an fx_status with a detail naming the call,
+ *   its error name and message, and the GPU.
+ */
+#ifndef FXKIT_CUDA_INTERNAL_H
+#define FXKIT_CUDA_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "fxkit/fxkit.h"
+
+#ifdef __cplusplus
+/* core/internal.h has no C++ guards of its own; its includes are above, so only
+ * its declarations land inside this block. */
+extern "C" {
+#endif
+#include "core/internal.h"
+
+/* Buffers that a context keeps between calls and grows on demand (released with
+ * the context): an input and an output buffer of each kind are enough for a
+ * one-input, one-output job. */
+typedef enum fxi_buffer_slot {
+    FXI_BUFFER_IN = 0,
+    FXI_BUFFER_OUT = 1,
+    FXI_BUFFER_SLOTS
+} fxi_buffer_slot;
+
+typedef struct fxi_buffer {
+    void *ptr;
+    size_t size;
+} fxi_buffer;
+
+struct fxi_cuda_state {
+    int device;              /* the GPU this context works on */
+    cudaStream_t stream;     /* all of the context's work, non-blocking */
+    int multiprocessors;     /* cached: launch geometry scales with it */
+    int cc_major, cc_minor;
+    int memory_pools;        /* stream-ordered allocation supported (else cudaMalloc) */
+    fxi_buffer device_buffers[FXI_BUFFER_SLOTS]; /* stream-ordered device memory */
+    fxi_buffer pinned_buffers[FXI_BUFFER_SLOTS]; /* page-locked host staging */
+};
+
+/* ---- errors ---- */
+
+/* Record a failed CUDA call: FX_ENOMEM for cudaErrorMemoryAllocation, FX_ECUDA
+ * otherwise, with "CALL failed on GPU N: cudaErrorName (message)". Clears the
+ * runtime's last-error state so the next call does not see a stale error. */
+fx_status fxi_cuda_error(fx_context *ctx, int error, const char *call);
+
+/* Run a CUDA runtime call; on failure record it and return from the enclosing
+ * function (which needs an fx_context *ctx in scope). */
+#define FX_CUDA(call)                                                                        \
+    do {                                                                                     \
+        cudaError_t fxi_cuda_err_ = (call);                                                  \
+        if (fxi_cuda_err_ != cudaSuccess) return fxi_cuda_error(ctx, (int)fxi_cuda_err_, #call); \
+    } while (0)
+
+/* After a kernel launch: report a launch error (bad configuration, no kernel
+ * image for this GPU) naming the kernel. Does not wait for the kernel. */
+fx_status fxi_cuda_check_launch(fx_context *ctx, const char *kernel);
+
+/* ---- current device guard ---- */
+
+typedef struct fxi_device_guard {
+    int previous; /* the caller's current device, restored by fxi_device_leave */
+    int changed;
+} fxi_device_guard;
+
+/* Make the context's GPU current for this thread, remembering the caller's. */
+fx_status fxi_device_enter(fx_context *ctx, fxi_device_guard *guard);
+void fxi_device_leave(const fxi_device_guard *guard);
+
+/* FX_OK when ctx has a GPU state; FX_EBADSTATE with a detail otherwise. */
+fx_status fxi_cuda_require(fx_context *ctx, const char *what);
+
+/* ---- memory (all on the context's GPU and stream) ---- */
+
+/* Device memory, stream-ordered: usable by the context's stream at once. Out of
+ * memory gives FX_ENOMEM with "GPU out of memory: ... (free X of Y MiB)". */
+fx_status fxi_device_alloc(fx_context *ctx, size_t bytes, void **out);
+/* Safe with NULL. Stream-ordered: the memory is reused only after the work
+ * queued before it on the context's stream. */
+void fxi_device_free(fx_context *ctx, void *ptr);
+fx_status fxi_device_memset(fx_context *ctx, void *ptr, int value, size_t bytes);
+
+/* Page-locked host memory (fast, asynchronous copies). Safe with NULL. */
+fx_status fxi_pinned_alloc(fx_context *ctx, size_t bytes, void **out);
+void fxi_pinned_free(fx_context *ctx, void *ptr);
+
+/* The context's reusable buffers: at least `bytes` in slot `slot`, grown (the old
+ * contents dropped) when too small. Valid until the next call for the same slot
+ * or the context's end. */
+fx_status fxi_device_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out);
+fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out);
+
+/* Asynchronous copies on the context's stream. From pageable host memory the
+ * runtime stages the data and the call returns once the source may be reused;
+ * to pageable host memory the data is there only after fxi_stream_sync. */
+fx_status fxi_copy_h2d(fx_context *ctx, void *dst_device, const void *src_host, size_t bytes);
+fx_status fxi_copy_d2h(fx_context *ctx, void *dst_host, const void *src_device, size_t bytes);
+/* Row by row: `rows` rows of `row_bytes` bytes, each side with its own pitch (an
+ * image's stride). */
+fx_status fxi_copy_h2d_2d(fx_context *ctx, void *dst_device, size_t dst_pitch, const void *src_host,
+                          size_t src_pitch, size_t row_bytes, size_t rows);
+fx_status fxi_copy_d2h_2d(fx_context *ctx, void *dst_host, size_t dst_pitch, const void *src_device,
+                          size_t src_pitch, size_t row_bytes, size_t rows);
+
+/* Wait for everything queued on the context's stream (that stream only). */
+fx_status fxi_stream_sync(fx_context *ctx);
+
+/* ---- kernels ---- */
+
+/* Convert `count` tightly packed samples between sample types on the device,
+ * with fx_image_convert's rule (convert.cu). Queued on the context's stream;
+ * the caller has made the context's GPU current. */
+fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_device, fx_sample_type src_type,
+                                  void *dst_device, fx_sample_type dst_type, size_t count);
+
+/* fx_image_convert on the context's GPU: host images in and out (any strides),
+ * through pinned staging. Byte-identical to the CPU. With t, fills upload_ms
+ * (staging + host-to-device), compute_ms and download_ms (device-to-host +
+ * unstaging), each a wall time measured with the stream synchronised. */
+fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,133 @@
+/* GPU discovery and the context's GPU state (CUDA build). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+int fx_gpu_built(void)
+{
+    return 1;
+}
+
+/* Errors of cudaGetDeviceCount that mean "this machine has no usable GPU"
+ * rather than a failure: no device, or no (recent enough) driver. */
+static int means_no_gpu(cudaError_t e)
+{
+    return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
+}
+
+fx_status fx_gpu_count(fx_context *ctx, int *count)
+{
+    if (!count) return fxi_error(ctx, FX_EINVAL, "fx_gpu_count: NULL count");
+    *count = 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (means_no_gpu(e)) {
+        (void)cudaGetLastError(); /* not an error for the caller: leave nothing behind */
+        return FX_OK;
+    }
+    if (e != cudaSuccess) return fxi_cuda_error(ctx, (int)e, "cudaGetDeviceCount");
+    *count = n;
+    return FX_OK;
+}
+
+/* Select `device` for this thread, remembering the caller's current device. */
+static fx_status enter_index(fx_context *ctx, int device, fxi_device_guard *guard)
+{
+    guard->changed = 0;
+    FX_CUDA(cudaGetDevice(&guard->previous));
+    if (guard->previous != device) {
+        FX_CUDA(cudaSetDevice(device));
+        guard->changed = 1;
+    }
+    return FX_OK;
+}
+
+static fx_status query_memory(fx_context *ctx, int device, size_t *free_bytes, size_t *total_bytes)
+{
+    fxi_device_guard guard;
+    FX_TRY(enter_index(ctx, device, &guard));
+    cudaError_t e = cudaMemGetInfo(free_bytes, total_bytes);
+    fxi_device_leave(&guard);
+    if (e != cudaSuccess) return fxi_cuda_error(ctx, (int)e, "cudaMemGetInfo");
+    return FX_OK;
+}
+
+fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info)
+{
+    if (!info) return fxi_error(ctx, FX_EINVAL, "fx_gpu_info_get: NULL info");
+    memset(info, 0, sizeof *info);
+    int count;
+    FX_TRY(fx_gpu_count(ctx, &count));
+    FX_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE, "GPU %d: there %s %d GPU%s", index,
+                 count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+    struct cudaDeviceProp prop;
+    FX_CUDA(cudaGetDeviceProperties(&prop, index));
+    size_t free_bytes, total_bytes;
+    FX_TRY(query_memory(ctx, index, &free_bytes, &total_bytes));
+    info->index = index;
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->total_memory = total_bytes;
+    info->free_memory = free_bytes;
+    info->cc_major = prop.major;
+    info->cc_minor = prop.minor;
+    info->multiprocessors = prop.multiProcessorCount;
+    /* Versions are informative: 0 when the query fails. */
+    if (cudaDriverGetVersion(&info->driver_version) != cudaSuccess) info->driver_version = 0;
+    if (cudaRuntimeGetVersion(&info->runtime_version) != cudaSuccess) info->runtime_version = 0;
+    (void)cudaGetLastError();
+    return FX_OK;
+}
+
+static fx_status init_state(fx_context *ctx)
+{
+    fxi_cuda_state *s = ctx->cuda;
+    const int dev = s->device;
+    FX_CUDA(cudaDeviceGetAttribute(&s->multiprocessors, cudaDevAttrMultiProcessorCount, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&s->cc_major, cudaDevAttrComputeCapabilityMajor, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&s->cc_minor, cudaDevAttrComputeCapabilityMinor, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&s->memory_pools, cudaDevAttrMemoryPoolsSupported, dev));
+    /* Creating the stream makes the device's primary CUDA context now, so a GPU
+     * that cannot be used fails here (and AUTO falls back to the CPU) rather
+     * than in the middle of a job. Non-blocking: no implicit synchronisation
+     * with the legacy default stream that other code in the process may use. */
+    FX_CUDA(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    return FX_OK;
+}
+
+fx_status fxi_cuda_context_init(fx_context *ctx)
+{
+    fxi_cuda_state *s = calloc(1, sizeof *s);
+    FX_RETURN_IF(!s, FX_ENOMEM, "cannot allocate the GPU state");
+    s->device = ctx->gpu_index;
+    ctx->cuda = s;
+    fxi_device_guard guard;
+    fx_status st = enter_index(ctx, s->device, &guard);
+    if (st == FX_OK) {
+        st = init_state(ctx);
+        fxi_device_leave(&guard);
+    }
+    /* On failure leave no half-made state: with FX_DEVICE_AUTO the context
+     * carries on without a GPU. */
+    if (st != FX_OK) fxi_cuda_context_release(ctx);
+    return st;
+}
+
+void fxi_cuda_context_release(fx_context *ctx)
+{
+    fxi_cuda_state *s = ctx ? ctx->cuda : NULL;
+    if (!s) return;
+    fxi_device_guard guard;
+    int entered = enter_index(NULL, s->device, &guard) == FX_OK;
+    for (int i = 0; i < FXI_BUFFER_SLOTS; i++) fxi_device_free(ctx, s->device_buffers[i].ptr);
+    if (s->stream) {
+        (void)cudaStreamSynchronize(s->stream);
+        (void)cudaStreamDestroy(s->stream);
+    }
+    for (int i = 0; i < FXI_BUFFER_SLOTS; i++) fxi_pinned_free(ctx, s->pinned_buffers[i].ptr);
+    if (entered) fxi_device_leave(&guard);
+    (void)cudaGetLastError();
+    free(s);
+    ctx->cuda = NULL;
+}

@@ -1,0 +1,126 @@
+/* Host <-> device copies: pinned and pageable, odd sizes, 2D with padded
+ * pitches on both sides; reusable buffers. */
+#include "gpu_common.h"
+
+#ifdef FXKIT_HAVE_CUDA
+#include "cuda/cuda_internal.h"
+
+static const size_t odd_sizes[] = {1, 3, 255, 4097, (1u << 20) + 13, (7u << 20) + 1};
+#define ODD_SIZE_COUNT 6
+
+static void fill_random(uint8_t *p, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(fxt_rand(&seed) >> 56);
+}
+
+/* Host -> device -> host through `src` and `dst`, which are pinned or not. */
+static void round_trip(fx_context *ctx, int pinned)
+{
+    for (int s = 0; s < ODD_SIZE_COUNT; s++) {
+        const size_t n = odd_sizes[s];
+        uint8_t *src, *dst;
+        void *dev;
+        if (pinned) {
+            if (!FXT_CHECK_OK(fxi_pinned_alloc(ctx, n, (void **)&src), ctx)) return;
+            if (!FXT_CHECK_OK(fxi_pinned_alloc(ctx, n, (void **)&dst), ctx)) return;
+        } else {
+            src = malloc(n);
+            dst = malloc(n);
+        }
+        fill_random(src, n, n);
+        memset(dst, 0, n);
+        if (FXT_CHECK_OK(fxi_device_alloc(ctx, n, &dev), ctx)) {
+            FXT_CHECK_OK(fxi_copy_h2d(ctx, dev, src, n), ctx);
+            FXT_CHECK_OK(fxi_copy_d2h(ctx, dst, dev, n), ctx);
+            FXT_CHECK_OK(fxi_stream_sync(ctx), ctx);
+            if (!FXT_CHECK(memcmp(src, dst, n) == 0)) fprintf(stderr, "  %zu bytes, pinned %d\n", n, pinned);
+            fxi_device_free(ctx, dev);
+        }
+        if (pinned) {
+            fxi_pinned_free(ctx, src);
+            fxi_pinned_free(ctx, dst);
+        } else {
+            free(src);
+            free(dst);
+        }
+    }
+}
+
+FXT_TEST(round_trip_pageable)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    round_trip(ctx, 0);
+    fx_context_destroy(ctx);
+}
+
+FXT_TEST(round_trip_pinned)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    round_trip(ctx, 1);
+    fx_context_destroy(ctx);
+}
+
+/* 2D: host rows with one padding, device rows with another, back into a third;
+ * the destination's padding bytes stay untouched. */
+FXT_TEST(round_trip_2d_padded)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    typedef struct case2d {
+        size_t row, rows, src_pad, dev_pad, dst_pad;
+    } case2d;
+    static const case2d cases[] = {
+        {1, 1, 0, 0, 0}, {111, 53, 29, 17, 3}, {3000, 7, 1, 96, 0}, {12, 1000, 4, 0, 13}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const case2d k = cases[c];
+        const size_t sp = k.row + k.src_pad, dp = k.row + k.dev_pad, hp = k.row + k.dst_pad;
+        uint8_t *src = malloc(sp * k.rows), *dst = malloc(hp * k.rows);
+        fill_random(src, sp * k.rows, c + 1);
+        memset(dst, 0xEE, hp * k.rows);
+        void *dev;
+        if (!FXT_CHECK_OK(fxi_device_alloc(ctx, dp * k.rows, &dev), ctx)) continue;
+        FXT_CHECK_OK(fxi_copy_h2d_2d(ctx, dev, dp, src, sp, k.row, k.rows), ctx);
+        FXT_CHECK_OK(fxi_copy_d2h_2d(ctx, dst, hp, dev, dp, k.row, k.rows), ctx);
+        FXT_CHECK_OK(fxi_stream_sync(ctx), ctx);
+        int bad_rows = 0, bad_pad = 0;
+        for (size_t y = 0; y < k.rows; y++) {
+            bad_rows += memcmp(src + y * sp, dst + y * hp, k.row) != 0;
+            for (size_t x = k.row; x < hp; x++) bad_pad += dst[y * hp + x] != 0xEE;
+        }
+        FXT_CHECK_EQ(bad_rows, 0);
+        FXT_CHECK_EQ(bad_pad, 0);
+        fxi_device_free(ctx, dev);
+        free(src);
+        free(dst);
+    }
+    fx_context_destroy(ctx);
+}
+
+/* The context's buffers: the same pointer while big enough, grown when not. */
+FXT_TEST(context_buffers_reuse_and_grow)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    void *a, *b, *c, *p, *q;
+    FXT_CHECK_OK(fxi_device_buffer(ctx, FXI_BUFFER_OUT, 1000, &a), ctx);
+    FXT_CHECK_OK(fxi_device_buffer(ctx, FXI_BUFFER_OUT, 10, &b), ctx);
+    FXT_CHECK(a == b);
+    FXT_CHECK_OK(fxi_device_buffer(ctx, FXI_BUFFER_OUT, 1 << 24, &c), ctx);
+    FXT_CHECK(c != NULL);
+    FXT_CHECK_OK(fxi_device_memset(ctx, c, 0, 1 << 24), ctx);
+    FXT_CHECK_OK(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, 100, &p), ctx);
+    FXT_CHECK_OK(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, 99, &q), ctx);
+    FXT_CHECK(p == q);
+    FXT_CHECK_OK(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, 1 << 22, &q), ctx);
+    memset(q, 1, 1 << 22); /* the grown buffer is really that big */
+    FXT_CHECK_OK(fxi_stream_sync(ctx), ctx);
+    fx_context_destroy(ctx); /* releases all of them */
+}
+
+GPU_TEST_MAIN(FXT_CASE(round_trip_pageable), FXT_CASE(round_trip_pinned), FXT_CASE(round_trip_2d_padded),
+              FXT_CASE(context_buffers_reuse_and_grow))
+#else
+int main(void)
+{
+    gpu_require();
+    return 0;
+}
+#endif
