@@ -107,7 +107,10 @@ static const char *folder_of(const char *path, char *buf, size_t size)
 {
     const char *base = fxcli_path_basename(path);
     if (base == path) return ".";
-    snprintf(buf, size, "%.*s", (int)(base - path), path);
+    size_t len = (size_t)(base - path);
+    /* "dir/" → "dir", but "/" stays "/". */
+    if (len > 1) len--;
+    snprintf(buf, size, "%.*s", (int)len, path);
     return buf;
 }
 
