@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# GPU check, for a machine with an NVIDIA GPU: the GPU tests (with
+# FXKIT_REQUIRE_GPU=1, so a missing GPU fails instead of skipping), `fxkit info`,
+# then a short benchmark; a summary table comes last.
+#
+# usage: tests/gpu/check.sh [BUILD_DIR]      (default: $FXKIT_BUILD, else build)
+#
+# BUILD_DIR may be prebuilt, even on another machine under another path: only its
+# binaries are used (BUILD_DIR/fxkit and BUILD_DIR/tests/gpu_test_*), never
+# ctest's files, which hold the absolute paths of the machine that configured
+# the build. Each test program is what `ctest -L gpu` would run. Without those
+# binaries the build is configured and made here (CMake, nvcc, codec packages).
+#
+# Exit status: 0 when every test passed and the benchmark ran, 1 otherwise.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-${FXKIT_BUILD:-build}}
+export FXKIT_REQUIRE_GPU=1
+# The tests write scratch files only under FXKIT_TMP.
+export FXKIT_TMP=${FXKIT_TMP:-$(mktemp -d)}
+
+if ! compgen -G "$build/tests/gpu_test_*" >/dev/null; then
+    echo "check: no GPU test programs in $build: building there"
+    cmake -S "$root" -B "$build" -G Ninja -DFXKIT_CUDA=ON -DCMAKE_BUILD_TYPE=Release &&
+        cmake --build "$build" -j "$(nproc)" || { echo "check: build failed"; exit 1; }
+fi
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+# ---- GPU tests ----
+passed=0 failed=0 programs=0 broken=""
+for test in "$build"/tests/gpu_test_*; do
+    name=$(basename "$test")
+    programs=$((programs + 1))
+    echo "== $name"
+    "$test" >"$logs/$name.log" 2>&1
+    rc=$?
+    cat "$logs/$name.log"
+    # fxtest ends with "N passed, M failed"; a program that crashed, skipped or
+    # failed without that line counts as one failure.
+    summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/$name.log" | tail -n1)
+    p=0 f=0
+    if [ -n "$summary" ]; then
+        p=${summary%% passed*}
+        f=${summary#*, }
+        f=${f%% failed}
+    fi
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1
+    fi
+    [ "$f" -eq 0 ] || broken="$broken $name(rc=$rc)"
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+
+# ---- fxkit info ----
+echo "== fxkit info"
+if [ -x "$build/fxkit" ]; then
+    "$build/fxkit" info || echo "check: fxkit info failed (exit $?)"
+else
+    echo "check: $build/fxkit is missing"
+fi
+
+# ---- benchmark ----
+echo "== benchmark"
+bench_ok=1
+if [ -x "$build/tests/gpu_test_gpu_bench" ]; then
+    "$build/tests/gpu_test_gpu_bench" --bench 2>&1 | tee "$logs/bench.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || bench_ok=0
+else
+    echo "check: $build/tests/gpu_test_gpu_bench is missing"
+    bench_ok=0
+    : >"$logs/bench.log"
+fi
+result() { # value of "RESULT key ..." from the benchmark, or "-"
+    local v
+    v=$(grep -E "^RESULT $1 " "$logs/bench.log" | tail -n1 | cut -d' ' -f3-)
+    echo "${v:--}"
+}
+gpu_ms=$(result convert_gpu_ms)
+cpu_ms=$(result convert_cpu_ms)
+speedup=-
+if [ "$gpu_ms" != - ] && [ "$cpu_ms" != - ]; then
+    speedup=$(awk -v g="$gpu_ms" -v c="$cpu_ms" 'BEGIN { printf "%.1fx", c / g }')
+fi
+
+# ---- summary ----
+echo
+echo "== fxkit GPU check"
+printf '%-34s %s\n' "GPU" "$(result gpu_name)"
+printf '%-34s %s\n' "GPU tests" "$passed passed, $failed failed ($programs programs)${broken:+; failing:$broken}"
+printf '%-34s %s GB/s\n' "H2D pinned, 256 MiB (median of 10)" "$(result h2d_gbps)"
+printf '%-34s %s GB/s\n' "D2H pinned, 256 MiB (median of 10)" "$(result d2h_gbps)"
+printf '%-34s GPU %s ms vs CPU %s ms (%s), identical: %s\n' "convert u8->f32 10000x6000x3" "$gpu_ms" "$cpu_ms" \
+    "$speedup" "$(result convert_identical)"
+printf '%-34s %s\n' "  GPU stages (ms)" "$(result convert_gpu_stages_ms)"
+
+[ "$failed" -eq 0 ] && [ "$bench_ok" -eq 1 ] && [ "$programs" -gt 0 ]
