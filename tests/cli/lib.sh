@@ -12,8 +12,10 @@ set -euo pipefail
 : "${FXKIT:?FXKIT must name the fxkit program}"
 : "${FXKIT_SAMPLES:?FXKIT_SAMPLES must name the samples folder}"
 FXKIT_TMP=${FXKIT_TMP:-/tmp/fxkit-cli-tests-$$}
+# shellcheck disable=SC2034 # used by the scripts that source this file
 SAMPLES=$FXKIT_SAMPLES
 # This folder, absolute: the scripts run inside the scratch folder.
+# shellcheck disable=SC2034
 CLI_TESTS=$(cd "$(dirname "$0")" && pwd)
 
 # Fresh scratch folder, removed again at the end when everything passed.
