@@ -27,6 +27,9 @@ static const char *metavar_of(const fx_option *o)
 
 /* Lines are wrapped to fit an 80-column terminal. */
 #define LINE_WIDTH 79
+/* Written instead of the space inside "[min, max]" so that wrapping keeps a range
+ * on one line; printed as a space. */
+#define NO_BREAK_SPACE '\x01'
 /* Room for one option's whole help text before wrapping. */
 #define TEXT_MAX 2048
 
@@ -67,7 +70,7 @@ static void append_details(text *t, const fx_option *o)
     if (o->type == FX_OPT_INT || o->type == FX_OPT_DOUBLE) {
         append(t, "%srange: [", sep);
         append_number(t, o->min);
-        append(t, ", ");
+        append(t, ",%c", NO_BREAK_SPACE);
         append_number(t, o->max);
         append(t, "]");
         sep = "; ";
@@ -93,7 +96,8 @@ static void print_wrapped(FILE *out, const char *body, int column)
             if (cut == 0) cut = (int)strcspn(p, " "); /* one long word */
             len = cut;
         }
-        fprintf(out, "%.*s\n", len, p);
+        for (int i = 0; i < len; i++) fputc(p[i] == NO_BREAK_SPACE ? ' ' : p[i], out);
+        fputc('\n', out);
         p += len;
         while (*p == ' ') p++;
         if (*p) fprintf(out, "%*s", column, "");
