@@ -11,7 +11,7 @@ FUZZ_BUILD  ?= build-fuzz
 CUDA        ?= AUTO
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # Seconds each fuzz target runs in `make test` (a short smoke run; longer by hand).
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 30
 # nvcc is often installed outside PATH; CMake finds it through CUDACXX.
 ifeq ($(shell command -v nvcc 2>/dev/null),)
   ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
