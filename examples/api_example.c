@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     fx_image in = {0}, out = {0};
     st = fx_image_read_file(ctx, argv[1], &in);
     if (st == FX_OK) st = fx_image_alloc(ctx, &out, in.width, in.height, in.channels, FX_F32);
-    if (st == FX_OK) st = fx_image_convert(ctx, &in, &out);
+    if (st == FX_OK) st = fx_image_convert(ctx, &in, &out, NULL);
     if (st == FX_OK) st = fx_image_write_file(ctx, argv[2], &out, NULL);
     if (st != FX_OK) fprintf(stderr, "fxkit: %s: %s\n", argv[1], fx_context_error(ctx));
     fx_image_free(&in);

@@ -130,10 +130,8 @@ static fx_status convert_image(const convert_options *o, fx_context *ctx, const 
     }
     const fx_image *to_write = &img;
     if (type != img.type) {
-        t0 = fx_time_ns();
         st = fx_image_alloc(ctx, &converted, img.width, img.height, img.channels, type);
-        if (st == FX_OK) st = fx_image_convert(ctx, &img, &converted);
-        res->timings.compute_ms = fx_elapsed_ms(t0, fx_time_ns());
+        if (st == FX_OK) st = fx_image_convert(ctx, &img, &converted, &res->timings);
         if (st != FX_OK) goto out;
         to_write = &converted;
     }

@@ -8,6 +8,7 @@
 #define FXKIT_IMAGE_H
 
 #include "context.h"
+#include "timing.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,8 +62,14 @@ static inline void *fx_image_row(const fx_image *img, int y)
 
 /* Convert samples between types into an allocated dst of the same size and
  * channel count: u8<->u16 scale by 257, integer->f32 divides by the maximum,
- * f32->integer rounds half to even and saturates. */
-FX_API fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst);
+ * f32->integer rounds half to even and saturates.
+ *
+ * Runs where the context runs: on the CPU's threads, or on its GPU (upload,
+ * kernel, download) with byte-identical results. When timings is not NULL, the
+ * stages are measured into it (compute_ms on the CPU; upload_ms, compute_ms and
+ * download_ms on a GPU). */
+FX_API fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
+                                  fx_timings *timings);
 
 #ifdef __cplusplus
 }

@@ -30,3 +30,10 @@ void fxi_cuda_context_release(fx_context *ctx)
 {
     (void)ctx;
 }
+
+fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
+                                 fx_timings *timings)
+{
+    (void)src, (void)dst, (void)timings;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}

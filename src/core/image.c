@@ -112,15 +112,21 @@ static double saturate(double v, double max)
     return nearbyint(v);
 }
 
-fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst)
+typedef struct convert_job {
+    const fx_image *src;
+    fx_image *dst;
+} convert_job;
+
+/* Rows [begin, end) of one conversion. */
+static void convert_rows(void *arg, size_t begin, size_t end, int worker)
 {
-    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
-                     src->channels != dst->channels,
-                 FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,
-                 src->height, src->channels, dst->width, dst->height, dst->channels);
+    (void)worker;
+    const convert_job *job = arg;
+    const fx_image *src = job->src;
+    fx_image *dst = job->dst;
     size_t n = (size_t)src->width * (size_t)src->channels;
     double smax = sample_max(src->type), dmax = sample_max(dst->type);
-    for (int y = 0; y < src->height; y++) {
+    for (int y = (int)begin; y < (int)end; y++) {
         const uint8_t *in = fx_image_row(src, y);
         uint8_t *out = fx_image_row(dst, y);
         for (size_t i = 0; i < n; i++) {
@@ -140,5 +146,22 @@ fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst)
             }
         }
     }
+}
+
+/* Rows per chunk handed to a thread: a few thousand samples amortise the hand-out. */
+#define CONVERT_ROWS_PER_CHUNK 4
+
+fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *timings)
+{
+    FX_RETURN_IF(!src->data || !dst->data, FX_EINVAL, "convert: image without pixels");
+    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
+                     src->channels != dst->channels,
+                 FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,
+                 src->height, src->channels, dst->width, dst->height, dst->channels);
+    if (ctx->device == FX_DEVICE_GPU) return fxi_cuda_image_convert(ctx, src, dst, timings);
+    uint64_t start = fx_time_ns();
+    convert_job job = {src, dst};
+    fxi_parallel_for(ctx, (size_t)src->height, CONVERT_ROWS_PER_CHUNK, convert_rows, &job);
+    if (timings) timings->compute_ms += fx_elapsed_ms(start, fx_time_ns());
     return FX_OK;
 }

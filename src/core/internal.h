@@ -106,5 +106,8 @@ fx_status fxi_cuda_context_init(fx_context *ctx);
 /* Release the stream and any device/pinned buffers the context owns. Safe when
  * ctx->cuda is NULL. */
 void fxi_cuda_context_release(fx_context *ctx);
+/* fx_image_convert on the context's GPU (src/cuda/image_convert.c). */
+fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
+                                 fx_timings *timings);
 
 #endif

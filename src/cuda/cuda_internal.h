@@ -133,11 +133,11 @@ fx_status fxi_stream_sync(fx_context *ctx);
 fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_device, fx_sample_type src_type,
                                   void *dst_device, fx_sample_type dst_type, size_t count);
 
-/* fx_image_convert on the context's GPU: host images in and out (any strides),
- * through pinned staging. Byte-identical to the CPU. With t, fills upload_ms
- * (staging + host-to-device), compute_ms and download_ms (device-to-host +
- * unstaging), each a wall time measured with the stream synchronised. */
-fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *t);
+/* fxi_cuda_image_convert (declared in core/internal.h, called by fx_image_convert
+ * on a GPU context): host images in and out (any strides), through pinned
+ * staging. Byte-identical to the CPU. With t, fills upload_ms (staging +
+ * host-to-device), compute_ms and download_ms (device-to-host + unstaging),
+ * each a wall time measured with the stream synchronised. */
 
 #ifdef __cplusplus
 }

@@ -90,7 +90,7 @@ static fx_status bench_convert(fx_context *gpu, fx_context *cpu, const bench_con
         uint64_t t0 = fx_time_ns();
         st = fxi_cuda_image_convert(gpu, &src, &on_gpu, &t);
         uint64_t t1 = fx_time_ns();
-        if (st == FX_OK) st = fx_image_convert(cpu, &src, &on_cpu);
+        if (st == FX_OK) st = fx_image_convert(cpu, &src, &on_cpu, NULL);
         uint64_t t2 = fx_time_ns();
         if (i < 0) continue;
         total[i] = fx_elapsed_ms(t0, t1);

@@ -79,7 +79,7 @@ FXT_TEST(every_type_pair_matches_cpu)
                     fx_image want = gpu_padded_image(w, h, ch, types[di], 0);
                     fx_image got = gpu_padded_image(w, h, ch, types[di], pads[(s + ch + 1) % 2]);
                     fill_image(&src, (uint64_t)(si * 1000 + di * 100 + s * 10 + ch));
-                    FXT_CHECK_OK(fx_image_convert(cpu, &src, &want), cpu);
+                    FXT_CHECK_OK(fx_image_convert(cpu, &src, &want, NULL), cpu);
                     if (FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &src, &got, NULL), gpu)) {
                         cases++;
                         if (!gpu_images_equal(&got, &want)) {
@@ -107,7 +107,7 @@ FXT_TEST(every_integer_value_matches_cpu)
     for (int i = 0; i < 65536; i++) ((uint16_t *)(void *)u16.data)[i] = (uint16_t)i;
     for (int ti = 0; ti < 3; ti++) {
         fx_image want = gpu_padded_image(65536, 1, 1, types[ti], 0), got = gpu_padded_image(65536, 1, 1, types[ti], 0);
-        FXT_CHECK_OK(fx_image_convert(cpu, &u16, &want), cpu);
+        FXT_CHECK_OK(fx_image_convert(cpu, &u16, &want, NULL), cpu);
         FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &u16, &got, NULL), gpu);
         FXT_CHECK(gpu_images_equal(&got, &want));
         free(want.data);

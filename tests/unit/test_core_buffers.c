@@ -91,17 +91,20 @@ static void fill_random(fx_image *img, uint64_t seed)
 
 FXT_TEST(convert_matches_reference_for_every_pair)
 {
-    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    /* Three threads over 29 rows: the rows are split among them. */
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 3);
     static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
             fx_image src, dst;
-            FXT_CHECK_OK(fx_image_alloc(ctx, &src, 37, 5, 3, types[a]), ctx);
-            FXT_CHECK_OK(fx_image_alloc(ctx, &dst, 37, 5, 3, types[b]), ctx);
+            FXT_CHECK_OK(fx_image_alloc(ctx, &src, 37, 29, 3, types[a]), ctx);
+            FXT_CHECK_OK(fx_image_alloc(ctx, &dst, 37, 29, 3, types[b]), ctx);
             fill_random(&src, (uint64_t)(a * 3 + b));
-            FXT_CHECK_OK(fx_image_convert(ctx, &src, &dst), ctx);
+            fx_timings t = {0};
+            FXT_CHECK_OK(fx_image_convert(ctx, &src, &dst, &t), ctx);
+            FXT_CHECK(t.compute_ms > 0 && t.upload_ms == 0);
             int wrong = 0;
-            for (int y = 0; y < 5; y++)
+            for (int y = 0; y < 29; y++)
                 for (int x = 0; x < 37; x++)
                     for (int c = 0; c < 3; c++)
                         wrong += get(&dst, x, y, c) != ref_convert(get(&src, x, y, c), types[a], types[b]);
@@ -113,7 +116,7 @@ FXT_TEST(convert_matches_reference_for_every_pair)
     fx_image one, other;
     FXT_CHECK_OK(fx_image_alloc(ctx, &one, 2, 2, 1, FX_U8), ctx);
     FXT_CHECK_OK(fx_image_alloc(ctx, &other, 2, 3, 1, FX_U8), ctx);
-    FXT_CHECK_STATUS(fx_image_convert(ctx, &one, &other), FX_EINVAL, ctx);
+    FXT_CHECK_STATUS(fx_image_convert(ctx, &one, &other, NULL), FX_EINVAL, ctx);
     fx_image_free(&one);
     fx_image_free(&other);
     fx_context_destroy(ctx);
