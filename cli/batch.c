@@ -134,6 +134,7 @@ static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_
             fxcli_timings_csv_row(b->csv, name, b->run->job->name, w->device_text, res, total_ms);
     }
     b->done++;
+    fxcli_progress_item(w->id, 0, 0); /* now counted in `done` */
     fxcli_progress_update(b->done, b->failed);
     fxcli_console_unlock();
 }
@@ -145,6 +146,7 @@ static void run_one(worker *w, const fxcli_item *item)
     fxcli_result res;
     memset(&res, 0, sizeof res);
     res.strategy = "";
+    res.slot = w->id;
     uint64_t start = fx_time_ns();
     w->current = item;
     fx_context_clear_error(w->ctx);
@@ -236,15 +238,11 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
         }
     }
 
-    fxcli_console_lock();
     fxcli_progress_start(runnable, !c->quiet && isatty(STDERR_FILENO));
-    fxcli_console_unlock();
     fxcli_cleanup_install();
     run_workers(workers, count);
     fxcli_cleanup_remove();
-    fxcli_console_lock();
     fxcli_progress_end();
-    fxcli_console_unlock();
 
 done:
     if (workers)

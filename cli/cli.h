@@ -109,6 +109,7 @@ typedef struct fxcli_result {
     int channels;
     const char *strategy;        /* static text for the CSV; "" when the job has none */
     char message[FXCLI_MESSAGE_MAX]; /* the job's own error detail; "" = the context's */
+    int slot;                    /* the worker's number, for fxcli_progress_item */
 } fxcli_result;
 
 /* ---- jobs ---- */
@@ -211,12 +212,16 @@ void fxcli_console_unlock(void);
 /* Like fxcli_error but the caller holds the lock. */
 void fxcli_error_locked(const char *fmt, ...) FXCLI_PRINTF(1, 2);
 
-/* ---- progress.c (call with the console lock held) ---- */
+/* ---- progress.c ---- */
+/* Start and end take the console lock themselves (end waits for the ticker). */
 void fxcli_progress_start(size_t total, bool enabled);
-void fxcli_progress_update(size_t done, size_t failed);
-/* Erase the bar so that a message can be printed; the next update redraws it. */
-void fxcli_progress_clear(void);
 void fxcli_progress_end(void);
+/* With the console lock held: a file finished. */
+void fxcli_progress_update(size_t done, size_t failed);
+/* With the console lock held: erase the bar so that a message can be printed. */
+void fxcli_progress_clear(void);
+/* From any thread, no lock: the item on worker `slot` is done/total of the way. */
+void fxcli_progress_item(int slot, uint64_t done, uint64_t total);
 /* True while a bar is on screen (read by the signal handler). */
 bool fxcli_progress_visible(void);
 

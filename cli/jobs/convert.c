@@ -156,7 +156,7 @@ out:
 
 /* Copy every frame from reader to writer in chunks, timing both sides. */
 static fx_status copy_frames(fx_audio_reader *reader, fx_audio_writer *writer,
-                             int channels, fxcli_result *res)
+                             int channels, uint64_t total_frames, fxcli_result *res)
 {
     size_t samples;
     if (__builtin_mul_overflow(AUDIO_CHUNK_FRAMES, (size_t)channels, &samples))
@@ -176,6 +176,7 @@ static fx_status copy_frames(fx_audio_reader *reader, fx_audio_writer *writer,
         res->timings.encode_ms += fx_elapsed_ms(t1, fx_time_ns());
         if (st != FX_OK) break;
         frames += got;
+        fxcli_progress_item(res->slot, frames, total_frames);
     }
     free(buf);
     res->width = (int64_t)frames;
@@ -212,7 +213,7 @@ static fx_status convert_audio(const convert_state *s, fx_context *ctx, const fx
     st = fx_audio_writer_open(ctx, out_path, container, info.channels, info.rate, format, &writer);
     res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());
     if (st == FX_OK) {
-        st = copy_frames(reader, writer, info.channels, res);
+        st = copy_frames(reader, writer, info.channels, info.frames, res);
         if (st != FX_OK) keep_detail(ctx, res);
         t0 = fx_time_ns();
         fx_status closed = fx_audio_writer_close(writer);

@@ -265,6 +265,7 @@ static fx_status write_chunks(fx_context *ctx, const fx_gen_audio_params *p,
         st = fx_audio_writer_write(writer, buf, n);
         res->timings.encode_ms += fx_elapsed_ms(t1, fx_time_ns());
         start += n;
+        fxcli_progress_item(res->slot, start, p->frames);
     }
     free(buf);
     return st;
