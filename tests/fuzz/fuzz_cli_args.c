@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fuzz_context.h"
 
 /* argv entries beyond this are ignored (argv of a real shell is bounded too). */
 #define MAX_ARGS 64
@@ -14,14 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static fx_context *ctx;
-    if (!ctx) {
-        fx_context_options opts;
-        fx_context_options_init(&opts);
-        opts.device = FX_DEVICE_CPU;
-        opts.threads = 1;
-        if (fx_context_create(&opts, &ctx) != FX_OK) abort();
-    }
+    fx_context *ctx = fuzz_context(0, 0);
     if (size < 1) return 0;
     size_t job_count = 0;
     while (fxcli_jobs[job_count]) job_count++;

@@ -3,30 +3,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "fxkit/fxkit.h"
+#include "fuzz_context.h"
 
 /* Small limits keep every accepted image cheap to allocate. */
 #define FUZZ_MAX_PIXELS (1u << 18)
 #define FUZZ_MAX_DIMENSION 8192
 
-static fx_context *fuzz_context(void)
-{
-    static fx_context *ctx;
-    if (!ctx) {
-        fx_context_options opts;
-        fx_context_options_init(&opts);
-        opts.device = FX_DEVICE_CPU;
-        opts.threads = 1;
-        opts.limits.max_pixels = FUZZ_MAX_PIXELS;
-        opts.limits.max_dimension = FUZZ_MAX_DIMENSION;
-        if (fx_context_create(&opts, &ctx) != FX_OK) abort();
-    }
-    return ctx;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fx_context *ctx = fuzz_context();
+    fx_context *ctx = fuzz_context(FUZZ_MAX_PIXELS, FUZZ_MAX_DIMENSION);
     fx_image img;
     fx_status st = fx_image_read_memory(ctx, data, size, &img);
     if (st == FX_OK) {

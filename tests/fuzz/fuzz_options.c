@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxkit/fxkit.h"
+#include "fuzz_context.h"
 
 typedef struct fuzz_opts {
     int count;
@@ -31,14 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static fx_context *ctx;
-    if (!ctx) {
-        fx_context_options opts;
-        fx_context_options_init(&opts);
-        opts.device = FX_DEVICE_CPU;
-        opts.threads = 1;
-        if (fx_context_create(&opts, &ctx) != FX_OK) abort();
-    }
+    fx_context *ctx = fuzz_context(0, 0);
     /* A terminated copy, split at NUL bytes into alternating names and values. */
     char *text = malloc(size + 2);
     if (!text) return 0;

@@ -5,31 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxkit/fxkit.h"
+#include "fuzz_context.h"
 
 /* Small limits keep every accepted image cheap to allocate. */
 #define FUZZ_MAX_PIXELS (1u << 16)
 #define FUZZ_MAX_DIMENSION 4096
 
-static fx_context *fuzz_context(void)
-{
-    static fx_context *ctx;
-    if (!ctx) {
-        fx_context_options opts;
-        fx_context_options_init(&opts);
-        opts.device = FX_DEVICE_CPU;
-        opts.threads = 1;
-        opts.limits.max_pixels = FUZZ_MAX_PIXELS;
-        opts.limits.max_dimension = FUZZ_MAX_DIMENSION;
-        if (fx_context_create(&opts, &ctx) != FX_OK) abort();
-    }
-    return ctx;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char types[] = "2356fF";
-    fx_context *ctx = fuzz_context();
+    fx_context *ctx = fuzz_context(FUZZ_MAX_PIXELS, FUZZ_MAX_DIMENSION);
     uint8_t *copy = NULL;
     if (size < 2 || data[0] != 'P') {
         /* Prefix "P?\n", the type chosen by the first byte. */
