@@ -61,6 +61,18 @@ static bool has_frame_header(const uint8_t *d, size_t n)
     return false;
 }
 
+/* libjpeg reports a cut or damaged file only as a warning ("Premature end of JPEG
+ * file", "Corrupt JPEG data: bad Huffman code") and fills the rest with gray, so a
+ * warning fails the decode. The one exception is stray bytes between segments,
+ * which many writers leave and which damage no pixel: OpenCV, libvips and
+ * ImageMagick all decode those files, and so do we. */
+#define JPEG_HARMLESS_WARNING "extraneous bytes before marker"
+
+static bool is_harmless_warning(const char *message)
+{
+    return message && strstr(message, JPEG_HARMLESS_WARNING) != NULL;
+}
+
 static fx_status decode_with(fx_context *ctx, tjhandle tj, const uint8_t *data, size_t size,
                              fx_image *img)
 {
@@ -76,10 +88,12 @@ static fx_status decode_with(fx_context *ctx, tjhandle tj, const uint8_t *data, 
     int channels = gray ? 1 : 3;
     FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
     FX_TRY(fx_image_alloc(ctx, img, width, height, channels, FX_U8));
-    /* Stop on libjpeg warnings too: a cut file is only a warning ("Premature end of
-     * JPEG file") and would otherwise decode with gray filler as if it were fine. */
     if (tjDecompress2(tj, data, (unsigned long)size, img->data, width, (int)img->stride, height,
-                      gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING)) {
+                      gray ? TJPF_GRAY : TJPF_RGB, 0)) {
+        if (tjGetErrorCode(tj) == TJERR_WARNING && is_harmless_warning(tjGetErrorStr2(tj))) {
+            fxi_log(ctx, FX_LOG_WARNING, "JPEG data: %s (decoded anyway)", tjGetErrorStr2(tj));
+            return FX_OK;
+        }
         fx_image_free(img);
         return tj_failure(ctx, tj, "data");
     }

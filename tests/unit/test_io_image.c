@@ -579,6 +579,22 @@ FXT_TEST(truncated_png_jpeg_at_every_length)
     check_all_cuts(PEER_JPEG_GRAY, sizeof PEER_JPEG_GRAY, "jpeg gray");
 }
 
+/* Stray bytes before the end marker (left by many writers) damage no pixel: the
+ * file decodes to the peer's pixels, as it does in OpenCV, libvips and ImageMagick. */
+FXT_TEST(jpeg_with_stray_bytes_decodes)
+{
+    static const uint8_t stray[] = {0x00, 0x11, 0x22};
+    size_t n = sizeof PEER_JPEG_RGB;
+    uint8_t *copy = malloc(n + sizeof stray);
+    /* ... FF D9 at the very end: insert the stray bytes in front of it. */
+    FXT_CHECK(PEER_JPEG_RGB[n - 2] == 0xff && PEER_JPEG_RGB[n - 1] == 0xd9);
+    memcpy(copy, PEER_JPEG_RGB, n - 2);
+    memcpy(copy + n - 2, stray, sizeof stray);
+    memcpy(copy + n - 2 + sizeof stray, PEER_JPEG_RGB + n - 2, 2);
+    check_decode(copy, n + sizeof stray, 13, 11, 3, FX_U8, 12887147, 50141);
+    free(copy);
+}
+
 FXT_TEST(truncated_pnm_and_pfm)
 {
     static const char p6[] = "P6\n2 2\n255\n0123456789ab";
@@ -810,7 +826,7 @@ FXT_MAIN(FXT_CASE(format_names_and_extensions), FXT_CASE(png_round_trip_all_layo
          FXT_CASE(peer_png_1bit_gray_expands_to_8bit), FXT_CASE(png16_written_big_endian),
          FXT_CASE(sample_astronaut_png), FXT_CASE(sample_coffee_png), FXT_CASE(sample_hubble_jpeg),
          FXT_CASE(pnm_comments_ascii_and_maxval_rescale), FXT_CASE(pfm_big_endian_bottom_up),
-         FXT_CASE(pfm_written_little_endian_bottom_up), FXT_CASE(truncated_png_jpeg_at_every_length),
+         FXT_CASE(pfm_written_little_endian_bottom_up), FXT_CASE(truncated_png_jpeg_at_every_length), FXT_CASE(jpeg_with_stray_bytes_decodes),
          FXT_CASE(truncated_pnm_and_pfm), FXT_CASE(corrupt_bytes),
          FXT_CASE(not_an_image_and_missing_files), FXT_CASE(hostile_headers),
          FXT_CASE(limits_reject_big_images), FXT_CASE(write_errors))
