@@ -73,15 +73,25 @@ static bool is_harmless_warning(const char *message)
     return message && strstr(message, JPEG_HARMLESS_WARNING) != NULL;
 }
 
+/* After a TurboJPEG call failed: FX_OK for a harmless warning (logged), else the error. */
+static fx_status tj_outcome(fx_context *ctx, tjhandle tj, const char *what)
+{
+    if (tjGetErrorCode(tj) == TJERR_WARNING && is_harmless_warning(tjGetErrorStr2(tj))) {
+        fxi_log(ctx, FX_LOG_WARNING, "JPEG %s: %s (decoded anyway)", what, tjGetErrorStr2(tj));
+        return FX_OK;
+    }
+    return tj_failure(ctx, tj, what);
+}
+
 static fx_status decode_with(fx_context *ctx, tjhandle tj, const uint8_t *data, size_t size,
                              fx_image *img)
 {
     FX_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
     FX_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
                  "JPEG header: no complete frame header (truncated or corrupt)");
-    int width, height, subsamp, colorspace;
+    int width = 0, height = 0, subsamp, colorspace;
     if (tjDecompressHeader3(tj, data, (unsigned long)size, &width, &height, &subsamp, &colorspace))
-        return tj_failure(ctx, tj, "header");
+        FX_TRY(tj_outcome(ctx, tj, "header"));
     FX_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
                  "CMYK JPEG is not supported (convert it to RGB first)");
     bool gray = colorspace == TJCS_GRAY;
@@ -90,12 +100,9 @@ static fx_status decode_with(fx_context *ctx, tjhandle tj, const uint8_t *data, 
     FX_TRY(fx_image_alloc(ctx, img, width, height, channels, FX_U8));
     if (tjDecompress2(tj, data, (unsigned long)size, img->data, width, (int)img->stride, height,
                       gray ? TJPF_GRAY : TJPF_RGB, 0)) {
-        if (tjGetErrorCode(tj) == TJERR_WARNING && is_harmless_warning(tjGetErrorStr2(tj))) {
-            fxi_log(ctx, FX_LOG_WARNING, "JPEG data: %s (decoded anyway)", tjGetErrorStr2(tj));
-            return FX_OK;
-        }
-        fx_image_free(img);
-        return tj_failure(ctx, tj, "data");
+        fx_status st = tj_outcome(ctx, tj, "data");
+        if (st != FX_OK) fx_image_free(img);
+        return st;
     }
     return FX_OK;
 }
