@@ -111,8 +111,10 @@ static int run_job(const fxcli_job *job, int argc, char **argv)
         code = job->main(&run);
     } else {
         code = job->plan ? job->plan(&run, &list) : fxcli_plan_inputs(&run, &list);
-        if (code == FXCLI_EXIT_USAGE) usage_error(&run);
-        else if (code == FXCLI_EXIT_OK) code = fxcli_batch_run(&run, &list);
+        if (code == FXCLI_EXIT_USAGE)
+            usage_error(&run);
+        else if (code == FXCLI_EXIT_OK)
+            code = fxcli_batch_run(&run, &list);
     }
     fxcli_worklist_free(&list);
     fxcli_run_free(&run);

@@ -52,8 +52,8 @@ static const char *suggest_option(const fxcli_run *run, const char *typed)
     const char *best = NULL;
     size_t best_distance = (size_t)-1;
     for (size_t g = 0; g <= fxcli_common_group_count; g++) {
-        const fx_option *table = g < fxcli_common_group_count ? fxcli_common_groups[g].table
-                                                                : run->job->options;
+        const fx_option *table =
+            g < fxcli_common_group_count ? fxcli_common_groups[g].table : run->job->options;
         if (!table) continue;
         if (g < fxcli_common_group_count && !(run->job->common & fxcli_common_groups[g].flag))
             continue;
@@ -99,8 +99,7 @@ static fxcli_parse_result after_set(const fxcli_run *run)
     return run->common.help ? FXCLI_PARSE_HELP : FXCLI_PARSE_OK;
 }
 
-static fxcli_parse_result parse_long(fxcli_run *run, fx_context *ctx, int argc, char **argv,
-                                     int *i)
+static fxcli_parse_result parse_long(fxcli_run *run, fx_context *ctx, int argc, char **argv, int *i)
 {
     const char *arg = argv[*i];
     const char *body = arg + 2;

@@ -20,7 +20,7 @@
 typedef struct batch batch;
 
 typedef struct worker {
-    int id;               /* also its slot in the temp-file registry */
+    int id; /* also its slot in the temp-file registry */
     batch *owner;
     fx_context *ctx;
     const fxcli_item *current; /* named in the library's warnings */
@@ -33,8 +33,8 @@ typedef struct worker {
 struct batch {
     const fxcli_run *run;
     fxcli_worklist *list;
-    atomic_size_t next;   /* next item to take */
-    size_t done, failed;  /* under the console lock */
+    atomic_size_t next;  /* next item to take */
+    size_t done, failed; /* under the console lock */
     FILE *csv;
 };
 
@@ -62,7 +62,9 @@ static void on_library_log(void *user, fx_log_level level, const char *message)
         return;
     }
     if (fxcli_console_quiet()) return;
-    const char *kind = level == FX_LOG_WARNING ? "warning" : level == FX_LOG_INFO ? "info" : "debug";
+    const char *kind = level == FX_LOG_WARNING ? "warning"
+                       : level == FX_LOG_INFO  ? "info"
+                                               : "debug";
     if (w->current)
         fxcli_error("%s: %s: %s", item_name(w->current), kind, message);
     else
@@ -195,7 +197,8 @@ static void *worker_main(void *arg)
 static void run_workers(worker *workers, int count)
 {
     for (int i = 1; i < count; i++)
-        workers[i].started = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0;
+        workers[i].started =
+            pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0;
     worker_main(&workers[0]);
     for (int i = 1; i < count; i++)
         if (workers[i].started) pthread_join(workers[i].thread, NULL);
@@ -246,7 +249,8 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
 
 done:
     if (workers)
-        for (int i = 0; i < count; i++) fx_context_destroy(workers[i].ctx);
+        for (int i = 0; i < count; i++)
+            fx_context_destroy(workers[i].ctx);
     free(workers);
     if (b.csv && fclose(b.csv) != 0) {
         fxcli_error("%s: %s", c->timings_csv, strerror(errno));

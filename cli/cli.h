@@ -23,9 +23,9 @@
 
 /* Exit status of the program. A signal ends it with FXCLI_EXIT_SIGNAL_BASE + signal. */
 enum {
-    FXCLI_EXIT_OK = 0,       /* every input done */
-    FXCLI_EXIT_FAILED = 1,   /* at least one input failed; the others were done */
-    FXCLI_EXIT_USAGE = 2,    /* bad command line: nothing was done */
+    FXCLI_EXIT_OK = 0,     /* every input done */
+    FXCLI_EXIT_FAILED = 1, /* at least one input failed; the others were done */
+    FXCLI_EXIT_USAGE = 2,  /* bad command line: nothing was done */
     FXCLI_EXIT_SIGNAL_BASE = 128
 };
 
@@ -43,16 +43,16 @@ enum {
 /* ---- common options: one struct, tables in groups that a job picks ---- */
 
 typedef enum fxcli_common_group {
-    FXCLI_COMMON_OUTPUT = 1u << 0,  /* -o */
-    FXCLI_COMMON_NAMING = 1u << 1,  /* --suffix, --in-place: outputs named after inputs */
-    FXCLI_COMMON_BATCH = 1u << 2,   /* --jobs, --timings, --timings-csv */
-    FXCLI_COMMON_DEVICE = 1u << 3,  /* --device, --threads */
-    FXCLI_COMMON_LIMITS = 1u << 4,  /* --max-pixels, --max-dimension */
-    FXCLI_COMMON_GENERAL = 1u << 5  /* -q, -v, --log-level, -h: every job has these */
+    FXCLI_COMMON_OUTPUT = 1u << 0, /* -o */
+    FXCLI_COMMON_NAMING = 1u << 1, /* --suffix, --in-place: outputs named after inputs */
+    FXCLI_COMMON_BATCH = 1u << 2,  /* --jobs, --timings, --timings-csv */
+    FXCLI_COMMON_DEVICE = 1u << 3, /* --device, --threads */
+    FXCLI_COMMON_LIMITS = 1u << 4, /* --max-pixels, --max-dimension */
+    FXCLI_COMMON_GENERAL = 1u << 5 /* -q, -v, --log-level, -h: every job has these */
 } fxcli_common_group;
 
-#define FXCLI_COMMON_FILE_JOB                                                               \
-    (FXCLI_COMMON_OUTPUT | FXCLI_COMMON_NAMING | FXCLI_COMMON_BATCH | FXCLI_COMMON_DEVICE |   \
+#define FXCLI_COMMON_FILE_JOB                                                                      \
+    (FXCLI_COMMON_OUTPUT | FXCLI_COMMON_NAMING | FXCLI_COMMON_BATCH | FXCLI_COMMON_DEVICE |        \
      FXCLI_COMMON_LIMITS | FXCLI_COMMON_GENERAL)
 
 typedef struct fxcli_common {
@@ -68,13 +68,13 @@ typedef struct fxcli_common {
     int max_dimension;       /* 0 = library default */
     int quiet;
     int verbose;
-    int log_level;           /* index into fxcli_log_level_names */
+    int log_level; /* index into fxcli_log_level_names */
     int help;
 } fxcli_common;
 
 typedef struct fxcli_option_group {
     fxcli_common_group flag;
-    const char *title;       /* heading in --help */
+    const char *title; /* heading in --help */
     const fx_option *table;
 } fxcli_option_group;
 
@@ -84,32 +84,29 @@ extern const char *const fxcli_log_level_names[];
 
 /* ---- work items ---- */
 
-typedef enum fxcli_media {
-    FXCLI_MEDIA_IMAGE = 1u << 0,
-    FXCLI_MEDIA_AUDIO = 1u << 1
-} fxcli_media;
+typedef enum fxcli_media { FXCLI_MEDIA_IMAGE = 1u << 0, FXCLI_MEDIA_AUDIO = 1u << 1 } fxcli_media;
 
 typedef struct fxcli_item {
-    const char *input;  /* NULL for generated outputs */
-    char *output;       /* final path (owned) */
-    uint64_t index;     /* position in the list: numbering and seeds */
-    bool skip;          /* refused while planning (already reported) */
+    const char *input; /* NULL for generated outputs */
+    char *output;      /* final path (owned) */
+    uint64_t index;    /* position in the list: numbering and seeds */
+    bool skip;         /* refused while planning (already reported) */
 } fxcli_item;
 
 typedef struct fxcli_worklist {
     fxcli_item *items;
     size_t count, capacity;
-    size_t refused;     /* items with skip set */
+    size_t refused; /* items with skip set */
 } fxcli_worklist;
 
 /* What one item measured; filled by the job's run_item. */
 typedef struct fxcli_result {
     fx_timings timings;
-    int64_t width, height;       /* audio: width = frames, height = 1 */
+    int64_t width, height; /* audio: width = frames, height = 1 */
     int channels;
-    const char *strategy;        /* static text for the CSV; "" when the job has none */
+    const char *strategy;            /* static text for the CSV; "" when the job has none */
     char message[FXCLI_MESSAGE_MAX]; /* the job's own error detail; "" = the context's */
-    int slot;                    /* the worker's number, for fxcli_progress_item */
+    int slot;                        /* the worker's number, for fxcli_progress_item */
 } fxcli_result;
 
 /* ---- jobs ---- */
@@ -117,15 +114,15 @@ typedef struct fxcli_result {
 typedef struct fxcli_run fxcli_run;
 
 typedef struct fxcli_job {
-    const char *name;        /* "convert", or two words for a group: "gen image" */
-    const char *summary;     /* one line in the job list */
-    const char *usage;       /* what follows the name in "Usage:" */
-    const char *description; /* a paragraph in --help (NULL: none) */
-    const fx_option *options;/* the job's own table (NULL: none) */
-    size_t options_size;     /* sizeof the struct that table points into */
-    unsigned common;         /* fxcli_common_group flags that apply */
-    unsigned media;          /* fxcli_media it reads or writes, for --help */
-    bool takes_inputs;       /* positional INPUT arguments */
+    const char *name;         /* "convert", or two words for a group: "gen image" */
+    const char *summary;      /* one line in the job list */
+    const char *usage;        /* what follows the name in "Usage:" */
+    const char *description;  /* a paragraph in --help (NULL: none) */
+    const fx_option *options; /* the job's own table (NULL: none) */
+    size_t options_size;      /* sizeof the struct that table points into */
+    unsigned common;          /* fxcli_common_group flags that apply */
+    unsigned media;           /* fxcli_media it reads or writes, for --help */
+    bool takes_inputs;        /* positional INPUT arguments */
     /* Check option combinations and derive state (run->state). Returns an exit
      * code; for FXCLI_EXIT_USAGE the text is in run->error. NULL: nothing to do. */
     int (*setup)(fxcli_run *run);
@@ -155,13 +152,13 @@ bool fxcli_is_group(const char *word);
 struct fxcli_run {
     const fxcli_job *job;
     fxcli_common common;
-    void *options;           /* the job's options struct (options_size bytes) */
-    char **inputs;           /* positional arguments, pointing into argv */
+    void *options; /* the job's options struct (options_size bytes) */
+    char **inputs; /* positional arguments, pointing into argv */
     size_t input_count;
-    void *state;             /* the job's derived state (setup/finish) */
-    fx_device_kind device;   /* from --device */
+    void *state;           /* the job's derived state (setup/finish) */
+    fx_device_kind device; /* from --device */
     int gpu_index;
-    fx_log_level log_level;  /* from --log-level / -v */
+    fx_log_level log_level;        /* from --log-level / -v */
     char error[FXCLI_MESSAGE_MAX]; /* usage error text */
 };
 
@@ -177,8 +174,8 @@ int fxcli_main(int argc, char **argv);
 /* ---- args.c ---- */
 typedef enum fxcli_parse_result {
     FXCLI_PARSE_OK,
-    FXCLI_PARSE_HELP,   /* -h/--help was given */
-    FXCLI_PARSE_ERROR   /* run->error holds the message */
+    FXCLI_PARSE_HELP, /* -h/--help was given */
+    FXCLI_PARSE_ERROR /* run->error holds the message */
 } fxcli_parse_result;
 
 /* Parse the words after the job name. ctx receives the library's option errors. */
@@ -226,8 +223,8 @@ void fxcli_progress_item(int slot, uint64_t done, uint64_t total);
 bool fxcli_progress_visible(void);
 
 /* ---- timings.c ---- */
-#define FXCLI_TIMINGS_CSV_HEADER                                                            \
-    "file,job,device,strategy,width,height,channels,decode_ms,upload_ms,compute_ms,"         \
+#define FXCLI_TIMINGS_CSV_HEADER                                                                   \
+    "file,job,device,strategy,width,height,channels,decode_ms,upload_ms,compute_ms,"               \
     "download_ms,encode_ms,total_ms"
 /* Print one file's stage times (console lock held). */
 void fxcli_timings_print(FILE *out, const char *name, const fxcli_result *res, double total_ms);
@@ -240,7 +237,7 @@ void fxcli_csv_field(FILE *out, const char *text);
 
 /* ---- output_path.c ---- */
 typedef enum fxcli_output_kind {
-    FXCLI_OUTPUT_NONE,   /* no -o */
+    FXCLI_OUTPUT_NONE, /* no -o */
     FXCLI_OUTPUT_FILE,
     FXCLI_OUTPUT_FOLDER
 } fxcli_output_kind;
@@ -252,8 +249,7 @@ int fxcli_make_folders(const char *path);
 /* folder (NULL: the input's own folder) + input's base name with suffix inserted
  * before the extension and the extension replaced by `ext` (NULL: kept).
  * Newly allocated; NULL on ENOMEM. */
-char *fxcli_output_name(const char *folder, const char *input, const char *suffix,
-                        const char *ext);
+char *fxcli_output_name(const char *folder, const char *input, const char *suffix, const char *ext);
 /* folder + name; newly allocated. */
 char *fxcli_join_path(const char *folder, const char *name);
 /* Pointer to the extension (after the last dot of the base name), or "" when none. */
@@ -270,8 +266,8 @@ void fxcli_worklist_refuse(fxcli_worklist *list, fxcli_item *item, const char *f
 /* One item per input, named from -o/--suffix/--in-place and the job's extension. */
 int fxcli_plan_inputs(fxcli_run *run, fxcli_worklist *list);
 /* `count` generated outputs: -o FILE for one, else -o FOLDER/prefix_NNNN.ext. */
-int fxcli_plan_generated(fxcli_run *run, fxcli_worklist *list, uint64_t count,
-                         const char *prefix, const char *ext);
+int fxcli_plan_generated(fxcli_run *run, fxcli_worklist *list, uint64_t count, const char *prefix,
+                         const char *ext);
 /* Refuse items whose input is missing, whose output is an input (or a folder), and
  * second items that would write the same output. */
 void fxcli_worklist_check(fxcli_worklist *list, bool in_place);
@@ -296,8 +292,7 @@ void fxcli_cleanup_remove(void);
 /* ---- batch.c ---- */
 int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list);
 /* Set a job's own error detail; returns status. */
-fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...)
-    FXCLI_PRINTF(3, 4);
+fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...) FXCLI_PRINTF(3, 4);
 
 /* ---- media.c ---- */
 /* Audio when the first bytes or the extension say so, else image. */
@@ -307,11 +302,11 @@ bool fxcli_is_audio_path(const char *path);
 /* What an image file format can hold, by output extension. */
 typedef struct fxcli_image_target {
     const char *ext;
-    const char *name;          /* "PGM" */
+    const char *name; /* "PGM" */
     fx_image_format format;
-    unsigned channel_mask;     /* bit c set: c channels allowed */
-    unsigned type_mask;        /* bit t set: fx_sample_type t allowed */
-    const char *holds;         /* "gray 8/16-bit images" */
+    unsigned channel_mask; /* bit c set: c channels allowed */
+    unsigned type_mask;    /* bit t set: fx_sample_type t allowed */
+    const char *holds;     /* "gray 8/16-bit images" */
 } fxcli_image_target;
 
 /* NULL when the extension is not an image format. */

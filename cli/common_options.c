@@ -42,10 +42,10 @@ static const fx_option device_options[] = {
     FX_OPTION_END};
 
 static const fx_option limit_options[] = {
-    {"max-pixels", 0, FX_OPT_DOUBLE, COMMON(max_pixels), 0, 0, MAX_PIXELS_LIMIT, NULL, NULL,
-     "N", "refuse images of more than N pixels (0 = 2^31)"},
-    {"max-dimension", 0, FX_OPT_INT, COMMON(max_dimension), 0, 0, MAX_DIMENSION_LIMIT, NULL,
-     NULL, "N", "refuse images wider or taller than N (0 = 2^20)"},
+    {"max-pixels", 0, FX_OPT_DOUBLE, COMMON(max_pixels), 0, 0, MAX_PIXELS_LIMIT, NULL, NULL, "N",
+     "refuse images of more than N pixels (0 = 2^31)"},
+    {"max-dimension", 0, FX_OPT_INT, COMMON(max_dimension), 0, 0, MAX_DIMENSION_LIMIT, NULL, NULL,
+     "N", "refuse images wider or taller than N (0 = 2^20)"},
     FX_OPTION_END};
 
 static const fx_option general_options[] = {

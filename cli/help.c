@@ -53,8 +53,10 @@ static void append(text *t, const char *fmt, ...)
 /* Whole numbers in full ("9007199254740992"), others as %g. */
 static void append_number(text *t, double v)
 {
-    if (v == floor(v) && fabs(v) <= EXACT_LIMIT) append(t, "%.0f", v);
-    else append(t, "%g", v);
+    if (v == floor(v) && fabs(v) <= EXACT_LIMIT)
+        append(t, "%.0f", v);
+    else
+        append(t, "%g", v);
 }
 
 /* " (default: X; range: [min, max]; one of: a, b)" */
@@ -92,14 +94,17 @@ static void print_wrapped(FILE *out, const char *body, int column)
         int len = (int)strlen(p);
         if (len > room) {
             int cut = room;
-            while (cut > 0 && p[cut] != ' ') cut--;
+            while (cut > 0 && p[cut] != ' ')
+                cut--;
             if (cut == 0) cut = (int)strcspn(p, " "); /* one long word */
             len = cut;
         }
-        for (int i = 0; i < len; i++) fputc(p[i] == NO_BREAK_SPACE ? ' ' : p[i], out);
+        for (int i = 0; i < len; i++)
+            fputc(p[i] == NO_BREAK_SPACE ? ' ' : p[i], out);
         fputc('\n', out);
         p += len;
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         if (*p) fprintf(out, "%*s", column, "");
     }
     if (!*body) fputc('\n', out);
@@ -131,7 +136,8 @@ static void print_table(FILE *out, const char *title, const fx_option *table)
 {
     if (!table || !table->name) return;
     fprintf(out, "\n%s:\n", title);
-    for (const fx_option *o = table; o->name; o++) print_option(out, o);
+    for (const fx_option *o = table; o->name; o++)
+        print_option(out, o);
 }
 
 static const char *media_text(unsigned media)
@@ -178,16 +184,15 @@ void fxcli_print_main_help(FILE *out)
             FXCLI_PROGRAM, FXCLI_PROGRAM, FXCLI_PROGRAM, FXCLI_PROGRAM);
     for (const fxcli_job *const *j = fxcli_jobs; *j; j++)
         fprintf(out, "  %-*s%s\n", JOB_COLUMN, (*j)->name, (*j)->summary);
-    fprintf(out,
-            "\nOUTPUT is a file for one input, or a folder (ending in '/', or existing) for\n"
-            "several; output names are the input names with --suffix before the extension.\n"
-            "Outputs are written to a temporary file and renamed into place, and an input is\n"
-            "never overwritten unless --in-place is given.\n"
-            "\nExit status:\n"
-            "  0    every input was done\n"
-            "  1    some input failed (the others were still done)\n"
-            "  2    usage error (nothing was done)\n"
-            "  130  interrupted (128 + signal number); unfinished outputs are removed\n");
+    fprintf(out, "\nOUTPUT is a file for one input, or a folder (ending in '/', or existing) for\n"
+                 "several; output names are the input names with --suffix before the extension.\n"
+                 "Outputs are written to a temporary file and renamed into place, and an input is\n"
+                 "never overwritten unless --in-place is given.\n"
+                 "\nExit status:\n"
+                 "  0    every input was done\n"
+                 "  1    some input failed (the others were still done)\n"
+                 "  2    usage error (nothing was done)\n"
+                 "  130  interrupted (128 + signal number); unfinished outputs are removed\n");
 }
 
 void fxcli_print_version(FILE *out)

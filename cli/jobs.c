@@ -12,11 +12,7 @@ extern const fxcli_job fxcli_job_gen_audio;
 extern const fxcli_job fxcli_job_info;
 
 const fxcli_job *const fxcli_jobs[] = {
-    &fxcli_job_convert,
-    &fxcli_job_gen_image,
-    &fxcli_job_gen_audio,
-    &fxcli_job_info,
-    NULL,
+    &fxcli_job_convert, &fxcli_job_gen_image, &fxcli_job_gen_audio, &fxcli_job_info, NULL,
 };
 
 /* Does `name` ("gen image") start with the word `word` followed by a space? */

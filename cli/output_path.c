@@ -35,8 +35,10 @@ int fxcli_make_folders(const char *path)
             err = errno;
         } else {
             struct stat st;
-            if (stat(copy, &st) != 0) err = errno;
-            else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
+            if (stat(copy, &st) != 0)
+                err = errno;
+            else if (!S_ISDIR(st.st_mode))
+                err = ENOTDIR;
         }
         *p = saved;
         if (err || end) break;
@@ -71,8 +73,7 @@ char *fxcli_join_path(const char *folder, const char *name)
     return out;
 }
 
-char *fxcli_output_name(const char *folder, const char *input, const char *suffix,
-                        const char *ext)
+char *fxcli_output_name(const char *folder, const char *input, const char *suffix, const char *ext)
 {
     const char *base = fxcli_path_basename(input);
     const char *old_ext = fxcli_path_extension(input);

@@ -42,7 +42,8 @@ void fxcli_progress_item(int slot, uint64_t done, uint64_t total)
 {
     if (slot < 0 || slot >= FXCLI_MAX_JOBS) return;
     uint32_t f = 0;
-    if (total > 0) f = done >= total ? FRACTION_ONE : (uint32_t)((double)done / (double)total * FRACTION_ONE);
+    if (total > 0)
+        f = done >= total ? FRACTION_ONE : (uint32_t)((double)done / (double)total * FRACTION_ONE);
     atomic_store_explicit(&item_fraction[slot], f, memory_order_relaxed);
 }
 
@@ -62,7 +63,8 @@ static void draw(uint64_t now)
     double share = progress.total ? units / (double)progress.total : 1.0;
     size_t filled = (size_t)(share * BAR_WIDTH);
     char bar[BAR_WIDTH + 1];
-    for (size_t i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '-';
+    for (size_t i = 0; i < BAR_WIDTH; i++)
+        bar[i] = i < filled ? '#' : '-';
     bar[BAR_WIDTH] = '\0';
     fprintf(stderr, "\r[%s] %3d%%  %zu/%zu files, %.1f s", bar, (int)(share * 100), progress.done,
             progress.total, fx_elapsed_ms(progress.start_ns, now) / 1000.0);
@@ -108,11 +110,13 @@ void fxcli_progress_start(size_t total, bool enabled)
     progress.start_ns = fx_time_ns();
     progress.last_draw_ns = 0;
     progress.stop = false;
-    for (int i = 0; i < FXCLI_MAX_JOBS; i++) atomic_store(&item_fraction[i], 0);
+    for (int i = 0; i < FXCLI_MAX_JOBS; i++)
+        atomic_store(&item_fraction[i], 0);
     atomic_store(&visible, false);
     fxcli_console_unlock();
     /* Without a ticker the bar still moves whenever a file finishes. */
-    progress.ticker_running = enabled && pthread_create(&progress.ticker, NULL, ticker_main, NULL) == 0;
+    progress.ticker_running =
+        enabled && pthread_create(&progress.ticker, NULL, ticker_main, NULL) == 0;
 }
 
 void fxcli_progress_update(size_t done, size_t failed)

@@ -16,7 +16,8 @@ size_t fxcli_edit_distance(const char *a, const char *b)
     if (lb > MAX_COMPARED) lb = MAX_COMPARED;
     /* Two rows of the Levenshtein table. */
     size_t prev[MAX_COMPARED + 1], cur[MAX_COMPARED + 1];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
     for (size_t i = 1; i <= la; i++) {
         cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {

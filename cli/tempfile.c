@@ -24,7 +24,7 @@ static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP};
  * before the slot is reused, so the handler only ever reads a complete path. */
 static struct {
     atomic_bool active;
-    char path[sizeof ((fxcli_temp *)0)->path];
+    char path[sizeof((fxcli_temp *)0)->path];
 } registry[FXCLI_MAX_JOBS];
 
 static atomic_uint_fast64_t temp_counter;
@@ -39,9 +39,9 @@ int fxcli_temp_create(fxcli_temp *temp, const char *final, int slot)
     unsigned long long number = (unsigned long long)atomic_fetch_add(&temp_counter, 1) + 1;
     /* .NAME.fxtmp-PID-N.EXT: hidden, unique, and with the real extension because
      * the codecs choose the format by it. */
-    int n = snprintf(temp->path, sizeof temp->path, "%.*s.%.*s.fxtmp-%ld-%llu%s%s",
-                     (int)(base - final), final, (int)stem_len, base, (long)getpid(), number,
-                     *ext ? "." : "", ext);
+    int n =
+        snprintf(temp->path, sizeof temp->path, "%.*s.%.*s.fxtmp-%ld-%llu%s%s", (int)(base - final),
+                 final, (int)stem_len, base, (long)getpid(), number, *ext ? "." : "", ext);
     if (n < 0 || (size_t)n >= sizeof temp->path) return ENAMETOOLONG;
     temp->slot = slot;
 
@@ -95,7 +95,8 @@ void fxcli_cleanup_install(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     /* A second signal during the clean-up waits until the handler has exited. */
-    for (size_t i = 0; i < CAUGHT_COUNT; i++) sigaddset(&sa.sa_mask, caught_signals[i]);
+    for (size_t i = 0; i < CAUGHT_COUNT; i++)
+        sigaddset(&sa.sa_mask, caught_signals[i]);
     for (size_t i = 0; i < CAUGHT_COUNT; i++) {
         struct sigaction old;
         /* A signal ignored by whoever started us (nohup) stays ignored. */

@@ -62,8 +62,8 @@ void fxcli_timings_csv_row(FILE *csv, const char *file, const char *job, const c
     fxcli_csv_field(csv, device);
     fputc(',', csv);
     fxcli_csv_field(csv, res->strategy ? res->strategy : "");
-    fprintf(csv, ",%" PRId64 ",%" PRId64 ",%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", res->width, res->height,
-            res->channels, t->decode_ms, t->upload_ms, t->compute_ms, t->download_ms,
+    fprintf(csv, ",%" PRId64 ",%" PRId64 ",%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", res->width,
+            res->height, res->channels, t->decode_ms, t->upload_ms, t->compute_ms, t->download_ms,
             t->encode_ms, total_ms);
     /* A row per file survives an interrupted batch. */
     fflush(csv);

@@ -21,8 +21,8 @@ fxcli_item *fxcli_worklist_add(fxcli_worklist *list, const char *input, char *ou
     if (!output) return NULL;
     if (list->count == list->capacity) {
         size_t cap = list->capacity ? list->capacity * 2 : INITIAL_CAPACITY;
-        fxcli_item *items = cap > SIZE_MAX / sizeof *items ? NULL
-                                                           : realloc(list->items, cap * sizeof *items);
+        fxcli_item *items =
+            cap > SIZE_MAX / sizeof *items ? NULL : realloc(list->items, cap * sizeof *items);
         if (!items) {
             free(output);
             return NULL;
@@ -41,7 +41,8 @@ fxcli_item *fxcli_worklist_add(fxcli_worklist *list, const char *input, char *ou
 
 void fxcli_worklist_free(fxcli_worklist *list)
 {
-    for (size_t i = 0; i < list->count; i++) free(list->items[i].output);
+    for (size_t i = 0; i < list->count; i++)
+        free(list->items[i].output);
     free(list->items);
     memset(list, 0, sizeof *list);
 }
@@ -86,8 +87,9 @@ int fxcli_plan_inputs(fxcli_run *run, fxcli_worklist *list)
         return fxcli_usage(run, "missing -o OUTPUT (or --suffix TEXT to write beside the "
                                 "inputs, or --in-place to replace them)");
     if (kind == FXCLI_OUTPUT_FILE && run->input_count > 1)
-        return fxcli_usage(run, "%zu inputs need -o to name a folder, and '%s' is not one "
-                                "(end it with '/' to create it)",
+        return fxcli_usage(run,
+                           "%zu inputs need -o to name a folder, and '%s' is not one "
+                           "(end it with '/' to create it)",
                            run->input_count, c->output);
     if (kind == FXCLI_OUTPUT_FOLDER) {
         int code = make_output_folder(c->output);
@@ -96,8 +98,10 @@ int fxcli_plan_inputs(fxcli_run *run, fxcli_worklist *list)
     for (size_t i = 0; i < run->input_count; i++) {
         const char *input = run->inputs[i];
         char *output;
-        if (c->in_place) output = strdup(input);
-        else if (kind == FXCLI_OUTPUT_FILE) output = strdup(c->output);
+        if (c->in_place)
+            output = strdup(input);
+        else if (kind == FXCLI_OUTPUT_FILE)
+            output = strdup(c->output);
         else
             output = fxcli_output_name(kind == FXCLI_OUTPUT_FOLDER ? c->output : NULL, input,
                                        c->suffix, ext);
@@ -107,16 +111,17 @@ int fxcli_plan_inputs(fxcli_run *run, fxcli_worklist *list)
     return FXCLI_EXIT_OK;
 }
 
-int fxcli_plan_generated(fxcli_run *run, fxcli_worklist *list, uint64_t count,
-                         const char *prefix, const char *ext)
+int fxcli_plan_generated(fxcli_run *run, fxcli_worklist *list, uint64_t count, const char *prefix,
+                         const char *ext)
 {
     const char *output = run->common.output;
     fxcli_output_kind kind = fxcli_output_kind_of(output);
     if (kind == FXCLI_OUTPUT_NONE)
         return fxcli_usage(run, "missing -o OUTPUT (a file, or a folder for several outputs)");
     if (kind == FXCLI_OUTPUT_FILE && count > 1)
-        return fxcli_usage(run, "%" PRIu64 " outputs need -o to name a folder, and '%s' is not "
-                                "one (end it with '/' to create it)",
+        return fxcli_usage(run,
+                           "%" PRIu64 " outputs need -o to name a folder, and '%s' is not "
+                           "one (end it with '/' to create it)",
                            count, output);
     if (kind == FXCLI_OUTPUT_FILE) {
         if (!fxcli_worklist_add(list, NULL, strdup(output))) return out_of_memory();
@@ -204,8 +209,8 @@ static void refuse_repeated_inputs(fxcli_worklist *list, const file_identity *id
                                   list->items[ids[k - 1].item].input);
 }
 
-static void refuse_outputs_that_are_inputs(fxcli_worklist *list, const file_identity *ids,
-                                           size_t n, bool in_place)
+static void refuse_outputs_that_are_inputs(fxcli_worklist *list, const file_identity *ids, size_t n,
+                                           bool in_place)
 {
     for (size_t i = 0; i < list->count; i++) {
         fxcli_item *item = &list->items[i];

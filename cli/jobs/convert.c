@@ -14,7 +14,7 @@
 #define AUDIO_CHUNK_FRAMES ((size_t)1 << 16)
 
 /* --to: the order is the table's; "auto" must stay first (index 0). */
-static const char *const format_names[] = {"auto", "png", "jpg", "jpeg", "ppm", "pgm", "pnm",
+static const char *const format_names[] = {"auto", "png", "jpg",  "jpeg", "ppm", "pgm", "pnm",
                                            "pfm",  "wav", "flac", "aiff", "ogg", NULL};
 enum { TO_AUTO = 0 };
 
@@ -47,8 +47,8 @@ static const fx_option convert_table[] = {
     {"depth", 0, FX_OPT_ENUM, OPT(depth), DEPTH_AUTO, 0, 0, NULL, depth_names, "TYPE",
      "image sample type (auto: the input's when the format holds it, else the closest; "
      "same: the input's or fail)"},
-    {"sample-format", 0, FX_OPT_ENUM, OPT(sample_format), 0, 0, 0, NULL, sample_format_names,
-     "FMT", "audio sample format (same: the input's)"},
+    {"sample-format", 0, FX_OPT_ENUM, OPT(sample_format), 0, 0, 0, NULL, sample_format_names, "FMT",
+     "audio sample format (same: the input's)"},
     FX_OPTION_END};
 
 typedef struct convert_state {
@@ -59,8 +59,9 @@ static int convert_setup(fxcli_run *run)
 {
     const convert_options *o = run->options;
     if (o->to != TO_AUTO && run->common.in_place)
-        return fxcli_usage(run, "--to %s changes the file's format; it cannot be used with "
-                                "--in-place (use -o or --suffix)",
+        return fxcli_usage(run,
+                           "--to %s changes the file's format; it cannot be used with "
+                           "--in-place (use -o or --suffix)",
                            format_names[o->to]);
     convert_state *s = calloc(1, sizeof *s);
     if (!s) return fxcli_usage(run, "out of memory");
@@ -155,8 +156,8 @@ out:
 /* ---- audio ---- */
 
 /* Copy every frame from reader to writer in chunks, timing both sides. */
-static fx_status copy_frames(fx_audio_reader *reader, fx_audio_writer *writer,
-                             int channels, uint64_t total_frames, fxcli_result *res)
+static fx_status copy_frames(fx_audio_reader *reader, fx_audio_writer *writer, int channels,
+                             uint64_t total_frames, fxcli_result *res)
 {
     size_t samples;
     if (__builtin_mul_overflow(AUDIO_CHUNK_FRAMES, (size_t)channels, &samples))

@@ -90,8 +90,9 @@ static int gen_image_setup(fxcli_run *run)
     if (!s) return fxcli_usage(run, "out of memory");
     run->state = s;
     if (!parse_size(o->size, &s->width, &s->height))
-        return fxcli_usage(run, "--size: '%s' is not WIDTHxHEIGHT with both at least 1 "
-                                "(e.g. 1920x1080)",
+        return fxcli_usage(run,
+                           "--size: '%s' is not WIDTHxHEIGHT with both at least 1 "
+                           "(e.g. 1920x1080)",
                            o->size);
     return FXCLI_EXIT_OK;
 }
@@ -160,8 +161,8 @@ const fxcli_job fxcli_job_gen_image = {
                    "  fxkit gen image --kind noise --count 100 --size 640x480 -o noise/",
     .options = gen_image_table,
     .options_size = sizeof(gen_image_options),
-    .common = FXCLI_COMMON_OUTPUT | FXCLI_COMMON_BATCH | FXCLI_COMMON_DEVICE |
-              FXCLI_COMMON_LIMITS | FXCLI_COMMON_GENERAL,
+    .common = FXCLI_COMMON_OUTPUT | FXCLI_COMMON_BATCH | FXCLI_COMMON_DEVICE | FXCLI_COMMON_LIMITS |
+              FXCLI_COMMON_GENERAL,
     .media = FXCLI_MEDIA_IMAGE,
     .takes_inputs = false,
     .setup = gen_image_setup,
@@ -207,8 +208,8 @@ static const fx_option gen_audio_table[] = {
      "sample rate in frames per second"},
     {"channels", 'c', FX_OPT_INT, AUD(channels), 2, 1, FX_DEFAULT_MAX_AUDIO_CHANNELS, NULL, NULL,
      "N", "number of channels"},
-    {"sample-format", 0, FX_OPT_ENUM, AUD(sample_format), 0, 0, 0, NULL, sample_format_names,
-     "FMT", "sample format of the file"},
+    {"sample-format", 0, FX_OPT_ENUM, AUD(sample_format), 0, 0, 0, NULL, sample_format_names, "FMT",
+     "sample format of the file"},
     {"seed", 0, FX_OPT_INT, AUD(seed), 1, 0, MAX_SEED, NULL, NULL, "N",
      "random seed (file i of --count gets seed + i)"},
     {"count", 'n', FX_OPT_INT, AUD(count), 1, 1, MAX_COUNT, NULL, NULL, "N",
@@ -293,8 +294,8 @@ static fx_status gen_audio_item(const fxcli_run *run, fx_context *ctx, const fxc
 
     fx_audio_writer *writer = NULL;
     uint64_t t0 = fx_time_ns();
-    fx_status st = fx_audio_writer_open(ctx, out_path, container, p.channels, p.rate, s->format,
-                                        &writer);
+    fx_status st =
+        fx_audio_writer_open(ctx, out_path, container, p.channels, p.rate, s->format, &writer);
     res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());
     if (st != FX_OK) return st;
     st = write_chunks(ctx, &p, writer, res);
@@ -319,8 +320,8 @@ const fxcli_job fxcli_job_gen_audio = {
                    "  fxkit gen audio --kind white --duration 3600 --sample-format f32 -o hour.wav",
     .options = gen_audio_table,
     .options_size = sizeof(gen_audio_options),
-    .common = FXCLI_COMMON_OUTPUT | FXCLI_COMMON_BATCH | FXCLI_COMMON_DEVICE |
-              FXCLI_COMMON_LIMITS | FXCLI_COMMON_GENERAL,
+    .common = FXCLI_COMMON_OUTPUT | FXCLI_COMMON_BATCH | FXCLI_COMMON_DEVICE | FXCLI_COMMON_LIMITS |
+              FXCLI_COMMON_GENERAL,
     .media = FXCLI_MEDIA_AUDIO,
     .takes_inputs = false,
     .setup = gen_audio_setup,

@@ -14,10 +14,9 @@ typedef struct info_options {
     int json;
 } info_options;
 
-static const fx_option info_table[] = {
-    {"json", 0, FX_OPT_BOOL, offsetof(info_options, json), 0, 0, 1, NULL, NULL, NULL,
-     "print JSON instead of text"},
-    FX_OPTION_END};
+static const fx_option info_table[] = {{"json", 0, FX_OPT_BOOL, offsetof(info_options, json), 0, 0,
+                                        1, NULL, NULL, NULL, "print JSON instead of text"},
+                                       FX_OPTION_END};
 
 /* Why there is no GPU, for the "GPU: none (…)" line. */
 static const char *no_gpu_reason(fx_status st, fx_context *ctx)
@@ -32,9 +31,12 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
     }
     fputc('"', out);
 }
@@ -44,10 +46,12 @@ static void json_features(FILE *out, const char *features)
     fputc('[', out);
     bool first = true;
     for (const char *p = features; *p;) {
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         if (!*p) break;
         size_t n = 0;
-        while (p[n] && p[n] != ' ') n++;
+        while (p[n] && p[n] != ' ')
+            n++;
         fprintf(out, "%s\"%.*s\"", first ? "" : ", ", (int)n, p);
         first = false;
         p += n;
@@ -106,8 +110,7 @@ static int info_main(fxcli_run *run)
                    "\"%d.%d\", \"multiprocessors\": %d, \"driver_version\": %d, "
                    "\"runtime_version\": %d}",
                    (unsigned long long)g.total_memory, (unsigned long long)g.free_memory,
-                   g.cc_major, g.cc_minor, g.multiprocessors, g.driver_version,
-                   g.runtime_version);
+                   g.cc_major, g.cc_minor, g.multiprocessors, g.driver_version, g.runtime_version);
         } else {
             printf("GPU %d: %s, %.1f GiB, compute capability %d.%d, %d SMs", g.index, g.name,
                    (double)g.total_memory / BYTES_PER_GIB, g.cc_major, g.cc_minor,

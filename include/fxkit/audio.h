@@ -21,7 +21,7 @@ typedef enum fx_sample_format {
     FX_SF_S32 = 3,
     FX_SF_F32 = 4,
     FX_SF_F64 = 5,
-    FX_SF_U8 = 6    /* read only: 8-bit files */
+    FX_SF_U8 = 6 /* read only: 8-bit files */
 } fx_sample_format;
 
 /* "s16", "s24", … ; "same" for FX_SF_SAME. */
@@ -30,7 +30,7 @@ FX_API const char *fx_sample_format_name(fx_sample_format fmt);
 FX_API fx_status fx_parse_sample_format(const char *text, fx_sample_format *fmt);
 
 typedef struct fx_audio {
-    double *data;            /* frames * channels samples, interleaved */
+    double *data; /* frames * channels samples, interleaved */
     size_t frames;
     int channels;
     int rate;                /* frames per second */

@@ -30,17 +30,17 @@ extern "C" {
 
 typedef enum fx_status {
     FX_OK = 0,
-    FX_EINVAL = -1,        /* an argument or option is invalid */
-    FX_ENOMEM = -2,        /* host or device memory exhausted */
-    FX_EIO = -3,           /* a file could not be opened, read or written */
-    FX_EFORMAT = -4,       /* input data is corrupt, truncated or not of the claimed format */
-    FX_EUNSUPPORTED = -5,  /* valid input that this build or this call does not handle */
-    FX_ECUDA = -6,         /* a CUDA call failed (the detail names the call) */
-    FX_ENODEVICE = -7,     /* a GPU was asked for and none (or not that one) is present */
-    FX_ERANGE = -8,        /* a value is outside its allowed range */
-    FX_EOVERFLOW = -9,     /* a size computation would overflow */
-    FX_ELIMIT = -10,       /* input exceeds a configured limit (pixels, dimensions, channels) */
-    FX_EBADSTATE = -11     /* the object is unusable after an earlier unrecoverable error */
+    FX_EINVAL = -1,       /* an argument or option is invalid */
+    FX_ENOMEM = -2,       /* host or device memory exhausted */
+    FX_EIO = -3,          /* a file could not be opened, read or written */
+    FX_EFORMAT = -4,      /* input data is corrupt, truncated or not of the claimed format */
+    FX_EUNSUPPORTED = -5, /* valid input that this build or this call does not handle */
+    FX_ECUDA = -6,        /* a CUDA call failed (the detail names the call) */
+    FX_ENODEVICE = -7,    /* a GPU was asked for and none (or not that one) is present */
+    FX_ERANGE = -8,       /* a value is outside its allowed range */
+    FX_EOVERFLOW = -9,    /* a size computation would overflow */
+    FX_ELIMIT = -10,      /* input exceeds a configured limit (pixels, dimensions, channels) */
+    FX_EBADSTATE = -11    /* the object is unusable after an earlier unrecoverable error */
 } fx_status;
 
 /* Short, static description of a status code ("invalid argument"). Never NULL. */

@@ -35,14 +35,14 @@ typedef void (*fx_log_fn)(void *user, fx_log_level level, const char *message);
 
 /* Limits applied by every decoder and generator before it allocates. */
 typedef struct fx_limits {
-    uint64_t max_pixels;    /* width * height */
-    int max_dimension;      /* width or height */
-    int max_channels;       /* image or audio channels */
+    uint64_t max_pixels; /* width * height */
+    int max_dimension;   /* width or height */
+    int max_channels;    /* image or audio channels */
     uint64_t max_audio_frames;
 } fx_limits;
 
-#define FX_DEFAULT_MAX_PIXELS (UINT64_C(1) << 31)      /* 2 gigapixels */
-#define FX_DEFAULT_MAX_DIMENSION (1 << 20)               /* 1048576 pixels a side */
+#define FX_DEFAULT_MAX_PIXELS (UINT64_C(1) << 31) /* 2 gigapixels */
+#define FX_DEFAULT_MAX_DIMENSION (1 << 20)        /* 1048576 pixels a side */
 #define FX_DEFAULT_MAX_AUDIO_CHANNELS 64
 #define FX_DEFAULT_MAX_AUDIO_FRAMES (UINT64_C(1) << 36) /* about 18 days at 44.1 kHz */
 
@@ -52,8 +52,8 @@ typedef struct fx_context_options {
     int threads;           /* CPU worker threads; 0 = one per online CPU */
     fx_log_fn log;         /* NULL = no messages */
     void *log_user;
-    fx_log_level log_level;/* messages above this level are not delivered */
-    fx_limits limits;      /* zeros mean the FX_DEFAULT_* values */
+    fx_log_level log_level; /* messages above this level are not delivered */
+    fx_limits limits;       /* zeros mean the FX_DEFAULT_* values */
 } fx_context_options;
 
 /* Fill *opts with the defaults (auto device, all CPUs, default limits). */

@@ -4,14 +4,14 @@
 #ifndef FXKIT_H
 #define FXKIT_H
 
+#include "audio.h"
 #include "common.h"
 #include "context.h"
-#include "image.h"
-#include "audio.h"
-#include "options.h"
-#include "timing.h"
-#include "io.h"
 #include "gen.h"
 #include "gpu.h"
+#include "image.h"
+#include "io.h"
+#include "options.h"
+#include "timing.h"
 
 #endif

@@ -25,7 +25,7 @@ typedef struct fx_gen_image_params {
     int width, height, channels;
     fx_sample_type type;
     uint64_t seed;
-    int cell;            /* checker square size in pixels (default 32) */
+    int cell; /* checker square size in pixels (default 32) */
 } fx_gen_image_params;
 
 FX_API void fx_gen_image_params_init(fx_gen_image_params *p);
@@ -45,15 +45,15 @@ typedef struct fx_gen_audio_params {
     int channels;
     int rate;
     uint64_t seed;
-    double frequency;   /* tone frequency in Hz (default 440) */
-    double amplitude;   /* peak of the loudest part, 0..1 (default 0.5) */
+    double frequency; /* tone frequency in Hz (default 440) */
+    double amplitude; /* peak of the loudest part, 0..1 (default 0.5) */
 } fx_gen_audio_params;
 
 FX_API void fx_gen_audio_params_init(fx_gen_audio_params *p);
 /* Fill `frames` interleaved frames starting at frame `start`, so a long file can
  * be generated chunk by chunk with the same result as in one piece. */
-FX_API fx_status fx_gen_audio_chunk(fx_context *ctx, const fx_gen_audio_params *p,
-                                    uint64_t start, size_t frames, double *out);
+FX_API fx_status fx_gen_audio_chunk(fx_context *ctx, const fx_gen_audio_params *p, uint64_t start,
+                                    size_t frames, double *out);
 /* Whole buffer in one go (release with fx_audio_free). */
 FX_API fx_status fx_gen_audio(fx_context *ctx, const fx_gen_audio_params *p, fx_audio *audio);
 

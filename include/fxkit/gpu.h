@@ -15,11 +15,11 @@ extern "C" {
 typedef struct fx_gpu_info {
     int index;
     char name[256];
-    uint64_t total_memory; /* bytes */
-    uint64_t free_memory;  /* bytes, at the time of the query */
-    int cc_major, cc_minor;/* compute capability, e.g. 9.0 */
+    uint64_t total_memory;  /* bytes */
+    uint64_t free_memory;   /* bytes, at the time of the query */
+    int cc_major, cc_minor; /* compute capability, e.g. 9.0 */
     int multiprocessors;
-    int driver_version;    /* e.g. 13000 for 13.0; 0 when unknown */
+    int driver_version; /* e.g. 13000 for 13.0; 0 when unknown */
     int runtime_version;
 } fx_gpu_info;
 

@@ -14,20 +14,16 @@
 extern "C" {
 #endif
 
-typedef enum fx_sample_type {
-    FX_U8 = 1,
-    FX_U16 = 2,
-    FX_F32 = 3
-} fx_sample_type;
+typedef enum fx_sample_type { FX_U8 = 1, FX_U16 = 2, FX_F32 = 3 } fx_sample_type;
 
 #define FX_MAX_IMAGE_CHANNELS 4
 
 typedef struct fx_image {
-    uint8_t *data;       /* first byte of the top row */
-    int width, height;   /* pixels */
-    int channels;        /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    uint8_t *data;     /* first byte of the top row */
+    int width, height; /* pixels */
+    int channels;      /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     fx_sample_type type;
-    size_t stride;       /* bytes from one row to the next */
+    size_t stride; /* bytes from one row to the next */
 } fx_image;
 
 /* Bytes per sample: 1, 2 or 4; 0 for an unknown type. */
@@ -43,8 +39,8 @@ FX_API fx_status fx_image_size(int width, int height, int channels, fx_sample_ty
 
 /* Allocate a zeroed image of this shape (checked against the context's limits).
  * *img is overwritten; release with fx_image_free. */
-FX_API fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height,
-                                int channels, fx_sample_type type);
+FX_API fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, int channels,
+                                fx_sample_type type);
 /* Free the pixels of an image made by fx_image_alloc or a decoder; leaves *img zeroed.
  * Safe on a zeroed image. */
 FX_API void fx_image_free(fx_image *img);

@@ -21,7 +21,7 @@ typedef enum fx_image_format {
     FX_IMAGE_AUTO = 0, /* on read: from the file's signature; on write: from the extension */
     FX_IMAGE_PNG,
     FX_IMAGE_JPEG,
-    FX_IMAGE_PNM,      /* PGM for 1 channel, PPM for 3 */
+    FX_IMAGE_PNM, /* PGM for 1 channel, PPM for 3 */
     FX_IMAGE_PFM
 } fx_image_format;
 
@@ -69,7 +69,7 @@ typedef struct fx_audio_reader fx_audio_reader;
 typedef struct fx_audio_writer fx_audio_writer;
 
 typedef struct fx_audio_info {
-    uint64_t frames;         /* total frames (as the header says) */
+    uint64_t frames; /* total frames (as the header says) */
     int channels;
     int rate;
     fx_sample_format format; /* FX_SF_SAME when not a PCM/float format (e.g. Vorbis) */
@@ -88,8 +88,7 @@ FX_API void fx_audio_reader_close(fx_audio_reader *reader);
 FX_API fx_status fx_audio_writer_open(fx_context *ctx, const char *path,
                                       fx_audio_container container, int channels, int rate,
                                       fx_sample_format format, fx_audio_writer **out);
-FX_API fx_status fx_audio_writer_write(fx_audio_writer *writer, const double *buf,
-                                       size_t frames);
+FX_API fx_status fx_audio_writer_write(fx_audio_writer *writer, const double *buf, size_t frames);
 FX_API fx_status fx_audio_writer_close(fx_audio_writer *writer);
 
 /* Whole-file helpers on top of the streaming calls. */

@@ -23,20 +23,23 @@ typedef enum fx_option_type {
 } fx_option_type;
 
 typedef struct fx_option {
-    const char *name;     /* long name, e.g. "sigma" (command line: --sigma) */
-    char alias;           /* short alias, e.g. 's' (command line: -s), or 0 */
+    const char *name; /* long name, e.g. "sigma" (command line: --sigma) */
+    char alias;       /* short alias, e.g. 's' (command line: -s), or 0 */
     fx_option_type type;
-    size_t offset;        /* offsetof(options struct, field) */
-    double def;           /* default for INT, DOUBLE, BOOL and ENUM (index) */
-    double min, max;      /* inclusive range for INT and DOUBLE */
-    const char *def_str;  /* default for STRING (may be NULL) */
+    size_t offset;              /* offsetof(options struct, field) */
+    double def;                 /* default for INT, DOUBLE, BOOL and ENUM (index) */
+    double min, max;            /* inclusive range for INT and DOUBLE */
+    const char *def_str;        /* default for STRING (may be NULL) */
     const char *const *choices; /* NULL-terminated names for ENUM */
-    const char *metavar;  /* value placeholder in help, e.g. "N" (NULL: from type) */
-    const char *help;     /* one line */
+    const char *metavar;        /* value placeholder in help, e.g. "N" (NULL: from type) */
+    const char *help;           /* one line */
 } fx_option;
 
 /* A table ends with a row whose name is NULL. */
-#define FX_OPTION_END { NULL, 0, FX_OPT_INT, 0, 0, 0, 0, NULL, NULL, NULL, NULL }
+#define FX_OPTION_END                                                                              \
+    {                                                                                              \
+        NULL, 0, FX_OPT_INT, 0, 0, 0, 0, NULL, NULL, NULL, NULL                                    \
+    }
 
 /* Write every default of the table into obj. */
 FX_API void fx_options_defaults(const fx_option *table, void *obj);

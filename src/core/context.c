@@ -41,7 +41,8 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
     } else {
         if (st != FX_OK) return st;
         if (!fx_gpu_built())
-            return fxi_error(ctx, FX_ENODEVICE, "a GPU was requested but this build has no CUDA support");
+            return fxi_error(ctx, FX_ENODEVICE,
+                             "a GPU was requested but this build has no CUDA support");
         FX_RETURN_IF(count == 0, FX_ENODEVICE, "a GPU was requested but none is present");
         FX_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
                      "GPU %d was requested but only %d GPU%s present (0..%d)", index, count,
@@ -69,7 +70,8 @@ fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
         opts = &defaults;
     }
     if (opts->threads < 0 || opts->gpu_index < 0) return FX_EINVAL;
-    if (opts->device != FX_DEVICE_AUTO && opts->device != FX_DEVICE_CPU && opts->device != FX_DEVICE_GPU)
+    if (opts->device != FX_DEVICE_AUTO && opts->device != FX_DEVICE_CPU &&
+        opts->device != FX_DEVICE_GPU)
         return FX_EINVAL;
 
     fx_context *ctx = calloc(1, sizeof *ctx);

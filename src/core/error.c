@@ -9,7 +9,8 @@ fx_status fxi_verror(fx_context *ctx, fx_status status, const char *fmt, va_list
     if (!ctx) return status;
     vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
     ctx->last_status = status;
-    if (ctx->log && ctx->log_level >= FX_LOG_ERROR) ctx->log(ctx->log_user, FX_LOG_ERROR, ctx->error);
+    if (ctx->log && ctx->log_level >= FX_LOG_ERROR)
+        ctx->log(ctx->log_user, FX_LOG_ERROR, ctx->error);
     return status;
 }
 

@@ -25,8 +25,8 @@ const char *fx_sample_type_name(fx_sample_type type)
     }
 }
 
-fx_status fx_image_size(int width, int height, int channels, fx_sample_type type,
-                        size_t *stride, size_t *bytes)
+fx_status fx_image_size(int width, int height, int channels, fx_sample_type type, size_t *stride,
+                        size_t *bytes)
 {
     size_t sample = fx_sample_size(type);
     if (width <= 0 || height <= 0 || channels < 1 || channels > FX_MAX_IMAGE_CHANNELS || !sample)
@@ -62,7 +62,8 @@ fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, 
                          fx_sample_type type)
 {
     memset(img, 0, sizeof *img);
-    FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width, height);
+    FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width,
+                 height);
     FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
     FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
     size_t stride, bytes;
@@ -138,11 +139,10 @@ static void convert_rows(void *arg, size_t begin, size_t end, int worker)
                 break;
             case FX_U16:
                 ((uint16_t *)(void *)out)[i] =
-                    (uint16_t)(src->type == FX_U8 ? v * U8_TO_U16_SCALE : saturate(v * dmax / smax, 65535));
+                    (uint16_t)(src->type == FX_U8 ? v * U8_TO_U16_SCALE
+                                                  : saturate(v * dmax / smax, 65535));
                 break;
-            default:
-                ((float *)(void *)out)[i] = (float)(v / smax);
-                break;
+            default: ((float *)(void *)out)[i] = (float)(v / smax); break;
             }
         }
     }

@@ -25,10 +25,10 @@ struct fx_context {
     fx_limits limits;
     fx_status last_status;
     char error[FXI_ERROR_MAX];
-    fxi_pool *pool;        /* NULL when threads == 1 */
-    void *scratch;         /* host scratch, grown on demand */
+    fxi_pool *pool; /* NULL when threads == 1 */
+    void *scratch;  /* host scratch, grown on demand */
     size_t scratch_size;
-    fxi_cuda_state *cuda;  /* stream and device buffers; NULL on the CPU */
+    fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU */
 };
 
 /* ---- errors: whoever detects an error writes the detail once; callers propagate ---- */
@@ -48,15 +48,15 @@ void fxi_error_prefix(fx_context *ctx, const char *fmt, ...) FXI_PRINTF(2, 3);
 /* Deliver a message through the context's log callback, if any, at or below its level. */
 void fxi_log(fx_context *ctx, fx_log_level level, const char *fmt, ...) FXI_PRINTF(3, 4);
 
-#define FX_RETURN_IF(cond, status, ...)                                                      \
-    do {                                                                                     \
-        if (cond) return fxi_error(ctx, (status), __VA_ARGS__);                              \
+#define FX_RETURN_IF(cond, status, ...)                                                            \
+    do {                                                                                           \
+        if (cond) return fxi_error(ctx, (status), __VA_ARGS__);                                    \
     } while (0)
 
-#define FX_TRY(expr)                                                                         \
-    do {                                                                                     \
-        fx_status fxi_try_status_ = (expr);                                                  \
-        if (fxi_try_status_ != FX_OK) return fxi_try_status_;                                \
+#define FX_TRY(expr)                                                                               \
+    do {                                                                                           \
+        fx_status fxi_try_status_ = (expr);                                                        \
+        if (fxi_try_status_ != FX_OK) return fxi_try_status_;                                      \
     } while (0)
 
 /* ---- overflow-checked size arithmetic ---- */

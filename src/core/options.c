@@ -65,8 +65,14 @@ static fx_status parse_bool(fx_context *ctx, const fx_option *o, const char *val
         return FX_OK;
     }
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
-        if (!strcasecmp(value, yes[i])) { *out = 1; return FX_OK; }
-        if (!strcasecmp(value, no[i])) { *out = 0; return FX_OK; }
+        if (!strcasecmp(value, yes[i])) {
+            *out = 1;
+            return FX_OK;
+        }
+        if (!strcasecmp(value, no[i])) {
+            *out = 0;
+            return FX_OK;
+        }
     }
     return fxi_error(ctx, FX_EINVAL, "--%s: '%s' is not a yes/no value", o->name, value);
 }
@@ -81,7 +87,8 @@ fx_status fx_option_set(fx_context *ctx, const fx_option *o, void *obj, const ch
     case FX_OPT_INT: {
         errno = 0;
         long long v = strtoll(value, &end, 10);
-        FX_RETURN_IF(end == value || *end, FX_EINVAL, "--%s: '%s' is not an integer", o->name, value);
+        FX_RETURN_IF(end == value || *end, FX_EINVAL, "--%s: '%s' is not an integer", o->name,
+                     value);
         if (errno == ERANGE || v < o->min || v > o->max) return range_error(ctx, o, value);
         *FIELD(obj, o, int) = (int)v;
         return FX_OK;
@@ -95,9 +102,7 @@ fx_status fx_option_set(fx_context *ctx, const fx_option *o, void *obj, const ch
         *FIELD(obj, o, double) = v;
         return FX_OK;
     }
-    case FX_OPT_STRING:
-        *FIELD(obj, o, const char *) = value;
-        return FX_OK;
+    case FX_OPT_STRING: *FIELD(obj, o, const char *) = value; return FX_OK;
     case FX_OPT_ENUM: {
         for (int i = 0; o->choices && o->choices[i]; i++) {
             if (!strcasecmp(o->choices[i], value)) {
@@ -109,8 +114,7 @@ fx_status fx_option_set(fx_context *ctx, const fx_option *o, void *obj, const ch
         format_choices(o, list, sizeof list);
         return fxi_error(ctx, FX_EINVAL, "--%s: '%s' is not one of: %s", o->name, value, list);
     }
-    default:
-        return fxi_error(ctx, FX_EINVAL, "--%s: unknown option type", o->name);
+    default: return fxi_error(ctx, FX_EINVAL, "--%s: unknown option type", o->name);
     }
 }
 
@@ -142,7 +146,8 @@ fx_status fx_options_validate(fx_context *ctx, const fx_option *table, const voi
         }
         case FX_OPT_ENUM: {
             int v = *CFIELD(obj, o, int), n = 0;
-            while (o->choices && o->choices[n]) n++;
+            while (o->choices && o->choices[n])
+                n++;
             FX_RETURN_IF(v < 0 || v >= n, FX_EINVAL, "--%s: choice %d does not exist", o->name, v);
             break;
         }
@@ -155,12 +160,8 @@ fx_status fx_options_validate(fx_context *ctx, const fx_option *table, const voi
 void fx_option_format(const fx_option *o, const void *obj, char *buf, size_t size)
 {
     switch (o->type) {
-    case FX_OPT_INT:
-        snprintf(buf, size, "%d", obj ? *CFIELD(obj, o, int) : (int)o->def);
-        break;
-    case FX_OPT_DOUBLE:
-        snprintf(buf, size, "%g", obj ? *CFIELD(obj, o, double) : o->def);
-        break;
+    case FX_OPT_INT: snprintf(buf, size, "%d", obj ? *CFIELD(obj, o, int) : (int)o->def); break;
+    case FX_OPT_DOUBLE: snprintf(buf, size, "%g", obj ? *CFIELD(obj, o, double) : o->def); break;
     case FX_OPT_BOOL:
         snprintf(buf, size, "%s", (obj ? *CFIELD(obj, o, int) : (int)o->def) ? "on" : "off");
         break;
@@ -172,7 +173,8 @@ void fx_option_format(const fx_option *o, const void *obj, char *buf, size_t siz
     case FX_OPT_ENUM: {
         int v = obj ? *CFIELD(obj, o, int) : (int)o->def;
         int n = 0;
-        while (o->choices && o->choices[n]) n++;
+        while (o->choices && o->choices[n])
+            n++;
         snprintf(buf, size, "%s", v >= 0 && v < n ? o->choices[v] : "?");
         break;
     }

@@ -59,7 +59,8 @@ static void *worker_main(void *p)
     uint64_t seen = 0;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
-        while (!pool->stop && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
+        while (!pool->stop && pool->generation == seen)
+            pthread_cond_wait(&pool->wake, &pool->lock);
         if (pool->stop) break;
         seen = pool->generation;
         pthread_mutex_unlock(&pool->lock);
@@ -109,7 +110,8 @@ void fxi_pool_destroy(fxi_pool *pool)
     pool->stop = 1;
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
-    for (int i = 1; i <= pool->started; i++) pthread_join(pool->tids[i], NULL);
+    for (int i = 1; i <= pool->started; i++)
+        pthread_join(pool->tids[i], NULL);
     pthread_mutex_destroy(&pool->lock);
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
@@ -143,7 +145,8 @@ void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn 
     run_chunks(pool, 0);
 
     pthread_mutex_lock(&pool->lock);
-    while (pool->busy_workers > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    while (pool->busy_workers > 0)
+        pthread_cond_wait(&pool->done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
 }
 

@@ -20,7 +20,8 @@
 
 #include "cuda_internal.h"
 
-namespace {
+namespace
+{
 
 /* Launch geometry: 256 threads (8 warps) per block, a common size that leaves
  * the scheduler enough warps to hide memory latency; the grid is capped at
@@ -73,20 +74,23 @@ template <typename S, typename D> __device__ __forceinline__ D convert_sample(S 
 }
 
 template <typename S, typename D>
-__global__ void __launch_bounds__(CONVERT_THREADS) convert_kernel(const S *__restrict__ src, D *__restrict__ dst,
-                                                                  size_t count)
+__global__ void __launch_bounds__(CONVERT_THREADS)
+    convert_kernel(const S *__restrict__ src, D *__restrict__ dst, size_t count)
 {
     const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
-    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step)
+    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += step)
         dst[i] = convert_sample<S, D>(src[i]);
 }
 
-using launch_fn = void (*)(const void *src, void *dst, size_t count, unsigned blocks, cudaStream_t stream);
+using launch_fn = void (*)(const void *src, void *dst, size_t count, unsigned blocks,
+                           cudaStream_t stream);
 
-template <typename S, typename D> void launch(const void *src, void *dst, size_t count, unsigned blocks, cudaStream_t stream)
+template <typename S, typename D>
+void launch(const void *src, void *dst, size_t count, unsigned blocks, cudaStream_t stream)
 {
-    convert_kernel<S, D><<<blocks, CONVERT_THREADS, 0, stream>>>(static_cast<const S *>(src), static_cast<D *>(dst),
-                                                                 count);
+    convert_kernel<S, D><<<blocks, CONVERT_THREADS, 0, stream>>>(static_cast<const S *>(src),
+                                                                 static_cast<D *>(dst), count);
 }
 
 /* Row of the table: every destination type for one source type, in
@@ -108,8 +112,9 @@ bool known_type(fx_sample_type t)
 
 } // namespace
 
-extern "C" fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_device, fx_sample_type src_type,
-                                             void *dst_device, fx_sample_type dst_type, size_t count)
+extern "C" fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_device,
+                                             fx_sample_type src_type, void *dst_device,
+                                             fx_sample_type dst_type, size_t count)
 {
     FX_TRY(fxi_cuda_require(ctx, "device conversion"));
     FX_RETURN_IF(!known_type(src_type) || !known_type(dst_type), FX_EINVAL,
@@ -119,6 +124,7 @@ extern "C" fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_de
     const size_t needed = (count + CONVERT_THREADS - 1) / CONVERT_THREADS;
     const size_t cap = static_cast<size_t>(ctx->cuda->multiprocessors) * CONVERT_BLOCKS_PER_SM;
     const unsigned blocks = static_cast<unsigned>(needed < cap ? needed : cap);
-    launch_table[src_type - 1][dst_type - 1](src_device, dst_device, count, blocks, ctx->cuda->stream);
+    launch_table[src_type - 1][dst_type - 1](src_device, dst_device, count, blocks,
+                                             ctx->cuda->stream);
     return fxi_cuda_check_launch(ctx, "convert_kernel");
 }

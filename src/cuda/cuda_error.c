@@ -12,7 +12,8 @@ fx_status fxi_cuda_error(fx_context *ctx, int error, const char *call)
     if (ctx && ctx->cuda)
         return fxi_error(ctx, status, "%s failed on GPU %d: %s (%s)", call, ctx->cuda->device,
                          cudaGetErrorName(e), cudaGetErrorString(e));
-    return fxi_error(ctx, status, "%s failed: %s (%s)", call, cudaGetErrorName(e), cudaGetErrorString(e));
+    return fxi_error(ctx, status, "%s failed: %s (%s)", call, cudaGetErrorName(e),
+                     cudaGetErrorString(e));
 }
 
 fx_status fxi_cuda_check_launch(fx_context *ctx, const char *kernel)
@@ -21,13 +22,14 @@ fx_status fxi_cuda_check_launch(fx_context *ctx, const char *kernel)
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) return FX_OK;
     return fxi_error(ctx, FX_ECUDA, "launch of kernel %s failed on GPU %d: %s (%s)", kernel,
-                     ctx->cuda ? ctx->cuda->device : -1, cudaGetErrorName(e), cudaGetErrorString(e));
+                     ctx->cuda ? ctx->cuda->device : -1, cudaGetErrorName(e),
+                     cudaGetErrorString(e));
 }
 
 fx_status fxi_cuda_require(fx_context *ctx, const char *what)
 {
-    FX_RETURN_IF(!ctx || !ctx->cuda, FX_ENODEVICE, "%s needs a GPU context (this context runs on the CPU)",
-                 what);
+    FX_RETURN_IF(!ctx || !ctx->cuda, FX_ENODEVICE,
+                 "%s needs a GPU context (this context runs on the CPU)", what);
     return FX_OK;
 }
 

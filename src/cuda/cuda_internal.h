@@ -48,11 +48,11 @@ typedef struct fxi_buffer {
 } fxi_buffer;
 
 struct fxi_cuda_state {
-    int device;              /* the GPU this context works on */
-    cudaStream_t stream;     /* all of the context's work, non-blocking */
-    int multiprocessors;     /* cached: launch geometry scales with it */
+    int device;          /* the GPU this context works on */
+    cudaStream_t stream; /* all of the context's work, non-blocking */
+    int multiprocessors; /* cached: launch geometry scales with it */
     int cc_major, cc_minor;
-    int memory_pools;        /* stream-ordered allocation supported (else cudaMalloc) */
+    int memory_pools; /* stream-ordered allocation supported (else cudaMalloc) */
     fxi_buffer device_buffers[FXI_BUFFER_SLOTS]; /* stream-ordered device memory */
     fxi_buffer pinned_buffers[FXI_BUFFER_SLOTS]; /* page-locked host staging */
 };
@@ -66,10 +66,10 @@ fx_status fxi_cuda_error(fx_context *ctx, int error, const char *call);
 
 /* Run a CUDA runtime call; on failure record it and return from the enclosing
  * function (which needs an fx_context *ctx in scope). */
-#define FX_CUDA(call)                                                                        \
-    do {                                                                                     \
-        cudaError_t fxi_cuda_err_ = (call);                                                  \
-        if (fxi_cuda_err_ != cudaSuccess) return fxi_cuda_error(ctx, (int)fxi_cuda_err_, #call); \
+#define FX_CUDA(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t fxi_cuda_err_ = (call);                                                        \
+        if (fxi_cuda_err_ != cudaSuccess) return fxi_cuda_error(ctx, (int)fxi_cuda_err_, #call);   \
     } while (0)
 
 /* After a kernel launch: report a launch error (bad configuration, no kernel

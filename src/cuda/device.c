@@ -120,12 +120,14 @@ void fxi_cuda_context_release(fx_context *ctx)
     if (!s) return;
     fxi_device_guard guard;
     int entered = enter_index(NULL, s->device, &guard) == FX_OK;
-    for (int i = 0; i < FXI_BUFFER_SLOTS; i++) fxi_device_free(ctx, s->device_buffers[i].ptr);
+    for (int i = 0; i < FXI_BUFFER_SLOTS; i++)
+        fxi_device_free(ctx, s->device_buffers[i].ptr);
     if (s->stream) {
         (void)cudaStreamSynchronize(s->stream);
         (void)cudaStreamDestroy(s->stream);
     }
-    for (int i = 0; i < FXI_BUFFER_SLOTS; i++) fxi_pinned_free(ctx, s->pinned_buffers[i].ptr);
+    for (int i = 0; i < FXI_BUFFER_SLOTS; i++)
+        fxi_pinned_free(ctx, s->pinned_buffers[i].ptr);
     if (entered) fxi_device_leave(&guard);
     (void)cudaGetLastError();
     free(s);

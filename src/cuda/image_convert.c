@@ -27,10 +27,12 @@ static void copy_rows(void *arg, size_t begin, size_t end, int worker)
     (void)worker;
     const row_copy *c = arg;
     if (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes) {
-        memcpy(c->dst + begin * c->row_bytes, c->src + begin * c->row_bytes, (end - begin) * c->row_bytes);
+        memcpy(c->dst + begin * c->row_bytes, c->src + begin * c->row_bytes,
+               (end - begin) * c->row_bytes);
         return;
     }
-    for (size_t y = begin; y < end; y++) memcpy(c->dst + y * c->dst_stride, c->src + y * c->src_stride, c->row_bytes);
+    for (size_t y = begin; y < end; y++)
+        memcpy(c->dst + y * c->dst_stride, c->src + y * c->src_stride, c->row_bytes);
 }
 
 static void parallel_copy_rows(fx_context *ctx, const row_copy *c, size_t rows)
@@ -39,17 +41,23 @@ static void parallel_copy_rows(fx_context *ctx, const row_copy *c, size_t rows)
     fxi_parallel_for(ctx, rows, grain, copy_rows, (void *)c);
 }
 
-static fx_status check_images(fx_context *ctx, const fx_image *src, const fx_image *dst, size_t *src_row,
-                              size_t *dst_row, size_t *src_bytes, size_t *dst_bytes)
+static fx_status check_images(fx_context *ctx, const fx_image *src, const fx_image *dst,
+                              size_t *src_row, size_t *dst_row, size_t *src_bytes,
+                              size_t *dst_bytes)
 {
-    FX_RETURN_IF(!src || !dst || !src->data || !dst->data, FX_EINVAL, "GPU convert: image without pixels");
-    FX_RETURN_IF(src->width != dst->width || src->height != dst->height || src->channels != dst->channels,
-                 FX_EINVAL, "GPU convert: %dx%dx%d to %dx%dx%d changes the shape", src->width, src->height,
-                 src->channels, dst->width, dst->height, dst->channels);
-    fx_status st = fx_image_size(src->width, src->height, src->channels, src->type, src_row, src_bytes);
-    if (st == FX_OK) st = fx_image_size(dst->width, dst->height, dst->channels, dst->type, dst_row, dst_bytes);
-    FX_RETURN_IF(st != FX_OK, st, "GPU convert: bad image shape %dx%dx%d %s to %s", src->width, src->height,
-                 src->channels, fx_sample_type_name(src->type), fx_sample_type_name(dst->type));
+    FX_RETURN_IF(!src || !dst || !src->data || !dst->data, FX_EINVAL,
+                 "GPU convert: image without pixels");
+    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
+                     src->channels != dst->channels,
+                 FX_EINVAL, "GPU convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,
+                 src->height, src->channels, dst->width, dst->height, dst->channels);
+    fx_status st =
+        fx_image_size(src->width, src->height, src->channels, src->type, src_row, src_bytes);
+    if (st == FX_OK)
+        st = fx_image_size(dst->width, dst->height, dst->channels, dst->type, dst_row, dst_bytes);
+    FX_RETURN_IF(st != FX_OK, st, "GPU convert: bad image shape %dx%dx%d %s to %s", src->width,
+                 src->height, src->channels, fx_sample_type_name(src->type),
+                 fx_sample_type_name(dst->type));
     FX_RETURN_IF(src->stride < *src_row || dst->stride < *dst_row, FX_EINVAL,
                  "GPU convert: stride shorter than a row");
     return FX_OK;

@@ -6,14 +6,14 @@
 
 /* Every function below runs one CUDA call with the context's GPU current and
  * turns its result into an fx_status naming the call. */
-#define GUARDED(call)                                                                        \
-    do {                                                                                     \
-        fxi_device_guard guard_;                                                             \
-        FX_TRY(fxi_device_enter(ctx, &guard_));                                              \
-        cudaError_t err_ = (call);                                                           \
-        fxi_device_leave(&guard_);                                                           \
-        if (err_ != cudaSuccess) return fxi_cuda_error(ctx, (int)err_, #call);               \
-        return FX_OK;                                                                        \
+#define GUARDED(call)                                                                              \
+    do {                                                                                           \
+        fxi_device_guard guard_;                                                                   \
+        FX_TRY(fxi_device_enter(ctx, &guard_));                                                    \
+        cudaError_t err_ = (call);                                                                 \
+        fxi_device_leave(&guard_);                                                                 \
+        if (err_ != cudaSuccess) return fxi_cuda_error(ctx, (int)err_, #call);                     \
+        return FX_OK;                                                                              \
     } while (0)
 
 /* The out-of-memory detail: how much was asked for and how much the GPU has. */
@@ -22,8 +22,10 @@ static fx_status device_out_of_memory(fx_context *ctx, size_t bytes)
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = total_bytes = 0;
     (void)cudaGetLastError();
-    return fxi_error(ctx, FX_ENOMEM, "GPU out of memory: %s(%zu bytes) on GPU %d (free %.0f of %.0f MiB)",
-                     ctx->cuda->memory_pools ? "cudaMallocAsync" : "cudaMalloc", bytes, ctx->cuda->device, (double)free_bytes / MIB, (double)total_bytes / MIB);
+    return fxi_error(ctx, FX_ENOMEM,
+                     "GPU out of memory: %s(%zu bytes) on GPU %d (free %.0f of %.0f MiB)",
+                     ctx->cuda->memory_pools ? "cudaMallocAsync" : "cudaMalloc", bytes,
+                     ctx->cuda->device, (double)free_bytes / MIB, (double)total_bytes / MIB);
 }
 
 fx_status fxi_device_alloc(fx_context *ctx, size_t bytes, void **out)
@@ -41,7 +43,8 @@ fx_status fxi_device_alloc(fx_context *ctx, size_t bytes, void **out)
         (void)cudaGetLastError();
         st = device_out_of_memory(ctx, bytes);
     } else if (e != cudaSuccess) {
-        st = fxi_cuda_error(ctx, (int)e, ctx->cuda->memory_pools ? "cudaMallocAsync" : "cudaMalloc");
+        st =
+            fxi_cuda_error(ctx, (int)e, ctx->cuda->memory_pools ? "cudaMallocAsync" : "cudaMalloc");
     }
     fxi_device_leave(&guard);
     if (st != FX_OK) *out = NULL;
@@ -53,8 +56,10 @@ void fxi_device_free(fx_context *ctx, void *ptr)
     if (!ptr || !ctx || !ctx->cuda) return;
     fxi_device_guard guard;
     if (fxi_device_enter(ctx, &guard) != FX_OK) return;
-    if (ctx->cuda->memory_pools) (void)cudaFreeAsync(ptr, ctx->cuda->stream);
-    else (void)cudaFree(ptr);
+    if (ctx->cuda->memory_pools)
+        (void)cudaFreeAsync(ptr, ctx->cuda->stream);
+    else
+        (void)cudaFree(ptr);
     fxi_device_leave(&guard);
 }
 
@@ -76,7 +81,8 @@ fx_status fxi_pinned_alloc(fx_context *ctx, size_t bytes, void **out)
     *out = NULL;
     (void)cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
-        return fxi_error(ctx, FX_ENOMEM, "cannot allocate %zu bytes of pinned host memory (cudaHostAlloc)", bytes);
+        return fxi_error(ctx, FX_ENOMEM,
+                         "cannot allocate %zu bytes of pinned host memory (cudaHostAlloc)", bytes);
     return fxi_cuda_error(ctx, (int)e, "cudaHostAlloc");
 }
 
@@ -125,13 +131,15 @@ fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes,
 fx_status fxi_copy_h2d(fx_context *ctx, void *dst_device, const void *src_host, size_t bytes)
 {
     if (bytes == 0) return FX_OK;
-    GUARDED(cudaMemcpyAsync(dst_device, src_host, bytes, cudaMemcpyHostToDevice, ctx->cuda->stream));
+    GUARDED(
+        cudaMemcpyAsync(dst_device, src_host, bytes, cudaMemcpyHostToDevice, ctx->cuda->stream));
 }
 
 fx_status fxi_copy_d2h(fx_context *ctx, void *dst_host, const void *src_device, size_t bytes)
 {
     if (bytes == 0) return FX_OK;
-    GUARDED(cudaMemcpyAsync(dst_host, src_device, bytes, cudaMemcpyDeviceToHost, ctx->cuda->stream));
+    GUARDED(
+        cudaMemcpyAsync(dst_host, src_device, bytes, cudaMemcpyDeviceToHost, ctx->cuda->stream));
 }
 
 fx_status fxi_copy_h2d_2d(fx_context *ctx, void *dst_device, size_t dst_pitch, const void *src_host,

@@ -58,7 +58,8 @@ static fx_status validate_audio_params(fx_context *ctx, const fx_gen_audio_param
     FX_RETURN_IF(p->channels > ctx->limits.max_channels, FX_ELIMIT,
                  "audio generator: %d channels exceed the limit of %d", p->channels,
                  ctx->limits.max_channels);
-    FX_RETURN_IF(p->rate <= 0, FX_EINVAL, "audio generator: sample rate %d Hz is not positive", p->rate);
+    FX_RETURN_IF(p->rate <= 0, FX_EINVAL, "audio generator: sample rate %d Hz is not positive",
+                 p->rate);
     FX_RETURN_IF(p->frames > ctx->limits.max_audio_frames, FX_ELIMIT,
                  "audio generator: %llu frames exceed the limit of %llu",
                  (unsigned long long)p->frames, (unsigned long long)ctx->limits.max_audio_frames);
@@ -87,7 +88,8 @@ static double tone_sample(const audio_job *job, uint64_t n)
     if (pos >= audible) return 0.0;
     double gain = tone_levels[(n / job->section) % TONE_LEVEL_COUNT];
     uint64_t from_edge = pos < audible - 1 - pos ? pos : audible - 1 - pos;
-    if (from_edge < job->fade) gain *= 0.5 - 0.5 * cos(0.5 * TWO_PI * (double)from_edge / (double)job->fade);
+    if (from_edge < job->fade)
+        gain *= 0.5 - 0.5 * cos(0.5 * TWO_PI * (double)from_edge / (double)job->fade);
     /* Cycles elapsed, split into whole seconds and the rest so that the phase
      * keeps its precision for very long signals. */
     const uint64_t rate = (uint64_t)job->p->rate;
@@ -107,27 +109,30 @@ static void audio_frames(void *arg, size_t begin, size_t end, int worker)
     case FX_GEN_TONES:
         for (size_t i = begin; i < end; i++) {
             double v = p->amplitude * tone_sample(job, job->start + i);
-            for (size_t c = 0; c < ch; c++) *out++ = v;
+            for (size_t c = 0; c < ch; c++)
+                *out++ = v;
         }
         break;
     case FX_GEN_WHITE:
         for (size_t i = begin; i < end; i++)
             for (size_t c = 0; c < ch; c++)
-                *out++ = p->amplitude * (2.0 * fxi_gen_unit_d(fxi_gen_hash2(job->white_key, job->start + i, c)) - 1.0);
+                *out++ =
+                    p->amplitude *
+                    (2.0 * fxi_gen_unit_d(fxi_gen_hash2(job->white_key, job->start + i, c)) - 1.0);
         break;
     case FX_GEN_SPEECH:
-        fxi_gen_speech_range(p->seed, p->rate, p->amplitude, job->start + begin, end - begin, p->channels, out);
+        fxi_gen_speech_range(p->seed, p->rate, p->amplitude, job->start + begin, end - begin,
+                             p->channels, out);
         break;
-    default: /* FX_GEN_SILENCE */
-        memset(out, 0, (end - begin) * ch * sizeof *out);
-        break;
+    default: /* FX_GEN_SILENCE */ memset(out, 0, (end - begin) * ch * sizeof *out); break;
     }
 }
 
 fx_status fx_gen_audio_chunk(fx_context *ctx, const fx_gen_audio_params *p, uint64_t start,
                              size_t frames, double *out)
 {
-    if (!ctx || !p || (!out && frames)) return fxi_error(ctx, FX_EINVAL, "audio generator: NULL argument");
+    if (!ctx || !p || (!out && frames))
+        return fxi_error(ctx, FX_EINVAL, "audio generator: NULL argument");
     FX_TRY(validate_audio_params(ctx, p));
     size_t samples;
     FX_RETURN_IF(!fxi_mul_size(frames, (size_t)p->channels, &samples), FX_EOVERFLOW,
@@ -136,7 +141,8 @@ fx_status fx_gen_audio_chunk(fx_context *ctx, const fx_gen_audio_params *p, uint
                  "audio generator: frames %llu..%llu are past the end (%llu frames)",
                  (unsigned long long)start, (unsigned long long)start + frames,
                  (unsigned long long)p->frames);
-    audio_job job = {.p = p, .start = start, .out = out, .white_key = fxi_gen_key(p->seed, GEN_STREAM_WHITE)};
+    audio_job job = {
+        .p = p, .start = start, .out = out, .white_key = fxi_gen_key(p->seed, GEN_STREAM_WHITE)};
     job.section = (uint64_t)llround(TONE_SECTION_SECONDS * p->rate);
     if (job.section < 1) job.section = 1;
     job.gap = (uint64_t)llround(TONE_GAP_SECONDS * p->rate);
@@ -151,7 +157,8 @@ fx_status fx_gen_audio(fx_context *ctx, const fx_gen_audio_params *p, fx_audio *
     if (!ctx || !p || !audio) return fxi_error(ctx, FX_EINVAL, "audio generator: NULL argument");
     memset(audio, 0, sizeof *audio);
     FX_TRY(validate_audio_params(ctx, p));
-    FX_RETURN_IF(p->frames > SIZE_MAX, FX_EOVERFLOW, "audio generator: %llu frames do not fit in memory",
+    FX_RETURN_IF(p->frames > SIZE_MAX, FX_EOVERFLOW,
+                 "audio generator: %llu frames do not fit in memory",
                  (unsigned long long)p->frames);
     FX_TRY(fx_audio_alloc(ctx, audio, (size_t)p->frames, p->channels, p->rate));
     fx_status st = fx_gen_audio_chunk(ctx, p, 0, audio->frames, audio->data);

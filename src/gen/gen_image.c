@@ -52,9 +52,7 @@ void fxi_gen_store_unit(uint8_t *row, size_t i, fx_sample_type type, float v)
     if (v > 1.0f) v = 1.0f;
     switch (type) {
     case FX_U8: row[i] = (uint8_t)(v * (float)U8_MAX_VALUE + 0.5f); break;
-    case FX_U16:
-        ((uint16_t *)(void *)row)[i] = (uint16_t)(v * (float)U16_MAX_VALUE + 0.5f);
-        break;
+    case FX_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)(v * (float)U16_MAX_VALUE + 0.5f); break;
     default: ((float *)(void *)row)[i] = v; break;
     }
 }
@@ -97,7 +95,8 @@ static void noise_rows(void *arg, size_t begin, size_t end, int worker)
     for (size_t y = begin; y < end; y++) {
         uint8_t *row = fx_image_row(img, (int)y);
         uint64_t row_key = fxi_gen_hash1(job->noise_key, y);
-        for (size_t i = 0; i < n; i++) store_bits(row, i, img->type, fxi_gen_hash1(row_key, i));
+        for (size_t i = 0; i < n; i++)
+            store_bits(row, i, img->type, fxi_gen_hash1(row_key, i));
     }
 }
 
@@ -131,7 +130,8 @@ static void checker_rows(void *arg, size_t begin, size_t end, int worker)
         uint8_t *row = fx_image_row(img, (int)y);
         for (size_t x = 0; x < (size_t)img->width; x++) {
             uint64_t on = (x / cell + y / cell) & 1;
-            for (int c = 0; c < ch; c++) store_ratio(row, x * (size_t)ch + (size_t)c, img->type, on, 1);
+            for (int c = 0; c < ch; c++)
+                store_ratio(row, x * (size_t)ch + (size_t)c, img->type, on, 1);
         }
     }
 }
@@ -160,8 +160,9 @@ fx_status fx_gen_image(fx_context *ctx, const fx_gen_image_params *p, fx_image *
         if (st != FX_OK) fx_image_free(img);
         return st;
     }
-    static const fxi_range_fn row_fns[] = {
-        [FX_GEN_NOISE] = noise_rows, [FX_GEN_GRADIENT] = gradient_rows, [FX_GEN_CHECKER] = checker_rows};
+    static const fxi_range_fn row_fns[] = {[FX_GEN_NOISE] = noise_rows,
+                                           [FX_GEN_GRADIENT] = gradient_rows,
+                                           [FX_GEN_CHECKER] = checker_rows};
     image_job job = {p, img, fxi_gen_key(p->seed, GEN_STREAM_NOISE)};
     size_t row_samples = (size_t)p->width * (size_t)p->channels;
     size_t grain = GEN_MIN_SAMPLES_PER_CHUNK / row_samples + 1;

@@ -69,7 +69,7 @@ void fxi_gen_store_unit(uint8_t *row, size_t i, fx_sample_type type, float v);
 /* Speech-like signal (gen_speech.c) for absolute frames [start, start + frames),
  * written to every channel of the interleaved `out`. Each frame is a pure function
  * of (frame number, seed, rate); the peak is at most `amplitude`. */
-void fxi_gen_speech_range(uint64_t seed, int rate, double amplitude, uint64_t start,
-                          size_t frames, int channels, double *out);
+void fxi_gen_speech_range(uint64_t seed, int rate, double amplitude, uint64_t start, size_t frames,
+                          int channels, double *out);
 
 #endif

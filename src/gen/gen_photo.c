@@ -69,10 +69,10 @@ enum {
 typedef struct noise_field {
     uint64_t key;
     float inv_cell;
-    uint32_t *gx; /* per column x: lattice column left of x */
-    float *tx;    /* per column x: smoothed position between gx and gx + 1 */
-    size_t cols;  /* lattice columns needed: gx[w - 1] + 2 */
-    size_t offset;/* of this field's interpolated lattice row in a worker's workspace */
+    uint32_t *gx;  /* per column x: lattice column left of x */
+    float *tx;     /* per column x: smoothed position between gx and gx + 1 */
+    size_t cols;   /* lattice columns needed: gx[w - 1] + 2 */
+    size_t offset; /* of this field's interpolated lattice row in a worker's workspace */
 } noise_field;
 
 typedef struct shape {
@@ -89,7 +89,7 @@ typedef struct photo_job {
     shape shapes[PHOTO_MAX_SHAPES];
     int shape_count;
     uint64_t noise_key;
-    float *workspace;      /* per worker: lattice rows, then one row of colours */
+    float *workspace; /* per worker: lattice rows, then one row of colours */
     size_t workspace_floats;
 } photo_job;
 
@@ -148,8 +148,8 @@ static void shapes_setup(photo_job *job, uint64_t seed)
 {
     const float w = (float)job->img->width, h = (float)job->img->height;
     uint64_t key = fxi_gen_key(seed, STREAM_SHAPES);
-    job->shape_count = PHOTO_MIN_SHAPES +
-                       (int)(fxi_gen_hash1(key, SHAPE_COUNT_INDEX) % (PHOTO_MAX_SHAPES - PHOTO_MIN_SHAPES + 1));
+    job->shape_count = PHOTO_MIN_SHAPES + (int)(fxi_gen_hash1(key, SHAPE_COUNT_INDEX) %
+                                                (PHOTO_MAX_SHAPES - PHOTO_MIN_SHAPES + 1));
     for (int s = 0; s < job->shape_count; s++) {
         shape *sh = &job->shapes[s];
         int draw = 0;
@@ -185,12 +185,14 @@ static void photo_rows(void *arg, size_t begin, size_t end, int worker)
     const fx_image *img = job->img;
     const int width = img->width, ch = img->channels, colours = job->colours;
     float *lattice = job->workspace + (size_t)worker * job->workspace_floats;
-    float *colour_row = lattice + job->fields[FIELD_COUNT - 1].offset + job->fields[FIELD_COUNT - 1].cols;
+    float *colour_row =
+        lattice + job->fields[FIELD_COUNT - 1].offset + job->fields[FIELD_COUNT - 1].cols;
     const float noise_scale = PHOTO_NOISE_AMPLITUDE / (float)(1u << PHOTO_NOISE_BITS);
     const uint64_t noise_mask = (UINT64_C(1) << PHOTO_NOISE_BITS) - 1;
 
     for (size_t y = begin; y < end; y++) {
-        for (int f = 0; f < FIELD_COUNT; f++) field_row(&job->fields[f], y, lattice + job->fields[f].offset);
+        for (int f = 0; f < FIELD_COUNT; f++)
+            field_row(&job->fields[f], y, lattice + job->fields[f].offset);
         const float *coarse = lattice + job->fields[FIELD_LUM_COARSE].offset;
         const float *medium = lattice + job->fields[FIELD_LUM_MEDIUM].offset;
 
@@ -234,7 +236,8 @@ static void photo_rows(void *arg, size_t begin, size_t end, int worker)
                 float v = colour_row[(size_t)x * (size_t)colours + (size_t)k] + texture + noise;
                 fxi_gen_store_unit(out, i + (size_t)k, img->type, v);
             }
-            for (int k = colours; k < ch; k++) fxi_gen_store_unit(out, i + (size_t)k, img->type, 1.0f);
+            for (int k = colours; k < ch; k++)
+                fxi_gen_store_unit(out, i + (size_t)k, img->type, 1.0f);
         }
     }
 }
@@ -249,10 +252,12 @@ fx_status fxi_gen_photo(fx_context *ctx, const fx_gen_image_params *p, fx_image 
 
     const size_t width = (size_t)img->width;
     const float side = (float)(img->width > img->height ? img->width : img->height);
-    const float cells[FIELD_COUNT] = {
-        [FIELD_LUM_COARSE] = side / PHOTO_COARSE_DIVISOR, [FIELD_LUM_MEDIUM] = side / PHOTO_MEDIUM_DIVISOR,
-        [FIELD_CHROMA_0] = side / PHOTO_CHROMA_DIVISOR,   [FIELD_CHROMA_1] = side / PHOTO_CHROMA_DIVISOR,
-        [FIELD_CHROMA_2] = side / PHOTO_CHROMA_DIVISOR,   [FIELD_TEXTURE] = PHOTO_TEXTURE_CELL};
+    const float cells[FIELD_COUNT] = {[FIELD_LUM_COARSE] = side / PHOTO_COARSE_DIVISOR,
+                                      [FIELD_LUM_MEDIUM] = side / PHOTO_MEDIUM_DIVISOR,
+                                      [FIELD_CHROMA_0] = side / PHOTO_CHROMA_DIVISOR,
+                                      [FIELD_CHROMA_1] = side / PHOTO_CHROMA_DIVISOR,
+                                      [FIELD_CHROMA_2] = side / PHOTO_CHROMA_DIVISOR,
+                                      [FIELD_TEXTURE] = PHOTO_TEXTURE_CELL};
 
     /* Per-column tables of every field: gx (uint32) and tx (float), one block. */
     void *tables;
@@ -270,7 +275,8 @@ fx_status fxi_gen_photo(fx_context *ctx, const fx_gen_image_params *p, fx_image 
 
     job.workspace_floats = lattice_floats + width * (size_t)job.colours;
     void *workspace;
-    fx_status st = fxi_calloc(ctx, (size_t)ctx->threads, job.workspace_floats * sizeof(float), &workspace);
+    fx_status st =
+        fxi_calloc(ctx, (size_t)ctx->threads, job.workspace_floats * sizeof(float), &workspace);
     if (st != FX_OK) {
         free(tables);
         return st;

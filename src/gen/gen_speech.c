@@ -31,17 +31,17 @@
 #define SPEECH_PITCH_SPREAD_HZ 140.0
 #define SPEECH_CONTOUR_START_MIN 0.85 /* syllable start pitch / speaker pitch */
 #define SPEECH_CONTOUR_START_SPREAD 0.3
-#define SPEECH_CONTOUR_END_MIN 0.75   /* syllable end pitch / start pitch */
+#define SPEECH_CONTOUR_END_MIN 0.75 /* syllable end pitch / start pitch */
 #define SPEECH_CONTOUR_END_SPREAD 0.4
 #define SPEECH_HARMONICS 8
-#define SPEECH_FORMANT_MIN 2.0        /* harmonic number of the boosted region */
+#define SPEECH_FORMANT_MIN 2.0 /* harmonic number of the boosted region */
 #define SPEECH_FORMANT_SPREAD 4.0
 #define SPEECH_FORMANT_BOOST 2.0
-#define SPEECH_ATTACK_SHARE 0.15      /* of the syllable's length */
+#define SPEECH_ATTACK_SHARE 0.15 /* of the syllable's length */
 #define SPEECH_RELEASE_SHARE 0.35
 #define SPEECH_ONSET_CHANCE 0.5
 #define SPEECH_ONSET_SECONDS 0.02
-#define SPEECH_NOISE_SHARE 0.15       /* of full scale, taken from the voiced part */
+#define SPEECH_NOISE_SHARE 0.15 /* of full scale, taken from the voiced part */
 
 /* Stream numbers for fxi_gen_key. */
 #define STREAM_SLOT 300
@@ -51,15 +51,23 @@
 #define TWO_PI 6.283185307179586476925286766559
 
 /* Draws of one slot's hash stream, each a separate counter. */
-enum { DRAW_PAUSE, DRAW_LENGTH, DRAW_OFFSET, DRAW_START_PITCH, DRAW_END_PITCH, DRAW_FORMANT, DRAW_ONSET };
+enum {
+    DRAW_PAUSE,
+    DRAW_LENGTH,
+    DRAW_OFFSET,
+    DRAW_START_PITCH,
+    DRAW_END_PITCH,
+    DRAW_FORMANT,
+    DRAW_ONSET
+};
 enum { DRAW_PHRASE_LEVEL, DRAW_PHRASE_PITCH };
 
 typedef struct syllable {
     uint64_t slot;
     int active;
-    uint64_t begin, length;   /* absolute first frame and length in frames */
-    double gain;              /* phrase level */
-    double f_start, f_end;    /* Hz */
+    uint64_t begin, length; /* absolute first frame and length in frames */
+    double gain;            /* phrase level */
+    double f_start, f_end;  /* Hz */
     double weight[SPEECH_HARMONICS];
     int onset;
 } syllable;
@@ -86,18 +94,22 @@ static void syllable_setup(const speech *sp, uint64_t slot, syllable *s)
     double level_db = -SPEECH_PHRASE_RANGE_DB *
                       fxi_gen_unit_d(fxi_gen_hash2(sp->phrase_key, phrase, DRAW_PHRASE_LEVEL));
     s->gain = pow(10.0, level_db / 20.0);
-    double pitch = SPEECH_MIN_PITCH_HZ + SPEECH_PITCH_SPREAD_HZ *
-                                             fxi_gen_unit_d(fxi_gen_hash2(sp->phrase_key, phrase, DRAW_PHRASE_PITCH));
+    double pitch = SPEECH_MIN_PITCH_HZ +
+                   SPEECH_PITCH_SPREAD_HZ *
+                       fxi_gen_unit_d(fxi_gen_hash2(sp->phrase_key, phrase, DRAW_PHRASE_PITCH));
 
-    double seconds = SPEECH_MIN_SYLLABLE_SECONDS + SPEECH_SYLLABLE_SPREAD_SECONDS * slot_draw(sp, slot, DRAW_LENGTH);
+    double seconds = SPEECH_MIN_SYLLABLE_SECONDS +
+                     SPEECH_SYLLABLE_SPREAD_SECONDS * slot_draw(sp, slot, DRAW_LENGTH);
     s->length = (uint64_t)llround(seconds * sp->rate);
     if (s->length < 1) s->length = 1;
     if (s->length > sp->slot_frames) s->length = sp->slot_frames;
     uint64_t room = sp->slot_frames - s->length + 1;
     s->begin = slot * sp->slot_frames + (uint64_t)(slot_draw(sp, slot, DRAW_OFFSET) * (double)room);
 
-    s->f_start = pitch * (SPEECH_CONTOUR_START_MIN + SPEECH_CONTOUR_START_SPREAD * slot_draw(sp, slot, DRAW_START_PITCH));
-    s->f_end = s->f_start * (SPEECH_CONTOUR_END_MIN + SPEECH_CONTOUR_END_SPREAD * slot_draw(sp, slot, DRAW_END_PITCH));
+    s->f_start = pitch * (SPEECH_CONTOUR_START_MIN +
+                          SPEECH_CONTOUR_START_SPREAD * slot_draw(sp, slot, DRAW_START_PITCH));
+    s->f_end = s->f_start * (SPEECH_CONTOUR_END_MIN +
+                             SPEECH_CONTOUR_END_SPREAD * slot_draw(sp, slot, DRAW_END_PITCH));
     double formant = SPEECH_FORMANT_MIN + SPEECH_FORMANT_SPREAD * slot_draw(sp, slot, DRAW_FORMANT);
     double top = s->f_start > s->f_end ? s->f_start : s->f_end, total = 0.0;
     for (int k = 1; k <= SPEECH_HARMONICS; k++) {
@@ -107,7 +119,8 @@ static void syllable_setup(const speech *sp, uint64_t slot, syllable *s)
         /* Harmonics at or above Nyquist would alias: leave them out (the peak only drops). */
         s->weight[k - 1] = (double)k * top < 0.5 * sp->rate ? w : 0.0;
     }
-    for (int k = 0; k < SPEECH_HARMONICS; k++) s->weight[k] /= total;
+    for (int k = 0; k < SPEECH_HARMONICS; k++)
+        s->weight[k] /= total;
     s->onset = slot_draw(sp, slot, DRAW_ONSET) < SPEECH_ONSET_CHANCE;
 }
 
@@ -115,7 +128,8 @@ static void syllable_setup(const speech *sp, uint64_t slot, syllable *s)
 static double envelope(double x)
 {
     if (x < SPEECH_ATTACK_SHARE) return 0.5 - 0.5 * cos(0.5 * TWO_PI * x / SPEECH_ATTACK_SHARE);
-    if (x > 1.0 - SPEECH_RELEASE_SHARE) return 0.5 - 0.5 * cos(0.5 * TWO_PI * (1.0 - x) / SPEECH_RELEASE_SHARE);
+    if (x > 1.0 - SPEECH_RELEASE_SHARE)
+        return 0.5 - 0.5 * cos(0.5 * TWO_PI * (1.0 - x) / SPEECH_RELEASE_SHARE);
     return 1.0;
 }
 
@@ -127,7 +141,8 @@ static double syllable_sample(const speech *sp, const syllable *s, uint64_t n)
     /* Phase of a linear glide: the integral of f(t) = f_start + (f_end - f_start) t / duration. */
     double cycles = s->f_start * t + (s->f_end - s->f_start) * t * t / (2.0 * duration);
     double theta = TWO_PI * (cycles - floor(cycles));
-    /* Harmonics by the Chebyshev recurrence sin(k theta) = 2 cos(theta) sin((k-1) theta) - sin((k-2) theta). */
+    /* Harmonics by the Chebyshev recurrence sin(k theta) = 2 cos(theta) sin((k-1) theta) -
+     * sin((k-2) theta). */
     double c2 = 2.0 * cos(theta), prev = 0.0, cur = sin(theta), voiced = 0.0;
     for (int k = 0; k < SPEECH_HARMONICS; k++) {
         voiced += s->weight[k] * cur;
@@ -137,7 +152,8 @@ static double syllable_sample(const speech *sp, const syllable *s, uint64_t n)
     }
     double noise = 0.0;
     if (s->onset && t < SPEECH_ONSET_SECONDS)
-        noise = (2.0 * fxi_gen_unit_d(fxi_gen_hash1(sp->noise_key, n)) - 1.0) * (1.0 - t / SPEECH_ONSET_SECONDS);
+        noise = (2.0 * fxi_gen_unit_d(fxi_gen_hash1(sp->noise_key, n)) - 1.0) *
+                (1.0 - t / SPEECH_ONSET_SECONDS);
     double mix = (1.0 - SPEECH_NOISE_SHARE) * voiced + SPEECH_NOISE_SHARE * noise;
     return s->gain * envelope((double)(n - s->begin) / (double)s->length) * mix;
 }
@@ -146,7 +162,8 @@ void fxi_gen_speech_range(uint64_t seed, int rate, double amplitude, uint64_t st
                           int channels, double *out)
 {
     speech sp = {fxi_gen_key(seed, STREAM_SLOT), fxi_gen_key(seed, STREAM_PHRASE),
-                 fxi_gen_key(seed, STREAM_ONSET_NOISE), rate, (uint64_t)llround(SPEECH_SLOT_SECONDS * rate)};
+                 fxi_gen_key(seed, STREAM_ONSET_NOISE), rate,
+                 (uint64_t)llround(SPEECH_SLOT_SECONDS * rate)};
     if (sp.slot_frames < 1) sp.slot_frames = 1;
     syllable s;
     syllable_setup(&sp, start / sp.slot_frames, &s);
@@ -155,6 +172,7 @@ void fxi_gen_speech_range(uint64_t seed, int rate, double amplitude, uint64_t st
         /* The syllable parameters change once per slot: compute them then. */
         if (n / sp.slot_frames != s.slot) syllable_setup(&sp, n / sp.slot_frames, &s);
         double v = amplitude * syllable_sample(&sp, &s, n);
-        for (int c = 0; c < channels; c++) *out++ = v;
+        for (int c = 0; c < channels; c++)
+            *out++ = v;
     }
 }

@@ -28,17 +28,17 @@ struct fx_audio_reader {
     fx_context *ctx;
     SNDFILE *sf;
     fx_audio_info info;
-    bool integer;        /* integer PCM: read through sf_readf_int */
-    uint64_t done;       /* frames delivered so far */
-    int *chunk;          /* AUDIO_CHUNK_FRAMES * channels ints, integer path only */
-    fx_status failed;    /* first error; later reads return FX_EBADSTATE */
+    bool integer;     /* integer PCM: read through sf_readf_int */
+    uint64_t done;    /* frames delivered so far */
+    int *chunk;       /* AUDIO_CHUNK_FRAMES * channels ints, integer path only */
+    fx_status failed; /* first error; later reads return FX_EBADSTATE */
 };
 
 struct fx_audio_writer {
     fx_context *ctx;
     SNDFILE *sf;
     int channels;
-    int bits;            /* integer sample bits, 0 for the double path */
+    int bits; /* integer sample bits, 0 for the double path */
     int *chunk;
     fx_status failed;
 };
@@ -47,7 +47,7 @@ static const struct {
     const char *ext;
     fx_audio_container container;
 } audio_extensions[] = {
-    {"wav", FX_AUDIO_WAV}, {"flac", FX_AUDIO_FLAC}, {"aif", FX_AUDIO_AIFF},
+    {"wav", FX_AUDIO_WAV},   {"flac", FX_AUDIO_FLAC}, {"aif", FX_AUDIO_AIFF},
     {"aiff", FX_AUDIO_AIFF}, {"ogg", FX_AUDIO_OGG},
 };
 
@@ -86,9 +86,18 @@ static fx_sample_format format_of_subtype(int subtype, bool *integer)
 
 /* ---- truncation ---- */
 
-static uint32_t le32(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
-static uint32_t be32(const uint8_t *b) { return (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24; }
-static unsigned le16(const uint8_t *b) { return (unsigned)b[0] | (unsigned)b[1] << 8; }
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+static uint32_t be32(const uint8_t *b)
+{
+    return (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
+}
+static unsigned le16(const uint8_t *b)
+{
+    return (unsigned)b[0] | (unsigned)b[1] << 8;
+}
 
 static bool read_exact(FILE *f, void *buf, size_t n)
 {
@@ -133,7 +142,8 @@ static bool aiff_declared_frames(FILE *f, uint64_t *frames)
 {
     enum { COMM_FRAMES = 2, COMM_MIN = 6 };
     uint8_t b[12];
-    if (!read_exact(f, b, 12) || memcmp(b, "FORM", 4) || (memcmp(b + 8, "AIFF", 4) && memcmp(b + 8, "AIFC", 4)))
+    if (!read_exact(f, b, 12) || memcmp(b, "FORM", 4) ||
+        (memcmp(b + 8, "AIFF", 4) && memcmp(b + 8, "AIFC", 4)))
         return false;
     for (int i = 0; i < HEADER_MAX_CHUNKS; i++) {
         uint8_t chunk[8];
@@ -175,7 +185,7 @@ static fx_status check_not_truncated(fx_context *ctx, const char *path, const SF
 static fx_status open_failure(fx_context *ctx, const char *what)
 {
     int err = sf_error(NULL);
-    fx_status st = err == SF_ERR_SYSTEM ? FX_EIO
+    fx_status st = err == SF_ERR_SYSTEM                 ? FX_EIO
                    : err == SF_ERR_UNSUPPORTED_ENCODING ? FX_EUNSUPPORTED
                                                         : FX_EFORMAT;
     return fxi_error(ctx, st, "%s: %s", what, sf_strerror(NULL));
@@ -185,7 +195,8 @@ static fx_status check_reader_info(fx_context *ctx, const SF_INFO *sfi)
 {
     FX_RETURN_IF(sfi->channels < 1, FX_EFORMAT, "audio header: %d channels", sfi->channels);
     FX_RETURN_IF(sfi->channels > ctx->limits.max_channels, FX_ELIMIT,
-                 "%d audio channels exceed the limit of %d", sfi->channels, ctx->limits.max_channels);
+                 "%d audio channels exceed the limit of %d", sfi->channels,
+                 ctx->limits.max_channels);
     FX_RETURN_IF(sfi->samplerate <= 0, FX_EFORMAT, "audio header: sample rate %d", sfi->samplerate);
     FX_RETURN_IF(sfi->frames < 0, FX_EFORMAT, "audio header: unknown length");
     FX_RETURN_IF((uint64_t)sfi->frames > ctx->limits.max_audio_frames, FX_ELIMIT,
@@ -210,7 +221,8 @@ static fx_status reader_setup(fx_context *ctx, const char *path, fx_audio_reader
     r->info.rate = sfi.samplerate;
     if (r->integer) {
         void *chunk;
-        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)sfi.channels, sizeof(int), &chunk));
+        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)sfi.channels, sizeof(int),
+                          &chunk));
         r->chunk = chunk;
     } else {
         sf_command(r->sf, SFC_SET_NORM_DOUBLE, NULL, SF_TRUE);
@@ -250,7 +262,8 @@ static sf_count_t read_integer(fx_audio_reader *r, double *buf, size_t frames)
         if (got <= 0) break;
         size_t n = (size_t)got * channels;
         double *dst = buf + total * channels;
-        for (size_t i = 0; i < n; i++) dst[i] = r->chunk[i] / LEFT_ALIGNED_SCALE;
+        for (size_t i = 0; i < n; i++)
+            dst[i] = r->chunk[i] / LEFT_ALIGNED_SCALE;
         total += (size_t)got;
         if ((size_t)got < want) break;
     }
@@ -307,7 +320,8 @@ static fx_status write_format_of(fx_context *ctx, fx_sample_format fmt, write_fo
     case FX_SF_S32: *wf = (write_format){SF_FORMAT_PCM_32, 32}; return FX_OK;
     case FX_SF_F32: *wf = (write_format){SF_FORMAT_FLOAT, 0}; return FX_OK;
     case FX_SF_F64: *wf = (write_format){SF_FORMAT_DOUBLE, 0}; return FX_OK;
-    case FX_SF_U8: return fxi_error(ctx, FX_EUNSUPPORTED, "u8 audio is read-only (write s16 instead)");
+    case FX_SF_U8:
+        return fxi_error(ctx, FX_EUNSUPPORTED, "u8 audio is read-only (write s16 instead)");
     default: return fxi_error(ctx, FX_EINVAL, "unknown sample format %d", (int)fmt);
     }
 }
@@ -370,7 +384,8 @@ static fx_status writer_setup(fx_context *ctx, const char *path, fx_audio_contai
 }
 
 fx_status fx_audio_writer_open(fx_context *ctx, const char *path, fx_audio_container container,
-                               int channels, int rate, fx_sample_format format, fx_audio_writer **out)
+                               int channels, int rate, fx_sample_format format,
+                               fx_audio_writer **out)
 {
     *out = NULL;
     FX_RETURN_IF(!path, FX_EINVAL, "audio path is NULL");
@@ -413,7 +428,8 @@ static fx_status write_integer(fx_audio_writer *w, const double *buf, size_t fra
     for (size_t done = 0; done < frames;) {
         size_t n = frames - done < AUDIO_CHUNK_FRAMES ? frames - done : AUDIO_CHUNK_FRAMES;
         const double *src = buf + done * channels;
-        for (size_t i = 0; i < n * channels; i++) w->chunk[i] = to_left_aligned(src[i], w->bits);
+        for (size_t i = 0; i < n * channels; i++)
+            w->chunk[i] = to_left_aligned(src[i], w->bits);
         if (sf_writef_int(w->sf, w->chunk, (sf_count_t)n) != (sf_count_t)n) return FX_EIO;
         done += n;
     }

@@ -22,9 +22,8 @@ static const struct {
     const char *ext;
     fx_image_format format;
 } extensions[] = {
-    {"png", FX_IMAGE_PNG}, {"jpg", FX_IMAGE_JPEG}, {"jpeg", FX_IMAGE_JPEG},
-    {"pgm", FX_IMAGE_PNM}, {"ppm", FX_IMAGE_PNM},  {"pnm", FX_IMAGE_PNM},
-    {"pfm", FX_IMAGE_PFM},
+    {"png", FX_IMAGE_PNG}, {"jpg", FX_IMAGE_JPEG}, {"jpeg", FX_IMAGE_JPEG}, {"pgm", FX_IMAGE_PNM},
+    {"ppm", FX_IMAGE_PNM}, {"pnm", FX_IMAGE_PNM},  {"pfm", FX_IMAGE_PFM},
 };
 
 fx_image_format fx_image_format_from_path(const char *path)
@@ -89,14 +88,16 @@ fx_status fx_image_read_memory(fx_context *ctx, const void *data, size_t size, f
     if (has_prefix(bytes, size, JPEG_SIGNATURE, sizeof JPEG_SIGNATURE))
         return fxi_jpeg_decode(ctx, bytes, size, img);
     switch (netpbm_type(bytes, size)) {
-    case '2': case '3': case '5': case '6': case 'f': case 'F':
-        return fxi_pnm_decode(ctx, bytes, size, img);
-    case '1': case '4':
-        return fxi_error(ctx, FX_EUNSUPPORTED, "PBM bitmaps (P1/P4) are not supported");
-    case '7':
-        return fxi_error(ctx, FX_EUNSUPPORTED, "PAM images (P7) are not supported");
-    default:
-        return fxi_error(ctx, FX_EFORMAT, "not a PNG, JPEG, PNM or PFM image");
+    case '2':
+    case '3':
+    case '5':
+    case '6':
+    case 'f':
+    case 'F': return fxi_pnm_decode(ctx, bytes, size, img);
+    case '1':
+    case '4': return fxi_error(ctx, FX_EUNSUPPORTED, "PBM bitmaps (P1/P4) are not supported");
+    case '7': return fxi_error(ctx, FX_EUNSUPPORTED, "PAM images (P7) are not supported");
+    default: return fxi_error(ctx, FX_EFORMAT, "not a PNG, JPEG, PNM or PFM image");
     }
 }
 
@@ -122,9 +123,10 @@ static fx_status read_whole_file(fx_context *ctx, const char *path, uint8_t **ou
     } else if ((status = fxi_malloc(ctx, (size_t)st.st_size, &buf)) == FX_OK) {
         size_t got = fread(buf, 1, (size_t)st.st_size, f);
         if (got != (size_t)st.st_size) {
-            status = ferror(f) ? fxi_error(ctx, FX_EIO, "read error: %s", strerror(errno))
-                               : fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %lld bytes",
-                                           got, (long long)st.st_size);
+            status = ferror(f)
+                         ? fxi_error(ctx, FX_EIO, "read error: %s", strerror(errno))
+                         : fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %lld bytes",
+                                     got, (long long)st.st_size);
         }
     }
     fclose(f); /* read-only: nothing to lose on close */
@@ -166,8 +168,8 @@ static format_caps caps_of(fx_image_format fmt)
     format_caps c = {0, 0, ""};
     switch (fmt) {
     case FX_IMAGE_PNG:
-        c = (format_caps){CH_BIT(1) | CH_BIT(2) | CH_BIT(3) | CH_BIT(4), TYPE_BIT(FX_U8) | TYPE_BIT(FX_U16),
-                          "1 to 4 channels of u8 or u16"};
+        c = (format_caps){CH_BIT(1) | CH_BIT(2) | CH_BIT(3) | CH_BIT(4),
+                          TYPE_BIT(FX_U8) | TYPE_BIT(FX_U16), "1 to 4 channels of u8 or u16"};
         break;
     case FX_IMAGE_JPEG:
         c = (format_caps){CH_BIT(1) | CH_BIT(3), TYPE_BIT(FX_U8), "1 or 3 channels of u8"};
@@ -188,7 +190,8 @@ static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_f
 {
     size_t stride_min;
     FX_RETURN_IF(!img || !img->data, FX_EINVAL, "image has no pixels");
-    fx_status st = fx_image_size(img->width, img->height, img->channels, img->type, &stride_min, NULL);
+    fx_status st =
+        fx_image_size(img->width, img->height, img->channels, img->type, &stride_min, NULL);
     FX_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", img->width,
                  img->height, img->channels, fx_sample_type_name(img->type));
     FX_RETURN_IF(img->stride < stride_min, FX_EINVAL, "image stride %zu is below the row size %zu",
@@ -240,7 +243,8 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
         opts = &defaults;
     }
     FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
-    fx_image_format fmt = opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
+    fx_image_format fmt =
+        opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
     FX_RETURN_IF(fmt == FX_IMAGE_AUTO, FX_EINVAL,
                  "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
     FX_RETURN_IF(fmt < FX_IMAGE_PNG || fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",

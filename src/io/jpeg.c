@@ -32,7 +32,8 @@ static fx_status tj_failure(fx_context *ctx, tjhandle tj, const char *what)
 
 static bool is_sof(uint8_t m)
 {
-    return m >= JPEG_SOF_FIRST && m <= JPEG_SOF_LAST && m != JPEG_DHT && m != JPEG_JPG && m != JPEG_DAC;
+    return m >= JPEG_SOF_FIRST && m <= JPEG_SOF_LAST && m != JPEG_DHT && m != JPEG_JPG &&
+           m != JPEG_DAC;
 }
 
 /* Whether a complete frame header (SOFn segment) comes before the first scan.
@@ -130,7 +131,9 @@ fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi
     tjhandle tj = tjInitCompress();
     FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create an encoder: %s", tjGetErrorStr2(NULL));
     bool gray = img->channels == 1;
-    int subsamp = gray ? TJSAMP_GRAY : quality >= JPEG_FULL_CHROMA_QUALITY ? TJSAMP_444 : TJSAMP_420;
+    int subsamp = gray                                  ? TJSAMP_GRAY
+                  : quality >= JPEG_FULL_CHROMA_QUALITY ? TJSAMP_444
+                                                        : TJSAMP_420;
     unsigned char *jpeg = NULL;
     unsigned long jpeg_size = 0;
     fx_status status = FX_OK;

@@ -69,8 +69,9 @@ static fx_status decode_with(fx_context *ctx, spng_ctx *png, const uint8_t *data
                              fx_image *img)
 {
     int err = spng_set_png_buffer(png, data, size);
-    if (!err) err = spng_set_image_limits(png, (uint32_t)ctx->limits.max_dimension,
-                                          (uint32_t)ctx->limits.max_dimension);
+    if (!err)
+        err = spng_set_image_limits(png, (uint32_t)ctx->limits.max_dimension,
+                                    (uint32_t)ctx->limits.max_dimension);
     if (!err) err = spng_set_chunk_limits(png, PNG_CHUNK_LIMIT, PNG_CHUNK_LIMIT);
     if (err) return spng_failure(ctx, "setup", err);
 
@@ -139,8 +140,9 @@ static fx_status encode_with(fx_context *ctx, spng_ctx *png, const fx_image *img
     if (!err) err = spng_set_ihdr(png, &ihdr);
     /* Progressive encoding takes one row at a time, so any stride works. SPNG_FMT_PNG
      * means 16-bit samples are in host byte order; libspng writes them big-endian. */
-    if (!err) err = spng_encode_image(png, NULL, 0, SPNG_FMT_PNG,
-                                      SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE);
+    if (!err)
+        err = spng_encode_image(png, NULL, 0, SPNG_FMT_PNG,
+                                SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE);
     size_t row_bytes = (size_t)img->width * (size_t)img->channels * fx_sample_size(img->type);
     for (int y = 0; !err && y < img->height; y++) {
         err = spng_encode_row(png, fx_image_row(img, y), row_bytes);

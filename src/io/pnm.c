@@ -30,7 +30,7 @@ typedef struct pnm_header {
     pnm_kind kind;
     int channels;
     uint64_t width, height;
-    unsigned maxval;   /* integer kinds */
+    unsigned maxval;    /* integer kinds */
     bool little_endian; /* PFM */
 } pnm_header;
 
@@ -50,7 +50,8 @@ static void skip_space_and_comments(cursor *c)
         if (is_space(*c->p)) {
             c->p++;
         } else if (*c->p == '#') {
-            while (c->p < c->end && *c->p != '\n' && *c->p != '\r') c->p++;
+            while (c->p < c->end && *c->p != '\n' && *c->p != '\r')
+                c->p++;
         } else {
             break;
         }
@@ -85,7 +86,8 @@ static fx_status read_pfm_scale(fx_context *ctx, cursor *c, bool *little_endian)
 {
     skip_space_and_comments(c);
     const uint8_t *start = c->p;
-    while (c->p < c->end && !is_space(*c->p)) c->p++;
+    while (c->p < c->end && !is_space(*c->p))
+        c->p++;
     size_t len = (size_t)(c->p - start);
     FX_RETURN_IF(len == 0, FX_EFORMAT, "truncated: the data ends before the PFM scale");
     FX_RETURN_IF(len >= PFM_SCALE_TOKEN_MAX, FX_EFORMAT, "PFM scale: %zu characters is too long",
@@ -94,14 +96,17 @@ static fx_status read_pfm_scale(fx_context *ctx, cursor *c, bool *little_endian)
     bool negative = *s == '-';
     if (*s == '-' || *s == '+') s++;
     bool digits = false, nonzero = false;
-    for (; s < end && is_digit(*s); s++) digits = true, nonzero |= *s != '0';
+    for (; s < end && is_digit(*s); s++)
+        digits = true, nonzero |= *s != '0';
     if (s < end && *s == '.')
-        for (s++; s < end && is_digit(*s); s++) digits = true, nonzero |= *s != '0';
+        for (s++; s < end && is_digit(*s); s++)
+            digits = true, nonzero |= *s != '0';
     if (digits && s < end && (*s == 'e' || *s == 'E')) {
         s++;
         if (s < end && (*s == '-' || *s == '+')) s++;
         FX_RETURN_IF(s == end || !is_digit(*s), FX_EFORMAT, "PFM scale: bad exponent");
-        while (s < end && is_digit(*s)) s++;
+        while (s < end && is_digit(*s))
+            s++;
     }
     FX_RETURN_IF(!digits || s != end, FX_EFORMAT, "PFM scale: \"%.*s\" is not a number", (int)len,
                  (const char *)start);
@@ -114,7 +119,9 @@ static fx_status read_header(fx_context *ctx, cursor *c, pnm_header *h)
 {
     char type = (char)c->p[1]; /* the caller matched 'P', type, whitespace */
     c->p += 2;
-    h->kind = type == '5' || type == '6' ? PNM_BINARY : type == 'f' || type == 'F' ? PNM_FLOAT : PNM_ASCII;
+    h->kind = type == '5' || type == '6'   ? PNM_BINARY
+              : type == 'f' || type == 'F' ? PNM_FLOAT
+                                           : PNM_ASCII;
     h->channels = type == '3' || type == '6' || type == 'F' ? 3 : 1;
     FX_TRY(read_number(ctx, c, "width", UINT64_MAX, &h->width));
     FX_TRY(read_number(ctx, c, "height", UINT64_MAX, &h->height));
@@ -149,16 +156,18 @@ static fx_status store_sample(fx_context *ctx, fx_image *img, size_t index, unsi
     FX_RETURN_IF(v > maxval, FX_EFORMAT, "sample value %u exceeds maxval %u", v, maxval);
     unsigned full = full_scale(maxval);
     if (maxval != full) v = (unsigned)(((uint64_t)v * full + maxval / 2) / maxval);
-    if (img->type == FX_U8) img->data[index] = (uint8_t)v;
-    else ((uint16_t *)(void *)img->data)[index] = (uint16_t)v;
+    if (img->type == FX_U8)
+        img->data[index] = (uint8_t)v;
+    else
+        ((uint16_t *)(void *)img->data)[index] = (uint16_t)v;
     return FX_OK;
 }
 
 static fx_status check_data_length(fx_context *ctx, const cursor *c, size_t need)
 {
     size_t have = (size_t)(c->end - c->p);
-    FX_RETURN_IF(have < need, FX_EFORMAT,
-                 "truncated: expected %zu bytes of pixel data, found %zu", need, have);
+    FX_RETURN_IF(have < need, FX_EFORMAT, "truncated: expected %zu bytes of pixel data, found %zu",
+                 need, have);
     return FX_OK;
 }
 
@@ -172,10 +181,11 @@ static fx_status alloc_for(fx_context *ctx, const pnm_header *h, fx_image *img)
 static fx_status data_bytes(fx_context *ctx, const pnm_header *h, size_t sample_bytes, size_t *out)
 {
     size_t samples;
-    FX_RETURN_IF(!fxi_mul3_size((size_t)h->width, (size_t)h->height, (size_t)h->channels, &samples) ||
-                     !fxi_mul_size(samples, sample_bytes, out),
-                 FX_EOVERFLOW, "image %llux%llu: size overflows", (unsigned long long)h->width,
-                 (unsigned long long)h->height);
+    FX_RETURN_IF(
+        !fxi_mul3_size((size_t)h->width, (size_t)h->height, (size_t)h->channels, &samples) ||
+            !fxi_mul_size(samples, sample_bytes, out),
+        FX_EOVERFLOW, "image %llux%llu: size overflows", (unsigned long long)h->width,
+        (unsigned long long)h->height);
     return FX_OK;
 }
 
@@ -205,8 +215,7 @@ static fx_status decode_ascii(fx_context *ctx, cursor *c, const pnm_header *h, f
     FX_TRY(data_bytes(ctx, h, 1, &count));
     /* Each sample takes at least a digit and a separator: reject a cut file before
      * allocating for it. */
-    FX_RETURN_IF(!fxi_mul_size(count, 2, &min_bytes) ||
-                     (size_t)(c->end - c->p) < min_bytes - 1,
+    FX_RETURN_IF(!fxi_mul_size(count, 2, &min_bytes) || (size_t)(c->end - c->p) < min_bytes - 1,
                  FX_EFORMAT, "truncated: %zu ASCII samples cannot fit in %zu bytes", count,
                  (size_t)(c->end - c->p));
     FX_TRY(alloc_for(ctx, h, img));
@@ -220,9 +229,10 @@ static fx_status decode_ascii(fx_context *ctx, cursor *c, const pnm_header *h, f
 
 static float load_float(const uint8_t *b, bool little_endian)
 {
-    uint32_t bits = little_endian
-                        ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24
-                        : (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
+    uint32_t bits =
+        little_endian
+            ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24
+            : (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
@@ -332,7 +342,8 @@ fx_status fxi_pfm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out)
         for (size_t i = 0; i < row_samples; i++) {
             uint32_t bits;
             memcpy(&bits, &row[i], sizeof bits);
-            for (int b = 0; b < PFM_SAMPLE_BYTES; b++) dst[PFM_SAMPLE_BYTES * i + (size_t)b] = (uint8_t)(bits >> (8 * b));
+            for (int b = 0; b < PFM_SAMPLE_BYTES; b++)
+                dst[PFM_SAMPLE_BYTES * i + (size_t)b] = (uint8_t)(bits >> (8 * b));
         }
     }
     return FX_OK;

@@ -21,7 +21,8 @@ int fxt_check(int cond, const char *expr, const char *file, int line)
     return cond;
 }
 
-int fxt_check_int(long long a, long long b, const char *ea, const char *eb, const char *file, int line)
+int fxt_check_int(long long a, long long b, const char *ea, const char *eb, const char *file,
+                  int line)
 {
     if (a != b) {
         fprintf(stderr, "  %s:%d: %s == %s failed: %lld != %lld\n", file, line, ea, eb, a, b);
@@ -35,7 +36,8 @@ int fxt_check_status(fx_status got, fx_status want, const char *expr, fx_context
 {
     if (got != want) {
         fprintf(stderr, "  %s:%d: %s returned %d (%s), expected %d (%s); detail: %s\n", file, line,
-                expr, got, fx_strerror(got), want, fx_strerror(want), ctx ? fx_context_error(ctx) : "-");
+                expr, got, fx_strerror(got), want, fx_strerror(want),
+                ctx ? fx_context_error(ctx) : "-");
         current_failed = 1;
     }
     return got == want;
@@ -69,8 +71,10 @@ int fxt_run(int argc, char **argv, const fxt_case *cases, size_t count)
         cases[i].fn();
         printf("%s %s\n", current_failed ? "FAIL" : "ok  ", cases[i].name);
         fflush(stdout);
-        if (current_failed) failed++;
-        else passed++;
+        if (current_failed)
+            failed++;
+        else
+            passed++;
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
@@ -118,8 +122,10 @@ const char *fxt_tmpdir(const char *name)
     static int next;
     char *dir = dirs[next++ % FXT_PATHS];
     const char *base = getenv("FXKIT_TMP");
-    if (base && *base) snprintf(dir, FXT_PATH_MAX, "%s/%s", base, name);
-    else snprintf(dir, FXT_PATH_MAX, "/tmp/fxtest-%d/%s", (int)getpid(), name);
+    if (base && *base)
+        snprintf(dir, FXT_PATH_MAX, "%s/%s", base, name);
+    else
+        snprintf(dir, FXT_PATH_MAX, "/tmp/fxtest-%d/%s", (int)getpid(), name);
     if (make_dirs(dir) != 0) {
         fprintf(stderr, "cannot create %s\n", dir);
         exit(1);

@@ -23,19 +23,23 @@ typedef struct fxt_case {
 } fxt_case;
 
 #define FXT_TEST(name) static void name(void)
-#define FXT_CASE(name) { #name, name }
-#define FXT_MAIN(...)                                                                       \
-    int main(int argc, char **argv)                                                         \
-    {                                                                                       \
-        static const fxt_case cases[] = {__VA_ARGS__};                                      \
-        return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);                    \
+#define FXT_CASE(name)                                                                             \
+    {                                                                                              \
+#name, name                                                                                \
+    }
+#define FXT_MAIN(...)                                                                              \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        static const fxt_case cases[] = {__VA_ARGS__};                                             \
+        return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);                           \
     }
 
 int fxt_run(int argc, char **argv, const fxt_case *cases, size_t count);
 
 /* Returns cond, so a test can stop early: if (!FXT_CHECK(p)) return; */
 int fxt_check(int cond, const char *expr, const char *file, int line);
-int fxt_check_int(long long a, long long b, const char *ea, const char *eb, const char *file, int line);
+int fxt_check_int(long long a, long long b, const char *ea, const char *eb, const char *file,
+                  int line);
 int fxt_check_status(fx_status got, fx_status want, const char *expr, fx_context *ctx,
                      const char *file, int line);
 int fxt_check_contains(const char *haystack, const char *needle, const char *file, int line);
@@ -43,7 +47,8 @@ int fxt_check_contains(const char *haystack, const char *needle, const char *fil
 #define FXT_CHECK(cond) fxt_check(!!(cond), #cond, __FILE__, __LINE__)
 #define FXT_CHECK_EQ(a, b) fxt_check_int((long long)(a), (long long)(b), #a, #b, __FILE__, __LINE__)
 /* Expect a status; on a mismatch print the context's error detail. ctx may be NULL. */
-#define FXT_CHECK_STATUS(expr, want, ctx) fxt_check_status((expr), (want), #expr, (ctx), __FILE__, __LINE__)
+#define FXT_CHECK_STATUS(expr, want, ctx)                                                          \
+    fxt_check_status((expr), (want), #expr, (ctx), __FILE__, __LINE__)
 #define FXT_CHECK_OK(expr, ctx) FXT_CHECK_STATUS(expr, FX_OK, ctx)
 #define FXT_CHECK_CONTAINS(text, needle) fxt_check_contains((text), (needle), __FILE__, __LINE__)
 

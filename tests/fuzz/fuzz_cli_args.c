@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fx_context *ctx = fuzz_context(0, 0);
     if (size < 1) return 0;
     size_t job_count = 0;
-    while (fxcli_jobs[job_count]) job_count++;
+    while (fxcli_jobs[job_count])
+        job_count++;
     const fxcli_job *job = fxcli_jobs[data[0] % job_count];
 
     char *text = malloc(size);

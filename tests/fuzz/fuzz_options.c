@@ -20,7 +20,8 @@ static const char *const choices[] = {"one", "two", "three", NULL};
 
 static const fx_option table[] = {
     {"count", 'c', FX_OPT_INT, offsetof(fuzz_opts, count), 5, -1000, 1000, NULL, NULL, NULL, "int"},
-    {"level", 'l', FX_OPT_DOUBLE, offsetof(fuzz_opts, level), 0.5, -1e6, 1e6, NULL, NULL, NULL, "double"},
+    {"level", 'l', FX_OPT_DOUBLE, offsetof(fuzz_opts, level), 0.5, -1e6, 1e6, NULL, NULL, NULL,
+     "double"},
     {"flag", 'f', FX_OPT_BOOL, offsetof(fuzz_opts, flag), 0, 0, 1, NULL, NULL, NULL, "bool"},
     {"text", 't', FX_OPT_STRING, offsetof(fuzz_opts, text), 0, 0, 0, "x", NULL, NULL, "string"},
     {"choice", 0, FX_OPT_ENUM, offsetof(fuzz_opts, choice), 0, 0, 0, NULL, choices, NULL, "enum"},
@@ -54,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (fx_options_validate(ctx, table, &obj) != FX_OK) abort(); /* accepted values are in range */
     char buf[64];
-    for (const fx_option *o = table; o->name; o++) fx_option_format(o, &obj, buf, sizeof buf);
+    for (const fx_option *o = table; o->name; o++)
+        fx_option_format(o, &obj, buf, sizeof buf);
     free(text);
     return 0;
 }

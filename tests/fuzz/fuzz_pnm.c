@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         volatile uint8_t sink = 0;
         for (int y = 0; y < img.height; y++) {
             const uint8_t *row = fx_image_row(&img, y);
-            sink ^= row[0] ^ row[(size_t)img.width * (size_t)img.channels * fx_sample_size(img.type) - 1];
+            sink ^= row[0] ^
+                    row[(size_t)img.width * (size_t)img.channels * fx_sample_size(img.type) - 1];
         }
         (void)sink;
     } else if (img.data || !fx_context_error(ctx)[0]) {

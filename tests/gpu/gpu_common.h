@@ -34,12 +34,12 @@ static inline void gpu_require(void)
 }
 
 /* main() of a GPU test: the gate, then the cases. */
-#define GPU_TEST_MAIN(...)                                                                  \
-    int main(int argc, char **argv)                                                         \
-    {                                                                                       \
-        gpu_require();                                                                      \
-        static const fxt_case cases[] = {__VA_ARGS__};                                      \
-        return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);                    \
+#define GPU_TEST_MAIN(...)                                                                         \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        gpu_require();                                                                             \
+        static const fxt_case cases[] = {__VA_ARGS__};                                             \
+        return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);                           \
     }
 
 /* An image with `pad` spare bytes after each row (0xA5 there), so strides are

@@ -45,13 +45,14 @@ static double median(double *v, int n)
 }
 
 /* Median GB/s of `runs` copies of `bytes` (1 GB = 1e9 bytes). */
-static fx_status measure_copy(fx_context *ctx, int to_device, void *host, void *dev, size_t bytes, int runs,
-                              double *gbps)
+static fx_status measure_copy(fx_context *ctx, int to_device, void *host, void *dev, size_t bytes,
+                              int runs, double *gbps)
 {
     double ms[64];
     for (int i = -1; i < runs; i++) { /* run -1 warms up */
         uint64_t t0 = fx_time_ns();
-        FX_TRY(to_device ? fxi_copy_h2d(ctx, dev, host, bytes) : fxi_copy_d2h(ctx, host, dev, bytes));
+        FX_TRY(to_device ? fxi_copy_h2d(ctx, dev, host, bytes)
+                         : fxi_copy_d2h(ctx, host, dev, bytes));
         FX_TRY(fxi_stream_sync(ctx));
         if (i >= 0) ms[i] = fx_elapsed_ms(t0, fx_time_ns());
     }
@@ -70,7 +71,8 @@ static fx_status bench_transfers(fx_context *ctx, const bench_config *cfg, bench
     return FX_OK;
 }
 
-static fx_status bench_convert(fx_context *gpu, fx_context *cpu, const bench_config *cfg, bench_result *r)
+static fx_status bench_convert(fx_context *gpu, fx_context *cpu, const bench_config *cfg,
+                               bench_result *r)
 {
     fx_gen_image_params p;
     fx_gen_image_params_init(&p);
@@ -126,7 +128,8 @@ static int run_bench(const bench_config *cfg, bench_result *r)
         st = bench_convert(gpu, cpu, cfg, r);
         if (st != FX_OK && fx_context_error(cpu)[0]) failed = cpu;
     }
-    if (st != FX_OK) fprintf(stderr, "bench failed: %s: %s\n", fx_strerror(st), fx_context_error(failed));
+    if (st != FX_OK)
+        fprintf(stderr, "bench failed: %s: %s\n", fx_strerror(st), fx_context_error(failed));
     fx_context_destroy(gpu);
     fx_context_destroy(cpu);
     return st == FX_OK;
@@ -146,7 +149,8 @@ static int bench_main(void)
 {
     const bench_config *cfg = &full_config;
     bench_result r;
-    printf("benchmark: pinned transfers of %zu MiB; convert u8 -> f32 of a %dx%dx%d photo; medians of %d runs\n",
+    printf("benchmark: pinned transfers of %zu MiB; convert u8 -> f32 of a %dx%dx%d photo; medians "
+           "of %d runs\n",
            cfg->transfer_bytes / MIB, cfg->width, cfg->height, cfg->channels, cfg->runs);
     fflush(stdout);
     if (!run_bench(cfg, &r)) return 1;
@@ -154,8 +158,8 @@ static int bench_main(void)
     printf("RESULT h2d_gbps %.1f\n", r.h2d_gbps);
     printf("RESULT d2h_gbps %.1f\n", r.d2h_gbps);
     printf("RESULT convert_gpu_ms %.2f\n", r.gpu_ms);
-    printf("RESULT convert_gpu_stages_ms upload %.2f compute %.3f download %.2f\n", r.upload_ms, r.compute_ms,
-           r.download_ms);
+    printf("RESULT convert_gpu_stages_ms upload %.2f compute %.3f download %.2f\n", r.upload_ms,
+           r.compute_ms, r.download_ms);
     printf("RESULT convert_cpu_ms %.2f\n", r.cpu_ms);
     printf("RESULT convert_identical %s\n", r.identical ? "yes" : "NO");
     return r.identical ? 0 : 1;

@@ -23,7 +23,8 @@ static const size_t pads[] = {0, 12};
 static float interesting_float(uint64_t *rng)
 {
     uint64_t r = fxt_rand(rng);
-    static const float specials[] = {0.0f, -0.0f, 1.0f, 2.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-30f, 0.99999994f};
+    static const float specials[] = {0.0f,     -0.0f,     1.0f, 2.0f,   -1.0f,
+                                     INFINITY, -INFINITY, NAN,  1e-30f, 0.99999994f};
     switch (r % 8) {
     case 0: return specials[(r >> 8) % (sizeof specials / sizeof *specials)];
     case 1:
@@ -84,8 +85,9 @@ FXT_TEST(every_type_pair_matches_cpu)
                         cases++;
                         if (!gpu_images_equal(&got, &want)) {
                             mismatches++;
-                            fprintf(stderr, "  %s -> %s %dx%dx%d differs\n", fx_sample_type_name(types[si]),
-                                    fx_sample_type_name(types[di]), w, h, ch);
+                            fprintf(stderr, "  %s -> %s %dx%dx%d differs\n",
+                                    fx_sample_type_name(types[si]), fx_sample_type_name(types[di]),
+                                    w, h, ch);
                         }
                     }
                     free(src.data);
@@ -104,9 +106,11 @@ FXT_TEST(every_integer_value_matches_cpu)
 {
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 1);
     fx_image u16 = gpu_padded_image(65536, 1, 1, FX_U16, 0);
-    for (int i = 0; i < 65536; i++) ((uint16_t *)(void *)u16.data)[i] = (uint16_t)i;
+    for (int i = 0; i < 65536; i++)
+        ((uint16_t *)(void *)u16.data)[i] = (uint16_t)i;
     for (int ti = 0; ti < 3; ti++) {
-        fx_image want = gpu_padded_image(65536, 1, 1, types[ti], 0), got = gpu_padded_image(65536, 1, 1, types[ti], 0);
+        fx_image want = gpu_padded_image(65536, 1, 1, types[ti], 0),
+                 got = gpu_padded_image(65536, 1, 1, types[ti], 0);
         FXT_CHECK_OK(fx_image_convert(cpu, &u16, &want, NULL), cpu);
         FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &u16, &got, NULL), gpu);
         FXT_CHECK(gpu_images_equal(&got, &want));
@@ -121,7 +125,8 @@ FXT_TEST(every_integer_value_matches_cpu)
 FXT_TEST(timings_and_errors)
 {
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 1);
-    fx_image src = gpu_padded_image(640, 480, 3, FX_U8, 0), dst = gpu_padded_image(640, 480, 3, FX_F32, 0);
+    fx_image src = gpu_padded_image(640, 480, 3, FX_U8, 0),
+             dst = gpu_padded_image(640, 480, 3, FX_F32, 0);
     fill_image(&src, 9);
     fx_timings t;
     memset(&t, 0, sizeof t);
@@ -133,7 +138,8 @@ FXT_TEST(timings_and_errors)
     FXT_CHECK_STATUS(fxi_cuda_image_convert(gpu, &src, &small, NULL), FX_EINVAL, gpu);
     FXT_CHECK_CONTAINS(fx_context_error(gpu), "shape");
     FXT_CHECK_STATUS(fxi_cuda_image_convert(cpu, &src, &dst, NULL), FX_ENODEVICE, cpu);
-    FXT_CHECK_STATUS(fxi_cuda_convert_launch(gpu, NULL, (fx_sample_type)7, NULL, FX_U8, 1), FX_EINVAL, gpu);
+    FXT_CHECK_STATUS(fxi_cuda_convert_launch(gpu, NULL, (fx_sample_type)7, NULL, FX_U8, 1),
+                     FX_EINVAL, gpu);
     /* Still fine after the errors. */
     FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &src, &dst, NULL), gpu);
     free(small.data);

@@ -17,9 +17,10 @@ FXT_TEST(info_is_sane)
     FXT_CHECK(count >= 1);
     fx_gpu_info info;
     if (!FXT_CHECK_OK(fx_gpu_info_get(ctx, 0, &info), ctx)) return;
-    printf("  GPU 0: %s, %.1f GiB (%.1f free), cc %d.%d, %d SMs, driver %d, runtime %d\n", info.name,
-           (double)info.total_memory / GIB, (double)info.free_memory / GIB, info.cc_major, info.cc_minor,
-           info.multiprocessors, info.driver_version, info.runtime_version);
+    printf("  GPU 0: %s, %.1f GiB (%.1f free), cc %d.%d, %d SMs, driver %d, runtime %d\n",
+           info.name, (double)info.total_memory / GIB, (double)info.free_memory / GIB,
+           info.cc_major, info.cc_minor, info.multiprocessors, info.driver_version,
+           info.runtime_version);
     FXT_CHECK(info.name[0] != '\0');
     FXT_CHECK(info.total_memory > GIB);
     FXT_CHECK(info.free_memory <= info.total_memory);
@@ -105,7 +106,8 @@ FXT_TEST(absurd_device_alloc_is_enomem_and_context_survives)
     FXT_CHECK_OK(fxi_copy_d2h(ctx, host, dev, N), ctx);
     FXT_CHECK_OK(fxi_stream_sync(ctx), ctx);
     int bad = 0;
-    for (int i = 0; i < N; i++) bad += host[i] != 0x5A;
+    for (int i = 0; i < N; i++)
+        bad += host[i] != 0x5A;
     FXT_CHECK_EQ(bad, 0);
     fxi_device_free(ctx, dev);
     FXT_CHECK_OK(fxi_stream_sync(ctx), ctx);
@@ -137,8 +139,8 @@ FXT_TEST(many_contexts_leak_nothing)
     }
     FXT_CHECK_OK(fx_gpu_info_get(probe, 0, &after), probe);
     double lost = ((double)before.free_memory - (double)after.free_memory) / MIB;
-    printf("  free memory before %.0f MiB, after %d contexts %.0f MiB\n", (double)before.free_memory / MIB,
-           CONTEXTS, (double)after.free_memory / MIB);
+    printf("  free memory before %.0f MiB, after %d contexts %.0f MiB\n",
+           (double)before.free_memory / MIB, CONTEXTS, (double)after.free_memory / MIB);
     FXT_CHECK(lost < 64.0);
     fx_context_destroy(probe);
 }
@@ -150,7 +152,8 @@ FXT_TEST(two_contexts_on_one_gpu)
     fx_context *a = fxt_context(FX_DEVICE_GPU, 2), *b = fxt_context(FX_DEVICE_GPU, 2);
     enum { N = 1 << 20 };
     uint8_t *ha = malloc(N), *hb = malloc(N), *ra = calloc(1, N), *rb = calloc(1, N);
-    for (int i = 0; i < N; i++) ha[i] = (uint8_t)(i * 7), hb[i] = (uint8_t)(i * 13 + 1);
+    for (int i = 0; i < N; i++)
+        ha[i] = (uint8_t)(i * 7), hb[i] = (uint8_t)(i * 13 + 1);
     void *da, *db;
     FXT_CHECK_OK(fxi_device_buffer(a, FXI_BUFFER_IN, N, &da), a);
     FXT_CHECK_OK(fxi_device_buffer(b, FXI_BUFFER_IN, N, &db), b);
@@ -167,9 +170,11 @@ FXT_TEST(two_contexts_on_one_gpu)
     }
     /* And a whole conversion on each, one after the other. */
     fx_context *cpu = fxt_context(FX_DEVICE_CPU, 1);
-    fx_image src = gpu_padded_image(333, 77, 3, FX_U8, 0), want = gpu_padded_image(333, 77, 3, FX_F32, 0);
+    fx_image src = gpu_padded_image(333, 77, 3, FX_U8, 0),
+             want = gpu_padded_image(333, 77, 3, FX_F32, 0);
     uint64_t seed = 5;
-    for (size_t i = 0; i < src.stride * 77; i++) src.data[i] = (uint8_t)fxt_rand(&seed);
+    for (size_t i = 0; i < src.stride * 77; i++)
+        src.data[i] = (uint8_t)fxt_rand(&seed);
     FXT_CHECK_OK(fx_image_convert(cpu, &src, &want, NULL), cpu);
     fx_context *ctxs[2] = {a, b};
     for (int i = 0; i < 2; i++) {
@@ -208,7 +213,8 @@ FXT_TEST(current_device_is_restored)
 }
 
 GPU_TEST_MAIN(FXT_CASE(info_is_sane), FXT_CASE(auto_and_gpu_contexts_use_the_gpu),
-              FXT_CASE(missing_gpu_index_is_enodevice), FXT_CASE(absurd_device_alloc_is_enomem_and_context_survives),
+              FXT_CASE(missing_gpu_index_is_enodevice),
+              FXT_CASE(absurd_device_alloc_is_enomem_and_context_survives),
               FXT_CASE(many_contexts_leak_nothing), FXT_CASE(two_contexts_on_one_gpu),
               FXT_CASE(current_device_is_restored))
 #else

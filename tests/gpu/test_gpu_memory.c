@@ -10,7 +10,8 @@ static const size_t odd_sizes[] = {1, 3, 255, 4097, (1u << 20) + 13, (7u << 20) 
 
 static void fill_random(uint8_t *p, size_t n, uint64_t seed)
 {
-    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(fxt_rand(&seed) >> 56);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(fxt_rand(&seed) >> 56);
 }
 
 /* Host -> device -> host through `src` and `dst`, which are pinned or not. */
@@ -33,7 +34,8 @@ static void round_trip(fx_context *ctx, int pinned)
             FXT_CHECK_OK(fxi_copy_h2d(ctx, dev, src, n), ctx);
             FXT_CHECK_OK(fxi_copy_d2h(ctx, dst, dev, n), ctx);
             FXT_CHECK_OK(fxi_stream_sync(ctx), ctx);
-            if (!FXT_CHECK(memcmp(src, dst, n) == 0)) fprintf(stderr, "  %zu bytes, pinned %d\n", n, pinned);
+            if (!FXT_CHECK(memcmp(src, dst, n) == 0))
+                fprintf(stderr, "  %zu bytes, pinned %d\n", n, pinned);
             fxi_device_free(ctx, dev);
         }
         if (pinned) {
@@ -84,7 +86,8 @@ FXT_TEST(round_trip_2d_padded)
         int bad_rows = 0, bad_pad = 0;
         for (size_t y = 0; y < k.rows; y++) {
             bad_rows += memcmp(src + y * sp, dst + y * hp, k.row) != 0;
-            for (size_t x = k.row; x < hp; x++) bad_pad += dst[y * hp + x] != 0xEE;
+            for (size_t x = k.row; x < hp; x++)
+                bad_pad += dst[y * hp + x] != 0xEE;
         }
         FXT_CHECK_EQ(bad_rows, 0);
         FXT_CHECK_EQ(bad_pad, 0);
@@ -115,8 +118,8 @@ FXT_TEST(context_buffers_reuse_and_grow)
     fx_context_destroy(ctx); /* releases all of them */
 }
 
-GPU_TEST_MAIN(FXT_CASE(round_trip_pageable), FXT_CASE(round_trip_pinned), FXT_CASE(round_trip_2d_padded),
-              FXT_CASE(context_buffers_reuse_and_grow))
+GPU_TEST_MAIN(FXT_CASE(round_trip_pageable), FXT_CASE(round_trip_pinned),
+              FXT_CASE(round_trip_2d_padded), FXT_CASE(context_buffers_reuse_and_grow))
 #else
 int main(void)
 {

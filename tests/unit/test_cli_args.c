@@ -37,8 +37,8 @@ static int option_int(const fxcli_run *run, const char *name)
 
 FXT_TEST(every_option_form)
 {
-    char *argv[] = {"--quality=80", "--compression", "3", "-j2", "-t", "4", "-qv",
-                    "--no-quiet",   "--quiet=no",    "in1", "--", "-o", "x"};
+    char *argv[] = {"--quality=80", "--compression", "3",   "-j2", "-t", "4", "-qv",
+                    "--no-quiet",   "--quiet=no",    "in1", "--",  "-o", "x"};
     fxcli_run run;
     FXT_CHECK_EQ(parse(&run, "convert", ARGC(argv), argv), FXCLI_PARSE_OK);
     FXT_CHECK_EQ(option_int(&run, "quality"), 80);
@@ -80,7 +80,7 @@ FXT_TEST(errors_name_the_option)
         {{"--qualty", "5"}, 2, "did you mean '--quality'?"},
         {{"--quality", "0"}, 2, "--quality: 0 is out of range [1, 100]"},
         {{"--quality"}, 1, "'--quality' needs a value"},
-        {{"--q", "5"}, 2, "unknown option '--q'"},   /* a long name must be whole */
+        {{"--q", "5"}, 2, "unknown option '--q'"}, /* a long name must be whole */
         {{"--no-quality"}, 1, "unknown option '--no-quality'"},
         {{"--no-quiet=1"}, 1, "takes no value"},
         {{"-Z"}, 1, "unknown option '-Z'"},
@@ -90,7 +90,8 @@ FXT_TEST(errors_name_the_option)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *argv[3];
-        for (int k = 0; k < cases[i].argc; k++) argv[k] = (char *)cases[i].args[k];
+        for (int k = 0; k < cases[i].argc; k++)
+            argv[k] = (char *)cases[i].args[k];
         fxcli_run run;
         FXT_CHECK_EQ(parse(&run, "convert", cases[i].argc, argv), FXCLI_PARSE_ERROR);
         FXT_CHECK_CONTAINS(run.error, cases[i].message);
@@ -160,7 +161,8 @@ FXT_TEST(option_names_do_not_collide)
         const fx_option *tables[16];
         size_t n = 0;
         for (size_t g = 0; g < fxcli_common_group_count; g++)
-            if ((*j)->common & fxcli_common_groups[g].flag) tables[n++] = fxcli_common_groups[g].table;
+            if ((*j)->common & fxcli_common_groups[g].flag)
+                tables[n++] = fxcli_common_groups[g].table;
         if ((*j)->options) tables[n++] = (*j)->options;
         for (size_t a = 0; a < n; a++)
             for (const fx_option *x = tables[a]; x->name; x++)
@@ -213,7 +215,8 @@ FXT_TEST(output_names)
         {NULL, "dir.d/noext", "_1", NULL, "dir.d/noext_1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *got = fxcli_output_name(cases[i].folder, cases[i].input, cases[i].suffix, cases[i].ext);
+        char *got =
+            fxcli_output_name(cases[i].folder, cases[i].input, cases[i].suffix, cases[i].ext);
         if (!FXT_CHECK(got && !strcmp(got, cases[i].want)))
             fprintf(stderr, "  got '%s', want '%s'\n", got ? got : "(null)", cases[i].want);
         free(got);
@@ -272,7 +275,7 @@ FXT_TEST(worklist_refuses_unsafe_items)
     write_file(a);
     write_file(b);
     fxcli_worklist list = {0};
-    fxcli_worklist_add(&list, a, strdup(b));                 /* output is another input */
+    fxcli_worklist_add(&list, a, strdup(b)); /* output is another input */
     fxcli_worklist_add(&list, b, fxcli_join_path(dir, "o.png"));
     fxcli_worklist_add(&list, a, fxcli_join_path(dir, "o.png")); /* same output as item 1 */
     fxcli_worklist_add(&list, missing, fxcli_join_path(dir, "m.png"));

@@ -20,7 +20,8 @@ FXT_TEST(image_sizes_and_overflow)
     FXT_CHECK_STATUS(fx_image_size(5, 5, 1, (fx_sample_type)9, NULL, NULL), FX_EINVAL, NULL);
     if (sizeof(size_t) == 8) {
         /* 2^31-1 squared times 16 bytes does not fit in 64 bits. */
-        FXT_CHECK_STATUS(fx_image_size(INT32_MAX, INT32_MAX, 4, FX_F32, NULL, NULL), FX_EOVERFLOW, NULL);
+        FXT_CHECK_STATUS(fx_image_size(INT32_MAX, INT32_MAX, 4, FX_F32, NULL, NULL), FX_EOVERFLOW,
+                         NULL);
     }
     size_t big;
     FXT_CHECK(!fxi_mul_size(SIZE_MAX / 2 + 1, 2, &big));
@@ -82,10 +83,13 @@ static void fill_random(fx_image *img, uint64_t seed)
         for (int x = 0; x < img->width * img->channels; x++) {
             uint64_t r = fxt_rand(&seed);
             uint8_t *row = fx_image_row(img, y);
-            if (img->type == FX_U8) row[x] = (uint8_t)r;
-            else if (img->type == FX_U16) ((uint16_t *)(void *)row)[x] = (uint16_t)r;
+            if (img->type == FX_U8)
+                row[x] = (uint8_t)r;
+            else if (img->type == FX_U16)
+                ((uint16_t *)(void *)row)[x] = (uint16_t)r;
             /* Floats from -0.25 to 1.25 so saturation is exercised; exact halves too. */
-            else ((float *)(void *)row)[x] = (float)((double)(r % 6001) / 4000.0 - 0.25);
+            else
+                ((float *)(void *)row)[x] = (float)((double)(r % 6001) / 4000.0 - 0.25);
         }
 }
 
@@ -107,9 +111,11 @@ FXT_TEST(convert_matches_reference_for_every_pair)
             for (int y = 0; y < 29; y++)
                 for (int x = 0; x < 37; x++)
                     for (int c = 0; c < 3; c++)
-                        wrong += get(&dst, x, y, c) != ref_convert(get(&src, x, y, c), types[a], types[b]);
+                        wrong += get(&dst, x, y, c) !=
+                                 ref_convert(get(&src, x, y, c), types[a], types[b]);
             if (!FXT_CHECK_EQ(wrong, 0))
-                fprintf(stderr, "  pair %s -> %s\n", fx_sample_type_name(types[a]), fx_sample_type_name(types[b]));
+                fprintf(stderr, "  pair %s -> %s\n", fx_sample_type_name(types[a]),
+                        fx_sample_type_name(types[b]));
             fx_image_free(&src);
             fx_image_free(&dst);
         }

@@ -59,7 +59,8 @@ FXT_TEST(cpu_context_and_error_detail)
     FXT_CHECK_EQ(rec.calls, 1);
     FXT_CHECK_EQ(rec.last_level, FX_LOG_ERROR);
     fxi_error_prefix(ctx, "kernel file %s: ", "k.txt");
-    FXT_CHECK(!strcmp(fx_context_error(ctx), "kernel file k.txt: line 3: expected 5 numbers, found 4"));
+    FXT_CHECK(
+        !strcmp(fx_context_error(ctx), "kernel file k.txt: line 3: expected 5 numbers, found 4"));
     fxi_log(ctx, FX_LOG_DEBUG, "not delivered above the level");
     FXT_CHECK_EQ(rec.calls, 1);
     fxi_log(ctx, FX_LOG_WARNING, "delivered");

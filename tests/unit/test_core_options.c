@@ -15,11 +15,14 @@ typedef struct demo_opts {
 static const char *const mode_choices[] = {"fast", "exact", "auto", NULL};
 
 static const fx_option demo_table[] = {
-    {"radius", 'r', FX_OPT_INT, offsetof(demo_opts, radius), 3, 1, 100, NULL, NULL, "N", "kernel radius"},
-    {"sigma", 's', FX_OPT_DOUBLE, offsetof(demo_opts, sigma), 1.5, 0.1, 50, NULL, NULL, "X", "spread"},
+    {"radius", 'r', FX_OPT_INT, offsetof(demo_opts, radius), 3, 1, 100, NULL, NULL, "N",
+     "kernel radius"},
+    {"sigma", 's', FX_OPT_DOUBLE, offsetof(demo_opts, sigma), 1.5, 0.1, 50, NULL, NULL, "X",
+     "spread"},
     {"verbose", 'v', FX_OPT_BOOL, offsetof(demo_opts, verbose), 0, 0, 1, NULL, NULL, NULL, "talk"},
     {"name", 0, FX_OPT_STRING, offsetof(demo_opts, name), 0, 0, 0, "plain", NULL, "TEXT", "a name"},
-    {"mode", 'm', FX_OPT_ENUM, offsetof(demo_opts, mode), 2, 0, 0, NULL, mode_choices, NULL, "mode"},
+    {"mode", 'm', FX_OPT_ENUM, offsetof(demo_opts, mode), 2, 0, 0, NULL, mode_choices, NULL,
+     "mode"},
     FX_OPTION_END,
 };
 
@@ -79,7 +82,8 @@ FXT_TEST(errors_name_the_option_and_its_range)
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "--radius: 0 is out of range [1, 100]");
     FXT_CHECK_EQ(o.radius, 3); /* unchanged on error */
     FXT_CHECK_STATUS(fx_option_set(ctx, &demo_table[0], &o, "101"), FX_ERANGE, ctx);
-    FXT_CHECK_STATUS(fx_option_set(ctx, &demo_table[0], &o, "99999999999999999999"), FX_ERANGE, ctx);
+    FXT_CHECK_STATUS(fx_option_set(ctx, &demo_table[0], &o, "99999999999999999999"), FX_ERANGE,
+                     ctx);
     FXT_CHECK_STATUS(fx_option_set(ctx, &demo_table[0], &o, "3x"), FX_EINVAL, ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "not an integer");
     FXT_CHECK_STATUS(fx_option_set(ctx, &demo_table[0], &o, ""), FX_EINVAL, ctx);

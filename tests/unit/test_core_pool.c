@@ -16,7 +16,8 @@ static void visit(void *p, size_t begin, size_t end, int worker)
 {
     visit_args *a = p;
     if (worker < 0 || worker >= a->threads) atomic_store(&a->bad_worker, 1);
-    for (size_t i = begin; i < end; i++) atomic_fetch_add(&a->hits[i], 1);
+    for (size_t i = begin; i < end; i++)
+        atomic_fetch_add(&a->hits[i], 1);
 }
 
 static void check_each_once(fx_context *ctx, size_t count, size_t grain)
@@ -25,7 +26,8 @@ static void check_each_once(fx_context *ctx, size_t count, size_t grain)
     visit_args a = {hits, 0, fx_context_threads(ctx), 0};
     fxi_parallel_for(ctx, count, grain, visit, &a);
     int wrong = 0;
-    for (size_t i = 0; i < count; i++) wrong += atomic_load(&hits[i]) != 1;
+    for (size_t i = 0; i < count; i++)
+        wrong += atomic_load(&hits[i]) != 1;
     FXT_CHECK_EQ(wrong, 0);
     FXT_CHECK_EQ(atomic_load(&a.bad_worker), 0);
     free(hits);
@@ -62,7 +64,8 @@ static void outer(void *p, size_t begin, size_t end, int worker)
     (void)worker;
     nested_args *a = p;
     /* A loop inside a loop must not deadlock: it runs serially on this worker. */
-    for (size_t i = begin; i < end; i++) fxi_parallel_for(a->ctx, 10, 1, inner, a);
+    for (size_t i = begin; i < end; i++)
+        fxi_parallel_for(a->ctx, 10, 1, inner, a);
 }
 
 FXT_TEST(nested_loops_do_not_deadlock)
@@ -78,7 +81,8 @@ FXT_TEST(many_loops_on_one_pool)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 3);
     nested_args a = {ctx, 0};
-    for (int i = 0; i < 2000; i++) fxi_parallel_for(ctx, 17, 1, inner, &a);
+    for (int i = 0; i < 2000; i++)
+        fxi_parallel_for(ctx, 17, 1, inner, &a);
     FXT_CHECK_EQ(atomic_load(&a.total), 2000 * 17);
     fx_context_destroy(ctx);
 }

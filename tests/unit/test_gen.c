@@ -8,9 +8,11 @@
 
 static const fx_sample_type all_types[] = {FX_U8, FX_U16, FX_F32};
 #define TYPE_COUNT 3
-static const fx_gen_image_kind all_image_kinds[] = {FX_GEN_NOISE, FX_GEN_GRADIENT, FX_GEN_CHECKER, FX_GEN_PHOTO};
+static const fx_gen_image_kind all_image_kinds[] = {FX_GEN_NOISE, FX_GEN_GRADIENT, FX_GEN_CHECKER,
+                                                    FX_GEN_PHOTO};
 #define IMAGE_KIND_COUNT 4
-static const fx_gen_audio_kind all_audio_kinds[] = {FX_GEN_TONES, FX_GEN_WHITE, FX_GEN_SILENCE, FX_GEN_SPEECH};
+static const fx_gen_audio_kind all_audio_kinds[] = {FX_GEN_TONES, FX_GEN_WHITE, FX_GEN_SILENCE,
+                                                    FX_GEN_SPEECH};
 #define AUDIO_KIND_COUNT 4
 
 /* Thread counts compared for byte-identical output (7: more threads than rows in some images). */
@@ -41,7 +43,8 @@ static double sample_at(const fx_image *img, int x, int y, int c)
 
 static int images_equal(const fx_image *a, const fx_image *b)
 {
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels || a->type != b->type)
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
+        a->type != b->type)
         return 0;
     size_t row = (size_t)a->width * (size_t)a->channels * fx_sample_size(a->type);
     for (int y = 0; y < a->height; y++)
@@ -49,7 +52,8 @@ static int images_equal(const fx_image *a, const fx_image *b)
     return 1;
 }
 
-static fx_gen_image_params image_params(fx_gen_image_kind kind, int w, int h, int ch, fx_sample_type t)
+static fx_gen_image_params image_params(fx_gen_image_kind kind, int w, int h, int ch,
+                                        fx_sample_type t)
 {
     fx_gen_image_params p;
     fx_gen_image_params_init(&p);
@@ -82,7 +86,8 @@ FXT_TEST(image_params_defaults)
 FXT_TEST(image_same_for_any_thread_count)
 {
     fx_context *ctx[THREAD_COUNT_COUNT];
-    for (int t = 0; t < THREAD_COUNT_COUNT; t++) ctx[t] = fxt_context(FX_DEVICE_CPU, thread_counts[t]);
+    for (int t = 0; t < THREAD_COUNT_COUNT; t++)
+        ctx[t] = fxt_context(FX_DEVICE_CPU, thread_counts[t]);
     for (int k = 0; k < IMAGE_KIND_COUNT; k++)
         for (int ti = 0; ti < TYPE_COUNT; ti++)
             for (int ch = 1; ch <= FX_MAX_IMAGE_CHANNELS; ch++) {
@@ -95,9 +100,11 @@ FXT_TEST(image_same_for_any_thread_count)
                     if (!FXT_CHECK(images_equal(&img[0], &img[t])))
                         fprintf(stderr, "  kind %d type %s channels %d threads %d\n", (int)p.kind,
                                 fx_sample_type_name(p.type), ch, thread_counts[t]);
-                for (int t = 0; t < THREAD_COUNT_COUNT; t++) fx_image_free(&img[t]);
+                for (int t = 0; t < THREAD_COUNT_COUNT; t++)
+                    fx_image_free(&img[t]);
             }
-    for (int t = 0; t < THREAD_COUNT_COUNT; t++) fx_context_destroy(ctx[t]);
+    for (int t = 0; t < THREAD_COUNT_COUNT; t++)
+        fx_context_destroy(ctx[t]);
 }
 
 /* A large photo is split into many chunks: still identical. */
@@ -141,8 +148,8 @@ FXT_TEST(checker_matches_reference)
         for (int ti = 0; ti < TYPE_COUNT; ti++)
             for (int s = 0; s < AWKWARD_COUNT; s++)
                 for (int ch = 1; ch <= FX_MAX_IMAGE_CHANNELS; ch++) {
-                    fx_gen_image_params p = image_params(FX_GEN_CHECKER, awkward_sizes[s].w, awkward_sizes[s].h,
-                                                         ch, all_types[ti]);
+                    fx_gen_image_params p = image_params(FX_GEN_CHECKER, awkward_sizes[s].w,
+                                                         awkward_sizes[s].h, ch, all_types[ti]);
                     p.cell = cells[ci];
                     fx_image img;
                     if (!FXT_CHECK_OK(fx_gen_image(ctx, &p, &img), ctx)) continue;
@@ -150,7 +157,8 @@ FXT_TEST(checker_matches_reference)
                     for (int y = 0; y < p.height; y++)
                         for (int x = 0; x < p.width; x++)
                             for (int c = 0; c < ch; c++) {
-                                double want = ((x / p.cell + y / p.cell) % 2) ? type_max(p.type) : 0.0;
+                                double want =
+                                    ((x / p.cell + y / p.cell) % 2) ? type_max(p.type) : 0.0;
                                 bad += sample_at(&img, x, y, c) != want;
                             }
                     FXT_CHECK_EQ(bad, 0);
@@ -185,7 +193,8 @@ FXT_TEST(gradient_matches_reference)
                         const long num[4] = {x, y, x + y, w - 1 - x};
                         const long den[4] = {w - 1, h - 1, w + h - 2, w - 1};
                         for (int c = 0; c < ch; c++)
-                            bad += sample_at(&img, x, y, c) != ramp_reference(num[c], den[c], p.type);
+                            bad +=
+                                sample_at(&img, x, y, c) != ramp_reference(num[c], den[c], p.type);
                     }
                 FXT_CHECK_EQ(bad, 0);
                 /* The ends of a ramp are exactly 0 and full scale. */
@@ -223,7 +232,8 @@ FXT_TEST(noise_statistics)
         if (p.type == FX_F32) FXT_CHECK(hi < 1.0);
         if (p.type == FX_U8) {
             int count = 0;
-            for (int v = 0; v < 256; v++) count += seen[v];
+            for (int v = 0; v < 256; v++)
+                count += seen[v];
             FXT_CHECK_EQ(count, 256);
         }
         fx_image_free(&img);
@@ -266,7 +276,8 @@ FXT_TEST(photo_statistics)
     if (FXT_CHECK_OK(fx_gen_image(ctx, &p, &img), ctx)) {
         int bad = 0;
         for (int y = 0; y < p.height; y++)
-            for (int x = 0; x < p.width; x++) bad += sample_at(&img, x, y, 3) != 65535.0;
+            for (int x = 0; x < p.width; x++)
+                bad += sample_at(&img, x, y, 3) != 65535.0;
         FXT_CHECK_EQ(bad, 0);
         fx_image_free(&img);
     }
@@ -334,7 +345,8 @@ FXT_TEST(image_bad_params_rejected)
 
 /* ---- audio ---- */
 
-static fx_gen_audio_params audio_params(fx_gen_audio_kind kind, uint64_t frames, int channels, int rate)
+static fx_gen_audio_params audio_params(fx_gen_audio_kind kind, uint64_t frames, int channels,
+                                        int rate)
 {
     fx_gen_audio_params p;
     fx_gen_audio_params_init(&p);
@@ -370,10 +382,12 @@ FXT_TEST(audio_chunks_equal_whole)
             uint64_t start = 0;
             for (int i = 0; start < p.frames; i = (i + 1) % 5) {
                 size_t n = pieces[i] < p.frames - start ? pieces[i] : (size_t)(p.frames - start);
-                FXT_CHECK_OK(fx_gen_audio_chunk(one, &p, start, n, parts + start * (size_t)ch), one);
+                FXT_CHECK_OK(fx_gen_audio_chunk(one, &p, start, n, parts + start * (size_t)ch),
+                             one);
                 start += n;
             }
-            if (!FXT_CHECK(memcmp(parts, whole.data, whole.frames * (size_t)ch * sizeof *parts) == 0))
+            if (!FXT_CHECK(memcmp(parts, whole.data, whole.frames * (size_t)ch * sizeof *parts) ==
+                           0))
                 fprintf(stderr, "  kind %d channels %d\n", (int)p.kind, ch);
             free(parts);
             fx_audio_free(&whole);
@@ -409,14 +423,16 @@ FXT_TEST(audio_seeds_differ)
 static double peak(const double *x, size_t n)
 {
     double m = 0;
-    for (size_t i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+    for (size_t i = 0; i < n; i++)
+        m = fabs(x[i]) > m ? fabs(x[i]) : m;
     return m;
 }
 
 static double rms(const double *x, size_t n)
 {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i] * x[i];
+    for (size_t i = 0; i < n; i++)
+        s += x[i] * x[i];
     return sqrt(s / (double)n);
 }
 
@@ -436,7 +452,8 @@ FXT_TEST(tones_levels)
     FXT_CHECK(pk >= p.amplitude * cos(M_PI * p.frequency / rate));
     /* Both channels carry the same tone. */
     int differ = 0;
-    for (size_t i = 0; i < a.frames; i++) differ += a.data[2 * i] != a.data[2 * i + 1];
+    for (size_t i = 0; i < a.frames; i++)
+        differ += a.data[2 * i] != a.data[2 * i + 1];
     FXT_CHECK_EQ(differ, 0);
     /* Levels step 0, -20, -40 dB, then back; the middle of each section is steady. */
     static const double levels[] = {1.0, 0.1, 0.01, 1.0};
@@ -458,7 +475,8 @@ FXT_TEST(silence_and_white)
     fx_gen_audio_params p = audio_params(FX_GEN_SILENCE, 10007, 4, 8000);
     FXT_CHECK_OK(fx_gen_audio(ctx, &p, &a), ctx);
     int nonzero = 0;
-    for (size_t i = 0; i < a.frames * 4; i++) nonzero += a.data[i] != 0.0 || signbit(a.data[i]);
+    for (size_t i = 0; i < a.frames * 4; i++)
+        nonzero += a.data[i] != 0.0 || signbit(a.data[i]);
     FXT_CHECK_EQ(nonzero, 0);
     fx_audio_free(&a);
 
@@ -468,8 +486,10 @@ FXT_TEST(silence_and_white)
     size_t n = a.frames * 2;
     double sum = 0;
     int same = 0;
-    for (size_t i = 0; i < n; i++) sum += a.data[i];
-    for (size_t i = 0; i < a.frames; i++) same += a.data[2 * i] == a.data[2 * i + 1];
+    for (size_t i = 0; i < n; i++)
+        sum += a.data[i];
+    for (size_t i = 0; i < a.frames; i++)
+        same += a.data[2 * i] == a.data[2 * i + 1];
     FXT_CHECK(peak(a.data, n) <= 0.25 && peak(a.data, n) > 0.249);
     FXT_CHECK(fabs(sum / n) < 0.005);
     /* Uniform on [-A, A): rms A / sqrt(3). */
@@ -492,7 +512,8 @@ FXT_TEST(speech_structure)
     FXT_CHECK(peak(a.data, a.frames) <= p.amplitude);
     FXT_CHECK(peak(a.data, a.frames) > 0.1 * p.amplitude);
     size_t zeros = 0;
-    for (size_t i = 0; i < a.frames; i++) zeros += a.data[i] == 0.0;
+    for (size_t i = 0; i < a.frames; i++)
+        zeros += a.data[i] == 0.0;
     FXT_CHECK(zeros > a.frames / 10 && zeros < a.frames * 3 / 4);
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < phrases; i++) {
@@ -557,7 +578,8 @@ FXT_TEST(audio_bad_params_rejected)
 FXT_MAIN(FXT_CASE(image_params_defaults), FXT_CASE(image_same_for_any_thread_count),
          FXT_CASE(photo_large_same_for_any_thread_count), FXT_CASE(image_seeds_differ),
          FXT_CASE(checker_matches_reference), FXT_CASE(gradient_matches_reference),
-         FXT_CASE(noise_statistics), FXT_CASE(photo_statistics), FXT_CASE(image_awkward_sizes_every_kind),
-         FXT_CASE(image_bad_params_rejected), FXT_CASE(audio_params_defaults),
-         FXT_CASE(audio_chunks_equal_whole), FXT_CASE(audio_seeds_differ), FXT_CASE(tones_levels),
-         FXT_CASE(silence_and_white), FXT_CASE(speech_structure), FXT_CASE(audio_bad_params_rejected))
+         FXT_CASE(noise_statistics), FXT_CASE(photo_statistics),
+         FXT_CASE(image_awkward_sizes_every_kind), FXT_CASE(image_bad_params_rejected),
+         FXT_CASE(audio_params_defaults), FXT_CASE(audio_chunks_equal_whole),
+         FXT_CASE(audio_seeds_differ), FXT_CASE(tones_levels), FXT_CASE(silence_and_white),
+         FXT_CASE(speech_structure), FXT_CASE(audio_bad_params_rejected))

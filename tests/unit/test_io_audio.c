@@ -25,8 +25,11 @@ static void fill(fx_audio *a, int bits, uint64_t seed)
 {
     for (size_t i = 0; i < a->frames * (size_t)a->channels; i++) {
         uint64_t r = fxt_rand(&seed);
-        if (bits) a->data[i] = (double)((int64_t)(r >> (64 - bits)) - ((int64_t)1 << (bits - 1))) / ldexp(1, bits - 1);
-        else a->data[i] = (double)(r >> 11) / 4503599627370496.0 - 1.0;
+        if (bits)
+            a->data[i] = (double)((int64_t)(r >> (64 - bits)) - ((int64_t)1 << (bits - 1))) /
+                         ldexp(1, bits - 1);
+        else
+            a->data[i] = (double)(r >> 11) / 4503599627370496.0 - 1.0;
     }
     a->data[0] = -1.0; /* full scale both ways */
     if (a->frames * (size_t)a->channels > 1) a->data[1] = bits ? 1.0 - ldexp(1, 1 - bits) : 0.999;
@@ -36,7 +39,8 @@ static double audio_max_diff(const fx_audio *a, const fx_audio *b)
 {
     if (a->frames != b->frames || a->channels != b->channels || a->rate != b->rate) return INFINITY;
     double worst = 0;
-    for (size_t i = 0; i < a->frames * (size_t)a->channels; i++) worst = fmax(worst, fabs(a->data[i] - b->data[i]));
+    for (size_t i = 0; i < a->frames * (size_t)a->channels; i++)
+        worst = fmax(worst, fabs(a->data[i] - b->data[i]));
     return worst;
 }
 
@@ -57,7 +61,8 @@ static void round_trip(const char *file, fx_sample_format fmt, int bits, int cha
         if (FXT_CHECK_OK(fx_audio_read_file(ctx, path, &b), ctx)) {
             double d = audio_max_diff(&a, &b);
             if (!FXT_CHECK(d <= tol))
-                fprintf(stderr, "  %s %zu frames %d ch: max diff %g\n", file, a.frames, channels, d);
+                fprintf(stderr, "  %s %zu frames %d ch: max diff %g\n", file, a.frames, channels,
+                        d);
             FXT_CHECK_EQ(b.format, want_format);
         }
         fx_audio_free(&a);
@@ -85,7 +90,8 @@ FXT_TEST(wav_round_trips_bit_exact)
         round_trip("rt16.wav", FX_SF_S16, 16, ch, 0, FX_SF_S16);
         round_trip("rt24.wav", FX_SF_S24, 24, ch, 0, FX_SF_S24);
         round_trip("rt32.wav", FX_SF_S32, 32, ch, 0, FX_SF_S32);
-        round_trip("rtf32.wav", FX_SF_F32, 24, ch, 0, FX_SF_F32); /* 24-bit values are exact floats */
+        round_trip("rtf32.wav", FX_SF_F32, 24, ch, 0,
+                   FX_SF_F32); /* 24-bit values are exact floats */
         round_trip("rtf64.wav", FX_SF_F64, 0, ch, 0, FX_SF_F64);
     }
 }
@@ -114,7 +120,8 @@ FXT_TEST(ogg_vorbis_round_trip)
         FXT_CHECK_EQ(b.channels, 2);
         FXT_CHECK_EQ(b.format, FX_SF_SAME);
         double err = 0;
-        for (size_t i = 0; i < a.frames * 2 && b.frames == a.frames; i++) err += (a.data[i] - b.data[i]) * (a.data[i] - b.data[i]);
+        for (size_t i = 0; i < a.frames * 2 && b.frames == a.frames; i++)
+            err += (a.data[i] - b.data[i]) * (a.data[i] - b.data[i]);
         err = sqrt(err / (double)(a.frames * 2));
         if (!FXT_CHECK(err < 0.02)) fprintf(stderr, "  rms error %g\n", err);
     }
@@ -136,19 +143,23 @@ FXT_TEST(write_rounds_half_even_and_saturates)
     FXT_CHECK_OK(fx_audio_write_file(ctx, path, &a, FX_AUDIO_WAV, FX_SF_S16), ctx);
     if (FXT_CHECK_OK(fx_audio_read_file(ctx, path, &b), ctx))
         for (int i = 0; i < 6; i++)
-            if (!FXT_CHECK(b.data[i] == want[i])) fprintf(stderr, "  sample %d: %.17g\n", i, b.data[i]);
+            if (!FXT_CHECK(b.data[i] == want[i]))
+                fprintf(stderr, "  sample %d: %.17g\n", i, b.data[i]);
     fx_audio_free(&a);
     fx_audio_free(&b);
     fx_context_destroy(ctx);
 }
 
 /* A WAV written byte by byte: samples read back as v / 32768 exactly. */
-static const uint8_t HAND_WAV[] = {
-    'R', 'I', 'F', 'F', 44, 0, 0, 0, 'W', 'A', 'V', 'E',
-    'f', 'm', 't', ' ', 16, 0, 0, 0, 1, 0, 1, 0,          /* PCM, 1 channel */
-    0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0,      /* 8000 Hz, 16000 B/s, align 2, 16 bits */
-    'd', 'a', 't', 'a', 8, 0, 0, 0,
-    0x00, 0x80, 0xff, 0x7f, 0x01, 0x00, 0xff, 0xff,        /* -32768, 32767, 1, -1 */
+static const uint8_t
+    HAND_WAV[] =
+        {
+            'R',  'I',  'F',  'F', 44,   0,    0, 0, 'W',  'A',  'V',  'E',  'f',
+            'm',  't',  ' ',  16,  0,    0,    0, 1, 0,    1,    0,       /* PCM, 1 channel */
+            0x40, 0x1f, 0,    0,   0x80, 0x3e, 0, 0, 2,    0,    16,   0, /* 8000 Hz, 16000 B/s,
+                                                                             align 2, 16 bits */
+            'd',  'a',  't',  'a', 8,    0,    0, 0, 0x00, 0x80, 0xff, 0x7f, 0x01,
+            0x00, 0xff, 0xff, /* -32768, 32767, 1, -1 */
 };
 
 FXT_TEST(exact_mapping_hand_made_wav)
@@ -227,7 +238,8 @@ FXT_TEST(streaming_equals_whole_file)
         size_t pos = 0, got, chunk = 1;
         int mismatches = 0;
         while (FXT_CHECK_OK(fx_audio_reader_read(r, buf, chunk, &got), ctx) && got) {
-            if (pos + got > whole.frames || memcmp(buf, whole.data + 2 * pos, got * 2 * sizeof(double)))
+            if (pos + got > whole.frames ||
+                memcmp(buf, whole.data + 2 * pos, got * 2 * sizeof(double)))
                 mismatches++;
             pos += got;
             chunk = chunk * 3 % 4099 + 1;
@@ -271,13 +283,16 @@ FXT_TEST(broken_inputs)
 
     fx_audio s;
     FXT_CHECK_OK(fx_audio_alloc(ctx, &s, 10, 1, 8000), ctx);
-    FXT_CHECK_STATUS(fx_audio_write_file(ctx, fxt_path(dir, "f.flac"), &s, FX_AUDIO_AUTO, FX_SF_F32),
-                     FX_EUNSUPPORTED, ctx);
+    FXT_CHECK_STATUS(
+        fx_audio_write_file(ctx, fxt_path(dir, "f.flac"), &s, FX_AUDIO_AUTO, FX_SF_F32),
+        FX_EUNSUPPORTED, ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "FLAC holds 8/16/24-bit integer samples");
-    FXT_CHECK_STATUS(fx_audio_write_file(ctx, fxt_path(dir, "f.flac"), &s, FX_AUDIO_AUTO, FX_SF_S32),
-                     FX_EUNSUPPORTED, ctx);
-    FXT_CHECK_STATUS(fx_audio_write_file(ctx, "/nonexistent-dir/x.wav", &s, FX_AUDIO_AUTO, FX_SF_S16),
-                     FX_EIO, ctx);
+    FXT_CHECK_STATUS(
+        fx_audio_write_file(ctx, fxt_path(dir, "f.flac"), &s, FX_AUDIO_AUTO, FX_SF_S32),
+        FX_EUNSUPPORTED, ctx);
+    FXT_CHECK_STATUS(
+        fx_audio_write_file(ctx, "/nonexistent-dir/x.wav", &s, FX_AUDIO_AUTO, FX_SF_S16), FX_EIO,
+        ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "cannot create audio");
     FXT_CHECK_STATUS(fx_audio_write_file(ctx, fxt_path(dir, "x.mp3"), &s, FX_AUDIO_AUTO, FX_SF_S16),
                      FX_EINVAL, ctx);

@@ -52,9 +52,13 @@ static void fill_random(fx_image *img, uint64_t seed)
         size_t n = (size_t)img->width * (size_t)img->channels;
         for (size_t i = 0; i < n; i++) {
             uint64_t r = fxt_rand(&seed);
-            if (img->type == FX_U8) row[i] = (uint8_t)r;
-            else if (img->type == FX_U16) ((uint16_t *)(void *)row)[i] = (uint16_t)r;
-            else ((float *)(void *)row)[i] = (float)((double)(r >> 11) / 9007199254740992.0 * 4.0 - 1.5);
+            if (img->type == FX_U8)
+                row[i] = (uint8_t)r;
+            else if (img->type == FX_U16)
+                ((uint16_t *)(void *)row)[i] = (uint16_t)r;
+            else
+                ((float *)(void *)row)[i] =
+                    (float)((double)(r >> 11) / 9007199254740992.0 * 4.0 - 1.5);
         }
     }
 }
@@ -209,11 +213,11 @@ static const uint8_t PEER_PNG_PALETTE_TRNS[128] = {
 };
 // (11, 13, 4) (14982364, 52353)
 static const uint8_t PEER_PNG_GRAY1[74] = {
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
-    0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0b, 0x01, 0x00, 0x00, 0x00, 0x00, 0x8c, 0xc9, 0x3a,
-    0xcc, 0x00, 0x00, 0x00, 0x11, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x0c, 0xfd, 0xcd, 0x12,
-    0xfa, 0x8f, 0x11, 0x37, 0x09, 0x00, 0xed, 0x8c, 0x0e, 0x9a, 0xf4, 0x46, 0x78, 0x88, 0x00, 0x00,
-    0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+    0x52, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0b, 0x01, 0x00, 0x00, 0x00, 0x00, 0x8c,
+    0xc9, 0x3a, 0xcc, 0x00, 0x00, 0x00, 0x11, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x0c,
+    0xfd, 0xcd, 0x12, 0xfa, 0x8f, 0x11, 0x37, 0x09, 0x00, 0xed, 0x8c, 0x0e, 0x9a, 0xf4, 0x46,
+    0x78, 0x88, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 };
 // (11, 13) (1303560, 18105)
 
@@ -257,7 +261,8 @@ static void round_trip_exact(const char *file, int channels, fx_sample_type type
     opts.png_compression = png_level;
     for (size_t s = 0; s < NSIZES; s++) {
         fx_image img, back;
-        if (!FXT_CHECK_OK(fx_image_alloc(ctx, &img, SIZES[s][0], SIZES[s][1], channels, type), ctx)) break;
+        if (!FXT_CHECK_OK(fx_image_alloc(ctx, &img, SIZES[s][0], SIZES[s][1], channels, type), ctx))
+            break;
         fill_random(&img, (uint64_t)s * 1000 + (uint64_t)channels * 10 + (uint64_t)type);
         FXT_CHECK_OK(fx_image_write_file(ctx, path, &img, &opts), ctx);
         if (FXT_CHECK_OK(fx_image_read_file(ctx, path, &back), ctx)) {
@@ -303,7 +308,8 @@ FXT_TEST(padded_stride_is_written_correctly)
     uint8_t pixels[H][W * 3 + PAD];
     memset(pixels, 0xAB, sizeof pixels);
     for (int y = 0; y < H; y++)
-        for (int i = 0; i < W * 3; i++) pixels[y][i] = (uint8_t)(y * 40 + i * 3);
+        for (int i = 0; i < W * 3; i++)
+            pixels[y][i] = (uint8_t)(y * 40 + i * 3);
     fx_image img = {&pixels[0][0], W, H, 3, FX_U8, W * 3 + PAD};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         fx_image back;
@@ -334,7 +340,8 @@ static void jpeg_round_trip(int channels, double tolerance)
         for (int y = 0; y < img.height; y++)
             for (int x = 0; x < img.width; x++)
                 for (int c = 0; c < channels; c++)
-                    ((uint8_t *)fx_image_row(&img, y))[x * channels + c] = (uint8_t)(40 + 2 * x + 3 * y + 30 * c);
+                    ((uint8_t *)fx_image_row(&img, y))[x * channels + c] =
+                        (uint8_t)(40 + 2 * x + 3 * y + 30 * c);
         FXT_CHECK_OK(fx_image_write_file(ctx, path, &img, &opts), ctx);
         if (FXT_CHECK_OK(fx_image_read_file(ctx, path, &back), ctx)) {
             double d = max_diff(&img, &back);
@@ -347,8 +354,14 @@ static void jpeg_round_trip(int channels, double tolerance)
     fx_context_destroy(ctx);
 }
 
-FXT_TEST(jpeg_q100_gray_round_trip) { jpeg_round_trip(1, 2); }
-FXT_TEST(jpeg_q100_rgb_round_trip) { jpeg_round_trip(3, 3); }
+FXT_TEST(jpeg_q100_gray_round_trip)
+{
+    jpeg_round_trip(1, 2);
+}
+FXT_TEST(jpeg_q100_rgb_round_trip)
+{
+    jpeg_round_trip(3, 3);
+}
 
 /* Lower quality uses 4:2:0 and is smaller than 4:4:4 at quality 90. */
 FXT_TEST(jpeg_quality_changes_size)
@@ -392,15 +405,22 @@ static void check_decode(const void *data, size_t size, int w, int h, int ch, fx
     fx_context_destroy(ctx);
 }
 
-FXT_TEST(peer_jpeg_rgb_420) { check_decode(PEER_JPEG_RGB, sizeof PEER_JPEG_RGB, 13, 11, 3, FX_U8, 12887147, 50141); }
-FXT_TEST(peer_jpeg_gray) { check_decode(PEER_JPEG_GRAY, sizeof PEER_JPEG_GRAY, 13, 11, 1, FX_U8, 1355140, 15272); }
+FXT_TEST(peer_jpeg_rgb_420)
+{
+    check_decode(PEER_JPEG_RGB, sizeof PEER_JPEG_RGB, 13, 11, 3, FX_U8, 12887147, 50141);
+}
+FXT_TEST(peer_jpeg_gray)
+{
+    check_decode(PEER_JPEG_GRAY, sizeof PEER_JPEG_GRAY, 13, 11, 1, FX_U8, 1355140, 15272);
+}
 FXT_TEST(peer_png_gray16_values_preserved)
 {
     check_decode(PEER_PNG_GRAY16, sizeof PEER_PNG_GRAY16, 13, 11, 1, FX_U16, 345455216, 4756899);
     /* And the first values, which pin the byte order: 0, 4099, 8198, 12297. */
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
     fx_image img;
-    if (FXT_CHECK_OK(fx_image_read_memory(ctx, PEER_PNG_GRAY16, sizeof PEER_PNG_GRAY16, &img), ctx)) {
+    if (FXT_CHECK_OK(fx_image_read_memory(ctx, PEER_PNG_GRAY16, sizeof PEER_PNG_GRAY16, &img),
+                     ctx)) {
         const uint16_t *p = (const uint16_t *)(const void *)img.data;
         FXT_CHECK_EQ(p[1], 4099);
         FXT_CHECK_EQ(p[3], 12297);
@@ -410,7 +430,8 @@ FXT_TEST(peer_png_gray16_values_preserved)
 }
 FXT_TEST(peer_png_palette_with_trns_is_rgba)
 {
-    check_decode(PEER_PNG_PALETTE_TRNS, sizeof PEER_PNG_PALETTE_TRNS, 13, 11, 4, FX_U8, 14982364, 52353);
+    check_decode(PEER_PNG_PALETTE_TRNS, sizeof PEER_PNG_PALETTE_TRNS, 13, 11, 4, FX_U8, 14982364,
+                 52353);
 }
 FXT_TEST(peer_png_1bit_gray_expands_to_8bit)
 {
@@ -461,9 +482,18 @@ static void check_sample(const char *file, int w, int h, uint64_t weighted, uint
     fx_context_destroy(ctx);
 }
 
-FXT_TEST(sample_astronaut_png) { check_sample("astronaut.png", 512, 512, UINT64_C(2881600104414), 90124324); }
-FXT_TEST(sample_coffee_png) { check_sample("coffee.png", 600, 400, UINT64_C(2315056949254), 71003487); }
-FXT_TEST(sample_hubble_jpeg) { check_sample("hubble_deep_field.jpg", 1000, 872, UINT64_C(1643014301108), 50108051); }
+FXT_TEST(sample_astronaut_png)
+{
+    check_sample("astronaut.png", 512, 512, UINT64_C(2881600104414), 90124324);
+}
+FXT_TEST(sample_coffee_png)
+{
+    check_sample("coffee.png", 600, 400, UINT64_C(2315056949254), 71003487);
+}
+FXT_TEST(sample_hubble_jpeg)
+{
+    check_sample("hubble_deep_field.jpg", 1000, 872, UINT64_C(1643014301108), 50108051);
+}
 
 /* ---- PNM details ---- */
 
@@ -611,7 +641,8 @@ FXT_TEST(truncated_pnm_and_pfm)
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
     fx_image img;
     FXT_CHECK_STATUS(decode_text(ctx, p6, sizeof p6 - 3, &img), FX_EFORMAT, ctx);
-    FXT_CHECK_CONTAINS(fx_context_error(ctx), "truncated: expected 12 bytes of pixel data, found 10");
+    FXT_CHECK_CONTAINS(fx_context_error(ctx),
+                       "truncated: expected 12 bytes of pixel data, found 10");
     fx_context_destroy(ctx);
 }
 
@@ -620,16 +651,22 @@ FXT_TEST(truncated_pnm_and_pfm)
 FXT_TEST(corrupt_bytes)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
-    const struct { const uint8_t *data; size_t size; } files[] = {
-        {PEER_PNG_GRAY16, sizeof PEER_PNG_GRAY16}, {PEER_PNG_GRAY1, sizeof PEER_PNG_GRAY1},
-        {PEER_JPEG_RGB, sizeof PEER_JPEG_RGB}, {PEER_JPEG_GRAY, sizeof PEER_JPEG_GRAY},
+    const struct {
+        const uint8_t *data;
+        size_t size;
+    } files[] = {
+        {PEER_PNG_GRAY16, sizeof PEER_PNG_GRAY16},
+        {PEER_PNG_GRAY1, sizeof PEER_PNG_GRAY1},
+        {PEER_JPEG_RGB, sizeof PEER_JPEG_RGB},
+        {PEER_JPEG_GRAY, sizeof PEER_JPEG_GRAY},
     };
     uint64_t seed = 99;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         uint8_t *copy = malloc(files[f].size);
         for (int round = 0; round < 300; round++) {
             memcpy(copy, files[f].data, files[f].size);
-            for (int k = 0; k < 3; k++) copy[fxt_rand(&seed) % files[f].size] ^= (uint8_t)(1 + fxt_rand(&seed) % 255);
+            for (int k = 0; k < 3; k++)
+                copy[fxt_rand(&seed) % files[f].size] ^= (uint8_t)(1 + fxt_rand(&seed) % 255);
             fx_image img;
             fx_status st = fx_image_read_memory(ctx, copy, files[f].size, &img);
             FXT_CHECK(st == FX_OK || st == FX_EFORMAT || st == FX_EUNSUPPORTED || st == FX_ELIMIT);
@@ -675,20 +712,23 @@ static uint32_t crc32_png(const uint8_t *p, size_t n)
     uint32_t c = 0xffffffffu;
     for (size_t i = 0; i < n; i++) {
         c ^= p[i];
-        for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
     }
     return c ^ 0xffffffffu;
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8),
+    p[3] = (uint8_t)v;
 }
 
 /* Signature + IHDR with a correct CRC, 8-bit RGB, and nothing after it. */
 static fx_status decode_png_header(fx_context *ctx, uint32_t width, uint32_t height)
 {
-    uint8_t png[8 + 25] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    uint8_t png[8 + 25] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+                           0,    0,   0,   13,  'I',  'H',  'D',  'R'};
     put_be32(png + 16, width);
     put_be32(png + 20, height);
     png[24] = 8; /* bit depth */
@@ -709,7 +749,11 @@ FXT_TEST(hostile_headers)
     FXT_CHECK_STATUS(decode_png_header(ctx, 0x80000000u, 1), FX_EFORMAT, ctx);
     FXT_CHECK_STATUS(decode_png_header(ctx, 3, 2), FX_EFORMAT, ctx); /* valid header, no data */
     fx_image img;
-    static const struct { const char *text; fx_status want; const char *detail; } cases[] = {
+    static const struct {
+        const char *text;
+        fx_status want;
+        const char *detail;
+    } cases[] = {
         {"P5 2147483648 1 255\n", FX_ELIMIT, "exceeds the limit"},
         {"P5 0 0 255\n", FX_EFORMAT, "empty"},
         {"P6 99999999999999999999999 1 255\n", FX_EFORMAT, "too large"},
@@ -774,7 +818,11 @@ FXT_TEST(write_errors)
     FXT_CHECK_STATUS(fx_image_write_file(ctx, fxt_path(dir, "x.bmp"), &rgb8, NULL), FX_EINVAL, ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "unknown image extension");
 
-    const struct { const char *file; const fx_image *img; const char *detail; } bad[] = {
+    const struct {
+        const char *file;
+        const fx_image *img;
+        const char *detail;
+    } bad[] = {
         {"u.jpg", &ga8, "jpeg cannot hold 2 channel(s) of u8 (it takes 1 or 3 channels of u8)"},
         {"u.jpg", &rgb16, "jpeg cannot hold 3 channel(s) of u16"},
         {"u.jpg", &rgba8, "4 channel(s)"},
@@ -797,7 +845,8 @@ FXT_TEST(write_errors)
     opts.format = FX_IMAGE_PNG;
     FXT_CHECK_OK(fx_image_write_file(ctx, fxt_path(dir, "png.dat"), &ga8, &opts), ctx);
     opts.jpeg_quality = 0;
-    FXT_CHECK_STATUS(fx_image_write_file(ctx, fxt_path(dir, "q.jpg"), &rgb8, &opts), FX_EINVAL, ctx);
+    FXT_CHECK_STATUS(fx_image_write_file(ctx, fxt_path(dir, "q.jpg"), &rgb8, &opts), FX_EINVAL,
+                     ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "quality 0");
 
     /* A full disk shows up as FX_EIO, and the device is left alone. */
@@ -829,7 +878,8 @@ FXT_MAIN(FXT_CASE(format_names_and_extensions), FXT_CASE(png_round_trip_all_layo
          FXT_CASE(peer_png_1bit_gray_expands_to_8bit), FXT_CASE(png16_written_big_endian),
          FXT_CASE(sample_astronaut_png), FXT_CASE(sample_coffee_png), FXT_CASE(sample_hubble_jpeg),
          FXT_CASE(pnm_comments_ascii_and_maxval_rescale), FXT_CASE(pfm_big_endian_bottom_up),
-         FXT_CASE(pfm_written_little_endian_bottom_up), FXT_CASE(truncated_png_jpeg_at_every_length), FXT_CASE(jpeg_with_stray_bytes_decodes),
+         FXT_CASE(pfm_written_little_endian_bottom_up),
+         FXT_CASE(truncated_png_jpeg_at_every_length), FXT_CASE(jpeg_with_stray_bytes_decodes),
          FXT_CASE(truncated_pnm_and_pfm), FXT_CASE(corrupt_bytes),
          FXT_CASE(not_an_image_and_missing_files), FXT_CASE(hostile_headers),
          FXT_CASE(limits_reject_big_images), FXT_CASE(write_errors))
