@@ -62,6 +62,9 @@ static fx_status spng_failure(fx_context *ctx, const char *what, int err)
         return fxi_error(ctx, FX_ELIMIT, "PNG %s: image size exceeds the limit of %d pixels a side",
                          what, ctx->limits.max_dimension);
     if (err == SPNG_EMEM) return fxi_error(ctx, FX_ENOMEM, "PNG %s: out of memory", what);
+    /* libspng says only "end of stream" for a file that stops early. */
+    if (err == SPNG_IO_EOF)
+        return fxi_error(ctx, FX_EFORMAT, "PNG %s: truncated (the file ends early)", what);
     return fxi_error(ctx, FX_EFORMAT, "PNG %s: %s", what, spng_strerror(err));
 }
 
