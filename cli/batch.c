@@ -90,6 +90,7 @@ static bool create_context(worker *w, const fxcli_run *run, int threads)
     /* Zeros keep the library's defaults. */
     o.limits.max_pixels = (uint64_t)run->common.max_pixels;
     o.limits.max_dimension = run->common.max_dimension;
+    o.limits.max_channels = run->common.max_channels;
     fx_status st = fx_context_create(&o, &w->ctx);
     if (st != FX_OK) {
         fxcli_error("--device %s: %s", run->common.device,

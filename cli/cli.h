@@ -66,6 +66,7 @@ typedef struct fxcli_common {
     int threads;             /* CPU threads in all (0 = one per CPU) */
     double max_pixels;       /* 0 = library default; a double so it can exceed 2^31 */
     int max_dimension;       /* 0 = library default */
+    int max_channels;        /* 0 = library default */
     int quiet;
     int verbose;
     int log_level; /* index into fxcli_log_level_names */

@@ -10,6 +10,7 @@
 #define MAX_THREADS 4096
 #define MAX_PIXELS_LIMIT 9007199254740992.0 /* 2^53: every integer up to here is exact */
 #define MAX_DIMENSION_LIMIT 2147483647.0
+#define MAX_CHANNELS_LIMIT 65535
 
 const char *const fxcli_log_level_names[] = {"error", "warning", "info", "debug", NULL};
 
@@ -46,6 +47,8 @@ static const fx_option limit_options[] = {
      "refuse images of more than N pixels (0 = 2^31)"},
     {"max-dimension", 0, FX_OPT_INT, COMMON(max_dimension), 0, 0, MAX_DIMENSION_LIMIT, NULL, NULL,
      "N", "refuse images wider or taller than N (0 = 2^20)"},
+    {"max-channels", 0, FX_OPT_INT, COMMON(max_channels), 0, 0, MAX_CHANNELS_LIMIT, NULL, NULL,
+     "N", "refuse inputs with more than N channels (0 = 64)"},
     FX_OPTION_END};
 
 static const fx_option general_options[] = {

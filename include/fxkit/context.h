@@ -37,7 +37,7 @@ typedef void (*fx_log_fn)(void *user, fx_log_level level, const char *message);
 typedef struct fx_limits {
     uint64_t max_pixels; /* width * height */
     int max_dimension;   /* width or height */
-    int max_channels;    /* image or audio channels */
+    int max_channels;    /* image or audio channels (images have at most 4 anyway) */
     uint64_t max_audio_frames;
 } fx_limits;
 

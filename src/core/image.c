@@ -47,6 +47,9 @@ fx_status fx_image_check_limits(fx_context *ctx, uint64_t width, uint64_t height
     FX_RETURN_IF(channels < 1 || channels > FX_MAX_IMAGE_CHANNELS, FX_EUNSUPPORTED,
                  "%llu channels (fxkit images have 1 to %d)", (unsigned long long)channels,
                  FX_MAX_IMAGE_CHANNELS);
+    FX_RETURN_IF(channels > (uint64_t)lim->max_channels, FX_ELIMIT,
+                 "%llu channels exceed the limit of %d", (unsigned long long)channels,
+                 lim->max_channels);
     FX_RETURN_IF(width > (uint64_t)lim->max_dimension || height > (uint64_t)lim->max_dimension,
                  FX_ELIMIT, "image size %llux%llu exceeds the limit of %d pixels a side",
                  (unsigned long long)width, (unsigned long long)height, lim->max_dimension);

@@ -69,6 +69,20 @@ expect_no_file out/limited.png
 fx convert --max-pixels 1.5 "$SAMPLES/coffee.png" -o out/limited.png
 expect_exit 2
 
+t "--max-channels refuses audio and images with more channels"
+fx convert --max-channels 1 "$SAMPLES/speech_stereo_44k_24bit.wav" -o out/limited.flac
+expect_exit 1
+expect_stderr_contains "speech_stereo_44k_24bit.wav: "
+expect_stderr_contains "channels"
+expect_no_file out/limited.flac
+fx convert --max-channels 2 "$SAMPLES/coffee.png" -o out/limited.png
+expect_exit 1
+expect_stderr_contains "3 channels exceed the limit of 2"
+expect_no_file out/limited.png
+fx convert --max-channels 1 "$SAMPLES/speech_mono_44k.wav" -o out/mono_ok.flac
+expect_exit 0
+expect_file out/mono_ok.flac
+
 t "an unwritable output folder: message names the input and the folder, nothing left"
 dest=$(unwritable_dir)
 fx convert "$SAMPLES/coffee.png" -o "$dest/out.png"
