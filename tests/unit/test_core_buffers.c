@@ -37,10 +37,11 @@ FXT_TEST(image_limits_are_enforced_before_allocation)
     opts.device = FX_DEVICE_CPU;
     opts.limits.max_pixels = 1000;
     opts.limits.max_dimension = 100;
+    opts.limits.max_channels = 3;
     fx_context *ctx = NULL;
     FXT_CHECK_OK(fx_context_create(&opts, &ctx), NULL);
     fx_image img;
-    FXT_CHECK_OK(fx_image_alloc(ctx, &img, 10, 100, 4, FX_F32), ctx);
+    FXT_CHECK_OK(fx_image_alloc(ctx, &img, 10, 100, 3, FX_F32), ctx);
     fx_image_free(&img);
     FXT_CHECK(img.data == NULL);
     FXT_CHECK_STATUS(fx_image_alloc(ctx, &img, 101, 1, 1, FX_U8), FX_ELIMIT, ctx);
@@ -50,6 +51,9 @@ FXT_TEST(image_limits_are_enforced_before_allocation)
     FXT_CHECK_STATUS(fx_image_check_limits(ctx, UINT64_C(1) << 31, 1, 3), FX_ELIMIT, ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "2147483648x1");
     FXT_CHECK_STATUS(fx_image_check_limits(ctx, 0, 0, 3), FX_EFORMAT, ctx);
+    FXT_CHECK_OK(fx_image_check_limits(ctx, 5, 5, 3), ctx);
+    FXT_CHECK_STATUS(fx_image_check_limits(ctx, 5, 5, 4), FX_ELIMIT, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "4 channels exceed the limit of 3");
     FXT_CHECK_STATUS(fx_image_check_limits(ctx, 5, 5, 7), FX_EUNSUPPORTED, ctx);
     FXT_CHECK_STATUS(fx_image_alloc(ctx, &img, 0, 0, 1, FX_U8), FX_EINVAL, ctx);
     fx_image_free(&img); /* safe on a zeroed image */
