@@ -71,12 +71,6 @@ static void on_library_log(void *user, fx_log_level level, const char *message)
         fxcli_error("%s: %s", kind, message);
 }
 
-static int online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 static bool create_context(worker *w, const fxcli_run *run, int threads)
 {
     fx_context_options o;
@@ -225,7 +219,7 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     count = c->jobs < 1 ? 1 : c->jobs;
     if ((size_t)count > runnable) count = (int)runnable;
     /* The CPU threads are shared out: N workers with total/N threads each. */
-    int total_threads = c->threads ? c->threads : online_cpus();
+    int total_threads = c->threads ? c->threads : fx_cpu_count();
     int threads = total_threads / count > 1 ? total_threads / count : 1;
     workers = calloc((size_t)count, sizeof *workers);
     if (!workers) {

@@ -1,7 +1,6 @@
 /* fxkit info: version, build features, CPU threads and GPUs (text or JSON). */
 #include <stddef.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -78,7 +77,7 @@ static int info_main(fxcli_run *run)
         fxcli_error("info: cannot create a context");
         return FXCLI_EXIT_FAILED;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int cpus = fx_cpu_count();
     int count = 0;
     fx_status st = fx_gpu_count(ctx, &count);
     if (st != FX_OK) count = 0;
@@ -89,11 +88,11 @@ static int info_main(fxcli_run *run)
         json_string(stdout, fx_version());
         printf(",\n  \"features\": ");
         json_features(stdout, fx_build_features());
-        printf(",\n  \"cuda\": %s,\n  \"cpu_threads\": %ld,\n  \"gpus\": [",
-               fx_gpu_built() ? "true" : "false", cpus > 0 ? cpus : 1);
+        printf(",\n  \"cuda\": %s,\n  \"cpu_threads\": %d,\n  \"gpus\": [",
+               fx_gpu_built() ? "true" : "false", cpus);
     } else {
-        printf("%s %s\nfeatures: %s\nCPU threads: %ld\n", FXCLI_PROGRAM, fx_version(),
-               fx_build_features(), cpus > 0 ? cpus : 1);
+        printf("%s %s\nfeatures: %s\nCPU threads: %d\n", FXCLI_PROGRAM, fx_version(),
+               fx_build_features(), cpus);
     }
     for (int i = 0; i < count; i++) {
         fx_gpu_info g;

@@ -76,6 +76,9 @@ FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);
 
+/* Number of online CPUs (at least 1): what threads = 0 means. */
+FX_API int fx_cpu_count(void);
+
 /* Parse "auto", "cpu", "gpu" or "gpu:N". */
 FX_API fx_status fx_parse_device(const char *text, fx_device_kind *kind, int *gpu_index);
 

@@ -96,9 +96,6 @@ void fxi_pool_destroy(fxi_pool *pool);
  * context's threads (the calling thread takes part). Returns when all are done. */
 void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn fn, void *arg);
 
-/* Number of online CPUs (at least 1). */
-int fxi_cpu_count(void);
-
 /* ---- GPU hooks (src/cuda/ with CUDA, src/core/gpu_none.c without) ---- */
 
 /* Set up the context's GPU state (device check, stream) for ctx->gpu_index. */

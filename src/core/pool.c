@@ -150,7 +150,7 @@ void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn 
     pthread_mutex_unlock(&pool->lock);
 }
 
-int fxi_cpu_count(void)
+int fx_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (int)n;

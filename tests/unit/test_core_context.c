@@ -105,6 +105,20 @@ FXT_TEST(bad_context_options)
     fx_context_destroy(ctx);
 }
 
+FXT_TEST(scratch_grows_and_is_reused)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    void *a = NULL, *b = NULL;
+    FXT_CHECK_OK(fxi_scratch(ctx, 100, &a), ctx);
+    memset(a, 0x5a, 100);
+    FXT_CHECK_OK(fxi_scratch(ctx, 50, &b), ctx);
+    FXT_CHECK(a == b); /* a smaller request reuses the buffer */
+    FXT_CHECK_OK(fxi_scratch(ctx, 1 << 20, &b), ctx);
+    FXT_CHECK(b != NULL && ((unsigned char *)b)[99] == 0x5a); /* grown, contents kept */
+    FXT_CHECK_EQ(fx_cpu_count() >= 1, 1);
+    fx_context_destroy(ctx);
+}
+
 FXT_TEST(status_strings_and_version)
 {
     for (int s = FX_EBADSTATE; s <= FX_OK; s++) {
@@ -121,4 +135,4 @@ FXT_TEST(status_strings_and_version)
 
 FXT_MAIN(FXT_CASE(parse_device_names), FXT_CASE(cpu_context_and_error_detail),
          FXT_CASE(gpu_request_without_gpu_is_an_error), FXT_CASE(bad_context_options),
-         FXT_CASE(status_strings_and_version))
+         FXT_CASE(scratch_grows_and_is_reused), FXT_CASE(status_strings_and_version))
