@@ -18,12 +18,19 @@ typedef enum fx_sample_type { FX_U8 = 1, FX_U16 = 2, FX_F32 = 3 } fx_sample_type
 
 #define FX_MAX_IMAGE_CHANNELS 4
 
+/* Where an image's pixels live. */
+typedef enum fx_memory {
+    FX_MEMORY_HOST = 0,  /* ordinary host memory (the default of a zeroed fx_image) */
+    FX_MEMORY_DEVICE = 1 /* device memory on the GPU of the context that made it */
+} fx_memory;
+
 typedef struct fx_image {
     uint8_t *data;     /* first byte of the top row */
     int width, height; /* pixels */
     int channels;      /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     fx_sample_type type;
-    size_t stride; /* bytes from one row to the next */
+    size_t stride;    /* bytes from one row to the next */
+    fx_memory memory; /* FX_MEMORY_HOST unless made by fx_image_alloc_device */
 } fx_image;
 
 /* Bytes per sample: 1, 2 or 4; 0 for an unknown type. */
@@ -41,9 +48,24 @@ FX_API fx_status fx_image_size(int width, int height, int channels, fx_sample_ty
  * *img is overwritten; release with fx_image_free. */
 FX_API fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, int channels,
                                 fx_sample_type type);
-/* Free the pixels of an image made by fx_image_alloc or a decoder; leaves *img zeroed.
- * Safe on a zeroed image. */
+/* Free the pixels of an image made by fx_image_alloc, fx_image_alloc_device or a
+ * decoder; leaves *img zeroed. Safe on a zeroed image. A device image is freed on the
+ * GPU it lives on after the work queued on it has finished. */
 FX_API void fx_image_free(fx_image *img);
+
+/* ---- images on the GPU ----
+ * A device image (memory == FX_MEMORY_DEVICE) is allocated on the context's GPU with a
+ * tight stride and zeroed. The jobs' _run calls accept it on a GPU context, so a caller
+ * whose pixels already live on the GPU filters them with no transfer. These calls fail
+ * with FX_ENODEVICE on a CPU context. */
+FX_API fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int height,
+                                       int channels, fx_sample_type type);
+/* Copy a host image into a device image of the same shape and type (any strides).
+ * Returns once the host image may be reused. */
+FX_API fx_status fx_image_upload(fx_context *ctx, const fx_image *host, fx_image *device);
+/* Copy a device image into a host image of the same shape and type (any strides).
+ * Returns when the pixels are there. */
+FX_API fx_status fx_image_download(fx_context *ctx, const fx_image *device, fx_image *host);
 
 /* Check an image shape against the context's limits (FX_ELIMIT with a detail naming
  * the limit). Decoders call this before they allocate. */

@@ -37,3 +37,20 @@ fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image 
     (void)src, (void)dst, (void)timings;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
+
+fx_status fxi_cuda_image_alloc(fx_context *ctx, fx_image *img, size_t bytes)
+{
+    (void)img, (void)bytes;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_cuda_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst)
+{
+    (void)src, (void)dst;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_cuda_image_free(void *data)
+{
+    (void)data; /* no device image can exist without CUDA */
+}

@@ -87,8 +87,75 @@ fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, 
 void fx_image_free(fx_image *img)
 {
     if (!img) return;
-    free(img->data);
+    if (img->memory == FX_MEMORY_DEVICE)
+        fxi_cuda_image_free(img->data);
+    else
+        free(img->data);
     memset(img, 0, sizeof *img);
+}
+
+/* ---- device images ---- */
+
+fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int height, int channels,
+                                fx_sample_type type)
+{
+    memset(img, 0, sizeof *img);
+    FX_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
+                 "a device image needs a GPU context (this one runs on the CPU)");
+    FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width,
+                 height);
+    FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
+    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
+    size_t stride, bytes;
+    fx_status st = fx_image_size(width, height, channels, type, &stride, &bytes);
+    FX_RETURN_IF(st != FX_OK, st, "image %dx%dx%d %s: size overflows", width, height, channels,
+                 fx_sample_type_name(type));
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->type = type;
+    img->stride = stride;
+    img->memory = FX_MEMORY_DEVICE;
+    st = fxi_cuda_image_alloc(ctx, img, bytes);
+    if (st != FX_OK) memset(img, 0, sizeof *img);
+    return st;
+}
+
+/* Both images have pixels, the same shape and type, strides that hold a row, and
+ * live where the copy's direction says. */
+static fx_status check_transfer(fx_context *ctx, const fx_image *src, const fx_image *dst,
+                                fx_memory from, const char *what)
+{
+    FX_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE, "%s needs a GPU context", what);
+    FX_RETURN_IF(!src || !dst || !src->data || !dst->data, FX_EINVAL, "%s: image without pixels",
+                 what);
+    FX_RETURN_IF(src->memory != from || dst->memory == from, FX_EINVAL,
+                 "%s: the source must be a %s image and the destination a %s image", what,
+                 from == FX_MEMORY_HOST ? "host" : "device",
+                 from == FX_MEMORY_HOST ? "device" : "host");
+    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
+                     src->channels != dst->channels || src->type != dst->type,
+                 FX_EINVAL, "%s: %dx%dx%d %s and %dx%dx%d %s differ in shape or type", what,
+                 src->width, src->height, src->channels, fx_sample_type_name(src->type), dst->width,
+                 dst->height, dst->channels, fx_sample_type_name(dst->type));
+    size_t row;
+    fx_status st = fx_image_size(src->width, src->height, src->channels, src->type, &row, NULL);
+    FX_RETURN_IF(st != FX_OK, st, "%s: bad image shape", what);
+    FX_RETURN_IF(src->stride < row || dst->stride < row, FX_EINVAL, "%s: stride shorter than a row",
+                 what);
+    return FX_OK;
+}
+
+fx_status fx_image_upload(fx_context *ctx, const fx_image *host, fx_image *device)
+{
+    FX_TRY(check_transfer(ctx, host, device, FX_MEMORY_HOST, "upload"));
+    return fxi_cuda_image_copy(ctx, host, device);
+}
+
+fx_status fx_image_download(fx_context *ctx, const fx_image *device, fx_image *host)
+{
+    FX_TRY(check_transfer(ctx, device, host, FX_MEMORY_DEVICE, "download"));
+    return fxi_cuda_image_copy(ctx, device, host);
 }
 
 /* Scale between 8 and 16 bits: 255 * 257 = 65535 maps full scale to full scale. */
@@ -157,6 +224,8 @@ static void convert_rows(void *arg, size_t begin, size_t end, int worker)
 fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *timings)
 {
     FX_RETURN_IF(!src->data || !dst->data, FX_EINVAL, "convert: image without pixels");
+    FX_RETURN_IF(src->memory != FX_MEMORY_HOST || dst->memory != FX_MEMORY_HOST, FX_EINVAL,
+                 "convert: device images are not supported here (download them first)");
     FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
                      src->channels != dst->channels,
                  FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,

@@ -37,6 +37,13 @@ struct fx_context {
 #define FXI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define FXI_PRINTF(a, b)
+/* Device images (src/cuda/image_device.c): allocation on the context's GPU, copies
+ * between host and device images, and the free that fx_image_free calls (NULL-safe;
+ * nothing to do in a build without CUDA, where no device image can exist). */
+fx_status fxi_cuda_image_alloc(fx_context *ctx, fx_image *img, size_t bytes);
+fx_status fxi_cuda_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst);
+void fxi_cuda_image_free(void *data);
+
 #endif
 
 /* Record `status` with a formatted detail in ctx (ctx may be NULL), log it at error
@@ -106,5 +113,12 @@ void fxi_cuda_context_release(fx_context *ctx);
 /* fx_image_convert on the context's GPU (src/cuda/image_convert.c). */
 fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
+
+/* Device images (src/cuda/image_device.c): allocation on the context's GPU, copies
+ * between host and device images, and the free that fx_image_free calls (NULL-safe;
+ * nothing to do in a build without CUDA, where no device image can exist). */
+fx_status fxi_cuda_image_alloc(fx_context *ctx, fx_image *img, size_t bytes);
+fx_status fxi_cuda_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst);
+void fxi_cuda_image_free(void *data);
 
 #endif

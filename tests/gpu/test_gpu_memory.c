@@ -118,8 +118,41 @@ FXT_TEST(context_buffers_reuse_and_grow)
     fx_context_destroy(ctx); /* releases all of them */
 }
 
+/* Device images: upload from a padded host image, download into another, same
+ * pixels; mismatched shapes and directions are refused with a detail. */
+FXT_TEST(device_image_round_trip)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
+    for (int t = 0; t < 3; t++) {
+        fx_image host = gpu_padded_image(37, 11, 3, types[t], 5);
+        fx_image back = gpu_padded_image(37, 11, 3, types[t], 3);
+        uint64_t seed = 99;
+        for (int y = 0; y < host.height; y++) {
+            uint8_t *row = fx_image_row(&host, y);
+            for (size_t i = 0; i < (size_t)host.width * 3 * fx_sample_size(types[t]); i++)
+                row[i] = (uint8_t)(fxt_rand(&seed) >> 40);
+        }
+        fx_image dev;
+        if (FXT_CHECK_OK(fx_image_alloc_device(ctx, &dev, 37, 11, 3, types[t]), ctx)) {
+            FXT_CHECK(dev.memory == FX_MEMORY_DEVICE);
+            FXT_CHECK_OK(fx_image_upload(ctx, &host, &dev), ctx);
+            FXT_CHECK_OK(fx_image_download(ctx, &dev, &back), ctx);
+            FXT_CHECK(gpu_images_equal(&host, &back));
+            /* wrong direction: a host image as the source of a download */
+            FXT_CHECK_STATUS(fx_image_download(ctx, &host, &back), FX_EINVAL, ctx);
+            fx_image_free(&dev);
+            FXT_CHECK(dev.data == NULL);
+        }
+        free(host.data);
+        free(back.data);
+    }
+    fx_context_destroy(ctx);
+}
+
 GPU_TEST_MAIN(FXT_CASE(round_trip_pageable), FXT_CASE(round_trip_pinned),
-              FXT_CASE(round_trip_2d_padded), FXT_CASE(context_buffers_reuse_and_grow))
+              FXT_CASE(round_trip_2d_padded), FXT_CASE(context_buffers_reuse_and_grow),
+              FXT_CASE(device_image_round_trip))
 #else
 int main(void)
 {

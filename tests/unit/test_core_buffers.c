@@ -166,5 +166,24 @@ FXT_TEST(audio_buffers)
     FXT_CHECK(!strcmp(fx_sample_format_name(FX_SF_S32), "s32"));
 }
 
+/* Device images need a GPU context: on the CPU every call says so and leaves the
+ * image empty; a zeroed image is a host image. */
+FXT_TEST(device_images_need_a_gpu_context)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    fx_image dev, host;
+    FXT_CHECK(((fx_image){0}).memory == FX_MEMORY_HOST);
+    FXT_CHECK_STATUS(fx_image_alloc_device(ctx, &dev, 4, 4, 1, FX_U8), FX_ENODEVICE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "GPU context");
+    FXT_CHECK(dev.data == NULL);
+    fx_image_free(&dev);
+    FXT_CHECK_OK(fx_image_alloc(ctx, &host, 4, 4, 1, FX_U8), ctx);
+    FXT_CHECK_STATUS(fx_image_upload(ctx, &host, &dev), FX_ENODEVICE, ctx);
+    FXT_CHECK_STATUS(fx_image_download(ctx, &host, &host), FX_ENODEVICE, ctx);
+    fx_image_free(&host);
+    fx_context_destroy(ctx);
+}
+
 FXT_MAIN(FXT_CASE(image_sizes_and_overflow), FXT_CASE(image_limits_are_enforced_before_allocation),
-         FXT_CASE(convert_matches_reference_for_every_pair), FXT_CASE(audio_buffers))
+         FXT_CASE(convert_matches_reference_for_every_pair), FXT_CASE(audio_buffers),
+         FXT_CASE(device_images_need_a_gpu_context))

@@ -310,7 +310,7 @@ FXT_TEST(padded_stride_is_written_correctly)
     for (int y = 0; y < H; y++)
         for (int i = 0; i < W * 3; i++)
             pixels[y][i] = (uint8_t)(y * 40 + i * 3);
-    fx_image img = {&pixels[0][0], W, H, 3, FX_U8, W * 3 + PAD};
+    fx_image img = {&pixels[0][0], W, H, 3, FX_U8, W * 3 + PAD, FX_MEMORY_HOST};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         fx_image back;
         const char *path = fxt_path(dir, files[f]);
