@@ -7,10 +7,12 @@
 #include "audio.h"
 #include "common.h"
 #include "context.h"
+#include "equalize.h"
 #include "gen.h"
 #include "gpu.h"
 #include "image.h"
 #include "io.h"
+#include "normalize.h"
 #include "options.h"
 #include "timing.h"
 

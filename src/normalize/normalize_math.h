@@ -1,0 +1,49 @@
+/* Per-sample arithmetic of dynamic audio normalization, shared by the C path
+ * and the CUDA kernels (FX_HD is empty in C and __host__ __device__ in CUDA), so
+ * the CPU tests exercise exactly what each GPU thread computes.
+ *
+ * Every expression is ffmpeg 5.1 dynaudnorm's, operation for operation, in
+ * double; the build forbids contraction into fused multiply-adds on both sides
+ * (-ffp-contract=off, nvcc --fmad=false), so the bits agree. Keep this header to
+ * the C/CUDA common subset.
+ */
+#ifndef FXKIT_NORMALIZE_MATH_H
+#define FXKIT_NORMALIZE_MATH_H
+
+#include <stddef.h>
+
+#ifndef FX_HD
+#if defined(__CUDACC__)
+#define FX_HD __host__ __device__
+#else
+#define FX_HD
+#endif
+#endif
+
+/* Linear cross-fade inside a frame of `length` samples: at sample `pos` the
+ * weight of `next` is (pos + 1) / length, so the frame ends exactly on `next`. */
+static inline FX_HD double fxi_nm_fade(double prev, double next, size_t pos, size_t length)
+{
+    const double step = 1.0 / (double)length;
+    const double f0 = 1.0 - (step * ((double)pos + 1.0));
+    const double f1 = 1.0 - f0;
+    return f0 * prev + f1 * next;
+}
+
+/* The gain of sample `pos` of a frame whose gain goes from prev to next;
+ * without the ramp the frame's own gain holds throughout. */
+static inline FX_HD double fxi_nm_gain_at(double prev, double next, size_t pos, size_t length,
+                                          int ramp)
+{
+    return ramp ? fxi_nm_fade(prev, next, pos, length) : next;
+}
+
+/* A DC-corrected sample: the offset estimate ramps from the previous frame's to
+ * this frame's. */
+static inline FX_HD double fxi_nm_remove_dc(double x, double dc_prev, double dc_next, size_t pos,
+                                            size_t length)
+{
+    return x - fxi_nm_fade(dc_prev, dc_next, pos, length);
+}
+
+#endif

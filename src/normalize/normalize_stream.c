@@ -1,0 +1,380 @@
+/* The streaming normalizer: frames in flight, the gain ramp, the output queue.
+ *
+ * Input is gathered into frame slots of `advance` samples. A full slot is
+ * analysed at once (pre-processed in place, local gains into the history); a
+ * frame's gain ramp is applied once its smoothed gain is known (min_half +
+ * gauss_half frames later), straight into the output queue that pull drains. At
+ * the end of
+ * the input ffmpeg's pad frames drive the history until every real frame has
+ * its gain. So the result is the same whatever the chunk sizes, and memory is
+ * the look-ahead's slots plus what has not been pulled.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "normalize_internal.h"
+#include "normalize_math.h"
+
+/* Samples per parallel chunk of the gain ramp. */
+#define RAMP_GRAIN_SAMPLES 16384
+
+struct fx_normalize {
+    fx_context *ctx;
+    fxi_nm_params p;
+    fxi_nm_carry carry;
+    int gain_channels;       /* 1 when coupled, else the channel count */
+    fxi_nm_history *history; /* one per gain channel */
+    fxi_nm_gain *gains;      /* the frame being analysed, per gain channel */
+
+    size_t slot_count, slot_samples;
+    double *slots;      /* slot_count * slot_samples: frames in flight */
+    double *slot_gain;  /* slot_count * gain_channels: smoothed gains waiting */
+    double *previous;   /* per gain channel: the last ramp's end */
+    double *pad;        /* one pad frame */
+    uint64_t analysed;  /* real frames analysed */
+    uint64_t smoothed;  /* smoothed gains known (real and pad frames) */
+    uint64_t amplified; /* frames moved to the output */
+    size_t fill;        /* frames in the slot being filled */
+    size_t last_length; /* length of the final (partial) frame after flush */
+    bool flushed;
+
+    double *out; /* output queue: frames [out_begin, out_end) of out_capacity */
+    size_t out_begin, out_end, out_capacity;
+
+    bool timing;
+    fx_normalize_stage_times times;
+    fx_normalize_gain_fn gain_log;
+    void *gain_log_user;
+    fx_status failed;
+};
+
+static double *slot_of(const fx_normalize *n, uint64_t frame)
+{
+    return n->slots + (size_t)(frame % n->slot_count) * n->slot_samples;
+}
+
+static double *slot_gain_of(const fx_normalize *n, uint64_t frame)
+{
+    return n->slot_gain + (size_t)(frame % n->slot_count) * (size_t)n->gain_channels;
+}
+
+static size_t length_of(const fx_normalize *n, uint64_t frame)
+{
+    return n->flushed && frame + 1 == n->analysed ? n->last_length : n->p.advance;
+}
+
+static void stage_add(const fx_normalize *n, double *field, uint64_t *since)
+{
+    if (!n->timing) return;
+    uint64_t now = fx_time_ns();
+    *field += fx_elapsed_ms(*since, now);
+    *since = now;
+}
+
+/* ---- output queue ---- */
+
+static fx_status out_reserve(fx_normalize *n, size_t frames, double **at)
+{
+    fx_context *ctx = n->ctx;
+    const size_t channels = (size_t)n->p.channels;
+    if (n->out_end + frames > n->out_capacity && n->out_begin > 0) {
+        memmove(n->out, n->out + n->out_begin * channels,
+                (n->out_end - n->out_begin) * channels * sizeof *n->out);
+        n->out_end -= n->out_begin;
+        n->out_begin = 0;
+    }
+    if (n->out_end + frames > n->out_capacity) {
+        size_t capacity = n->out_capacity ? n->out_capacity : n->p.advance;
+        while (capacity < n->out_end + frames)
+            FX_RETURN_IF(!fxi_mul_size(capacity, 2, &capacity), FX_EOVERFLOW,
+                         "normalize: output queue overflows");
+        size_t bytes;
+        FX_RETURN_IF(!fxi_mul3_size(capacity, channels, sizeof(double), &bytes), FX_EOVERFLOW,
+                     "normalize: output queue of %zu frames overflows", capacity);
+        double *grown = realloc(n->out, bytes);
+        FX_RETURN_IF(!grown, FX_ENOMEM, "normalize: out of memory for %zu bytes of output", bytes);
+        n->out = grown;
+        n->out_capacity = capacity;
+    }
+    *at = n->out + n->out_end * channels;
+    n->out_end += frames;
+    return FX_OK;
+}
+
+/* ---- the gain ramp ---- */
+
+typedef struct ramp_job {
+    const fxi_nm_params *p;
+    const double *src;
+    double *dst;
+    const double *from, *to; /* per gain channel */
+    size_t length;
+} ramp_job;
+
+static void ramp_range(void *arg, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const ramp_job *r = arg;
+    const size_t channels = (size_t)r->p->channels;
+    for (size_t i = begin; i < end; i++) {
+        const double *x = r->src + i * channels;
+        double *y = r->dst + i * channels;
+        if (r->p->coupled) {
+            const double g = fxi_nm_gain_at(r->from[0], r->to[0], i, r->length, r->p->ramp);
+            for (size_t c = 0; c < channels; c++)
+                y[c] = r->p->process[c] ? x[c] * g : x[c];
+            continue;
+        }
+        for (size_t c = 0; c < channels; c++)
+            y[c] = r->p->process[c]
+                       ? x[c] * fxi_nm_gain_at(r->from[c], r->to[c], i, r->length, r->p->ramp)
+                       : x[c];
+    }
+}
+
+/* Move frame `amplified` to the output with its gain ramp. */
+static fx_status amplify_next(fx_normalize *n)
+{
+    const uint64_t frame = n->amplified;
+    const size_t length = length_of(n, frame);
+    double *dst;
+    FX_TRY(out_reserve(n, length, &dst));
+    const double *to = slot_gain_of(n, frame);
+    ramp_job r = {&n->p, slot_of(n, frame), dst, n->previous, to, length};
+    size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
+    fxi_parallel_for(n->ctx, length, grain, ramp_range, &r);
+    memcpy(n->previous, to, (size_t)n->gain_channels * sizeof *n->previous);
+    n->amplified++;
+    return FX_OK;
+}
+
+/* ffmpeg 5.1 passes a stream shorter than the window through without gain
+ * (pre-processing included); compat mode only. */
+static fx_status pass_through_next(fx_normalize *n)
+{
+    const uint64_t frame = n->amplified;
+    const size_t length = length_of(n, frame);
+    double *dst;
+    FX_TRY(out_reserve(n, length, &dst));
+    memcpy(dst, slot_of(n, frame), length * (size_t)n->p.channels * sizeof *dst);
+    n->amplified++;
+    return FX_OK;
+}
+
+/* ---- analysis ---- */
+
+/* Analyse one frame (a real one or a pad), extend the histories, and output
+ * every real frame whose gain is now known. */
+static fx_status process_frame(fx_normalize *n, double *x, size_t length, bool real)
+{
+    uint64_t since = n->timing ? fx_time_ns() : 0;
+    fxi_nm_analyze(n->ctx, &n->p, &n->carry, x, length, n->gains);
+    stage_add(n, &n->times.analyze_ms, &since);
+    if (real) n->analysed++;
+
+    bool ready = false;
+    for (int gc = 0; gc < n->gain_channels; gc++)
+        ready = fxi_nm_history_add(&n->p, &n->history[gc], n->gains[gc]);
+    if (n->smoothed == 0 && n->history[0].frames == 1)
+        for (int gc = 0; gc < n->gain_channels; gc++)
+            n->previous[gc] = fxi_nm_history_start(&n->history[gc]);
+    stage_add(n, &n->times.min_filter_ms, &since);
+    if (ready) {
+        const uint64_t frame = n->smoothed++;
+        double *gain = slot_gain_of(n, frame);
+        for (int gc = 0; gc < n->gain_channels; gc++) {
+            double local, minimum;
+            gain[gc] = fxi_nm_history_smooth(&n->p, &n->history[gc], &local, &minimum);
+            if (n->gain_log)
+                for (int c = 0; c < n->p.channels; c++)
+                    if (n->p.coupled || c == gc)
+                        n->gain_log(n->gain_log_user, frame, c, local, minimum, gain[gc]);
+        }
+    }
+    stage_add(n, &n->times.gauss_ms, &since);
+    while (n->amplified < n->smoothed && n->amplified < n->analysed)
+        FX_TRY(amplify_next(n));
+    stage_add(n, &n->times.gain_ms, &since);
+    return FX_OK;
+}
+
+/* ---- public calls ---- */
+
+static fx_status allocate(fx_normalize *n)
+{
+    fx_context *ctx = n->ctx;
+    const size_t channels = (size_t)n->p.channels, gains = (size_t)n->gain_channels;
+    n->slot_count = (size_t)n->p.min_half + (size_t)n->p.gauss_half + 2;
+    FX_RETURN_IF(!fxi_mul_size(n->p.advance, channels, &n->slot_samples), FX_EOVERFLOW,
+                 "normalize: frame of %zu samples x %d channels overflows", n->p.advance,
+                 n->p.channels);
+    size_t slot_total;
+    FX_RETURN_IF(!fxi_mul_size(n->slot_count, n->slot_samples, &slot_total), FX_EOVERFLOW,
+                 "normalize: %zu frames in flight overflow", n->slot_count);
+    void *mem;
+    FX_TRY(fxi_calloc(ctx, slot_total, sizeof(double), &mem));
+    n->slots = mem;
+    FX_TRY(fxi_calloc(ctx, n->slot_samples, sizeof(double), &mem));
+    n->pad = mem;
+    FX_TRY(fxi_calloc(ctx, n->slot_count * gains, sizeof(double), &mem));
+    n->slot_gain = mem;
+    FX_TRY(fxi_calloc(ctx, gains, sizeof(double), &mem));
+    n->previous = mem;
+    FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
+    n->gains = mem;
+    FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_history), &mem));
+    n->history = mem;
+    for (size_t gc = 0; gc < gains; gc++)
+        FX_TRY(fxi_nm_history_init(ctx, &n->p, &n->history[gc]));
+    return fxi_nm_carry_init(ctx, &n->p, &n->carry);
+}
+
+fx_status fx_normalize_open(fx_context *ctx, const fx_normalize_options *opts, int channels,
+                            int rate, fx_normalize **out)
+{
+    *out = NULL;
+    void *mem;
+    FX_TRY(fxi_calloc(ctx, 1, sizeof(fx_normalize), &mem));
+    fx_normalize *n = mem;
+    n->ctx = ctx;
+    fx_status st = fxi_nm_params_resolve(ctx, opts, channels, rate, &n->p);
+    if (st == FX_OK) {
+        n->gain_channels = n->p.coupled ? 1 : channels;
+        st = allocate(n);
+    }
+    if (st != FX_OK) {
+        fx_normalize_close(n);
+        return st;
+    }
+    *out = n;
+    return FX_OK;
+}
+
+void fx_normalize_close(fx_normalize *n)
+{
+    if (!n) return;
+    if (n->history)
+        for (int gc = 0; gc < n->gain_channels; gc++)
+            fxi_nm_history_free(&n->history[gc]);
+    free(n->history);
+    fxi_nm_carry_free(&n->carry);
+    fxi_nm_params_free(&n->p);
+    free(n->gains);
+    free(n->slots);
+    free(n->slot_gain);
+    free(n->previous);
+    free(n->pad);
+    free(n->out);
+    free(n);
+}
+
+void fx_normalize_info_get(const fx_normalize *n, fx_normalize_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->frame_length = (int)n->p.frame_length;
+    info->advance = (int)n->p.advance;
+    info->min_window = 2 * n->p.min_half + 1;
+    info->gauss_window = 2 * n->p.gauss_half + 1;
+    info->latency_frames = n->p.min_half + n->p.gauss_half;
+}
+
+void fx_normalize_set_timing(fx_normalize *n, int enabled)
+{
+    n->timing = enabled != 0;
+}
+
+void fx_normalize_stage_times_get(const fx_normalize *n, fx_normalize_stage_times *t)
+{
+    *t = n->times;
+}
+
+void fx_normalize_set_gain_log(fx_normalize *n, fx_normalize_gain_fn fn, void *user)
+{
+    n->gain_log = fn;
+    n->gain_log_user = user;
+}
+
+/* Record the first failure: the stream is unusable after it. */
+static fx_status fail(fx_normalize *n, fx_status st)
+{
+    if (st != FX_OK && n->failed == FX_OK) n->failed = st;
+    return st;
+}
+
+fx_status fx_normalize_push(fx_normalize *n, const double *in, size_t frames)
+{
+    fx_context *ctx = n->ctx;
+    FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
+    FX_RETURN_IF(n->flushed, FX_EBADSTATE, "normalize: push after flush");
+    FX_RETURN_IF(!in && frames, FX_EINVAL, "normalize: no samples to push");
+    const size_t channels = (size_t)n->p.channels;
+    while (frames > 0) {
+        size_t take = n->p.advance - n->fill;
+        if (take > frames) take = frames;
+        memcpy(slot_of(n, n->analysed) + n->fill * channels, in, take * channels * sizeof *in);
+        n->fill += take;
+        in += take * channels;
+        frames -= take;
+        if (n->fill == n->p.advance) {
+            n->fill = 0;
+            FX_TRY(fail(n, process_frame(n, slot_of(n, n->analysed), n->p.advance, true)));
+        }
+    }
+    return FX_OK;
+}
+
+static fx_status drain(fx_normalize *n)
+{
+    if (n->analysed == 0) return FX_OK;
+    if (n->p.compat && n->smoothed == 0) {
+        while (n->amplified < n->analysed)
+            FX_TRY(pass_through_next(n));
+        return FX_OK;
+    }
+    const size_t channels = (size_t)n->p.channels;
+    while (n->amplified < n->analysed) {
+        for (size_t i = 0; i < n->p.advance; i++)
+            for (size_t c = 0; c < channels; c++)
+                n->pad[i * channels + c] = fxi_nm_pad_sample(&n->p, &n->carry, (int)c, i);
+        FX_TRY(process_frame(n, n->pad, n->p.advance, false));
+    }
+    return FX_OK;
+}
+
+fx_status fx_normalize_flush(fx_normalize *n)
+{
+    fx_context *ctx = n->ctx;
+    FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
+    if (n->flushed) return FX_OK;
+    n->flushed = true;
+    if (n->fill > 0) {
+        n->last_length = n->fill;
+        n->fill = 0;
+        FX_TRY(fail(n, process_frame(n, slot_of(n, n->analysed), n->last_length, true)));
+    } else {
+        n->last_length = n->p.advance;
+    }
+    return fail(n, drain(n));
+}
+
+size_t fx_normalize_ready(const fx_normalize *n)
+{
+    return n->out_end - n->out_begin;
+}
+
+fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, size_t *got)
+{
+    fx_context *ctx = n->ctx;
+    *got = 0;
+    FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
+    size_t take = fx_normalize_ready(n);
+    if (take > max_frames) take = max_frames;
+    if (take == 0) return FX_OK;
+    FX_RETURN_IF(!out, FX_EINVAL, "normalize: no room to pull into");
+    const size_t channels = (size_t)n->p.channels;
+    memcpy(out, n->out + n->out_begin * channels, take * channels * sizeof *out);
+    n->out_begin += take;
+    if (n->out_begin == n->out_end) n->out_begin = n->out_end = 0;
+    *got = take;
+    return FX_OK;
+}
