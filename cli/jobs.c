@@ -7,14 +7,13 @@
 #include "cli.h"
 
 extern const fxcli_job fxcli_job_convert;
-extern const fxcli_job fxcli_job_equalize;
 extern const fxcli_job fxcli_job_gen_image;
 extern const fxcli_job fxcli_job_gen_audio;
 extern const fxcli_job fxcli_job_info;
 extern const fxcli_job fxcli_job_normalize;
 
 const fxcli_job *const fxcli_jobs[] = {
-    &fxcli_job_convert, &fxcli_job_equalize, &fxcli_job_gen_image, &fxcli_job_gen_audio, &fxcli_job_info, &fxcli_job_normalize, NULL,
+    &fxcli_job_convert, &fxcli_job_gen_image, &fxcli_job_gen_audio, &fxcli_job_info, &fxcli_job_normalize, NULL,
 };
 
 /* Does `name` ("gen image") start with the word `word` followed by a space? */

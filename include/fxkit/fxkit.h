@@ -7,7 +7,6 @@
 #include "audio.h"
 #include "common.h"
 #include "context.h"
-#include "equalize.h"
 #include "gen.h"
 #include "gpu.h"
 #include "image.h"
