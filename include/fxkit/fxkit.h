@@ -7,6 +7,7 @@
 #include "audio.h"
 #include "common.h"
 #include "context.h"
+#include "filter.h"
 #include "gen.h"
 #include "gpu.h"
 #include "image.h"

@@ -1,0 +1,140 @@
+/* fxkit — image convolution filtering.
+ *
+ * dst(x, y) = offset + scale * sum over the kernel of w(i, j) * src(x + i - ax, y + j - ay)
+ *
+ * This is correlation, as OpenCV's filter2D computes it (the kernel is not flipped;
+ * `convolve` flips it), with the anchor (ax, ay) at (kw/2, kh/2) unless given, and an
+ * output the size of the input. Samples outside the image come from the border rule.
+ * Integer outputs round half to even, then saturate (the gaussian preset on integer
+ * images rounds half up, as cv2.GaussianBlur's fixed-point path does; the box preset on
+ * 8-bit images follows cv2.blur's fixed-point divide: see docs/ALGORITHMS.md).
+ *
+ * Plan once, run many: fx_filter_plan analyses the kernel (rational weights, rank 1,
+ * box), chooses a strategy and allocates; fx_filter_run only computes, on images of
+ * the planned shape and type. A batch of same-shaped images reuses one plan.
+ */
+#ifndef FXKIT_FILTER_H
+#define FXKIT_FILTER_H
+
+#include "image.h"
+#include "options.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels up to this many taps a side (text, presets and C arrays alike). */
+#define FX_KERNEL_MAX_SIDE 4096
+
+typedef enum fx_border {
+    FX_BORDER_CONSTANT = 0,   /* iiii|abcdefgh|iiii with the border value */
+    FX_BORDER_REPLICATE = 1,  /* aaaa|abcdefgh|hhhh */
+    FX_BORDER_REFLECT = 2,    /* dcba|abcdefgh|hgfe */
+    FX_BORDER_REFLECT101 = 3, /* edcb|abcdefgh|gfed (the default, as OpenCV) */
+    FX_BORDER_WRAP = 4        /* efgh|abcdefgh|abcd */
+} fx_border;
+
+typedef enum fx_filter_strategy {
+    FX_STRATEGY_AUTO = 0,
+    FX_STRATEGY_DIRECT = 1,    /* every tap at every pixel, tiled and vectorised */
+    FX_STRATEGY_SEPARABLE = 2, /* rank-1 kernels: a row pass, then a column pass */
+    FX_STRATEGY_BOX = 3,       /* constant kernels: running sums, O(1) per pixel */
+    FX_STRATEGY_FFT = 4,       /* large kernels: tiled FFT convolution (within 1 unit) */
+    FX_STRATEGY_COUNT
+} fx_filter_strategy;
+
+/* "auto", "direct", "separable", "box", "fft"; NULL for an unknown value. */
+FX_API const char *fx_filter_strategy_name(fx_filter_strategy s);
+/* "constant", "replicate", "reflect", "reflect101", "wrap"; NULL for an unknown value. */
+FX_API const char *fx_border_name(fx_border b);
+
+/* ---- kernels ---- */
+
+typedef struct fx_kernel fx_kernel;
+
+/* Parse kernel text: a preset ("gaussian:5", "box:3x5", "sharpen", see
+ * fx_kernel_preset_list) or inline weights: rows separated by ';' or new lines,
+ * numbers by spaces or commas, an optional "/ DIVISOR" at the end, '#' starts a
+ * comment that runs to the end of the line: "1 2 1; 2 4 2; 1 2 1 / 16". Errors name
+ * the problem ("kernel row 2 has 4 numbers, row 1 has 3"). */
+FX_API fx_status fx_kernel_parse(fx_context *ctx, const char *text, fx_kernel **out);
+/* A preset by name and parameters, e.g. "gaussian:7:1.5", "emboss:h". */
+FX_API fx_status fx_kernel_preset(fx_context *ctx, const char *spec, fx_kernel **out);
+/* A kernel from row-major weights (width * height doubles, copied). */
+FX_API fx_status fx_kernel_create(fx_context *ctx, int width, int height, const double *weights,
+                                  fx_kernel **out);
+FX_API void fx_kernel_free(fx_kernel *k);
+
+FX_API int fx_kernel_width(const fx_kernel *k);
+FX_API int fx_kernel_height(const fx_kernel *k);
+/* The kernel's name as given ("gaussian:5", or "custom 3x3"). */
+FX_API const char *fx_kernel_name(const fx_kernel *k);
+/* The weights as applied to images of this sample type (presets can depend on it:
+ * gaussian uses OpenCV's fixed-point weights on integer images), row-major into
+ * `weights` (width * height doubles), and the offset added to every output. */
+FX_API fx_status fx_kernel_weights(fx_context *ctx, const fx_kernel *k, fx_sample_type type,
+                                   double *weights, double *offset);
+
+/* The presets, for --list-kernels: name (with its parameter syntax) and a line of help.
+ * Returns the number of presets; index past the end gives NULL strings. */
+FX_API int fx_kernel_preset_list(int index, const char **syntax, const char **help);
+
+/* ---- options ---- */
+
+typedef enum fx_alpha_mode {
+    FX_ALPHA_KEEP = 0,  /* the alpha of GA/RGBA images passes through unchanged */
+    FX_ALPHA_FILTER = 1 /* alpha is filtered like the other channels */
+} fx_alpha_mode;
+
+typedef struct fx_filter_options {
+    int border;               /* fx_border (reflect101) */
+    const char *border_value; /* constant border: "V" or "V1,V2,…" per channel, in sample
+                                 units (0…255 for 8-bit); NULL or "" = 0 */
+    double scale;             /* multiplies the weights (1) */
+    double offset;            /* added to every output, in sample units (0) */
+    const char *anchor;       /* "X,Y" in the kernel; NULL or "" = (kw/2, kh/2) */
+    int convolve;             /* flip the kernel: true convolution (0) */
+    int alpha;                /* fx_alpha_mode (keep) */
+    int strategy;             /* fx_filter_strategy (auto) */
+} fx_filter_options;
+
+/* The defaults, from the option table. */
+FX_API void fx_filter_options_init(fx_filter_options *o);
+/* The option table behind fx_filter_options (names, defaults, ranges, help): the
+ * command line, its --help and any binding read this one table. */
+FX_API const fx_option *fx_filter_options_table(void);
+
+/* ---- plan and run ---- */
+
+/* The shape and type of the images a plan filters (input and output alike). */
+typedef struct fx_image_desc {
+    int width, height, channels;
+    fx_sample_type type;
+} fx_image_desc;
+
+typedef struct fx_filter_plan fx_filter_plan;
+
+/* Analyse the kernel, choose the strategy (or check the forced one applies), and
+ * allocate. The plan keeps a copy of what it needs; kernel and options may be freed. */
+FX_API fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
+                                       const fx_filter_options *options, const fx_image_desc *desc,
+                                       fx_filter_plan **out);
+/* Filter src into dst (same shape and type as planned; distinct buffers). With
+ * timings, compute_ms is added to. */
+FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_image *dst,
+                               fx_timings *timings);
+FX_API void fx_filter_free(fx_filter_plan *plan);
+
+/* The strategy the plan runs, and why it was chosen (one line, for --explain). */
+FX_API fx_filter_strategy fx_filter_plan_strategy(const fx_filter_plan *plan);
+FX_API const char *fx_filter_plan_explain(const fx_filter_plan *plan);
+
+/* One call: plan, run into dst (allocated here with src's shape; free with
+ * fx_image_free), free the plan. */
+FX_API fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel,
+                           const fx_filter_options *options, const fx_image *src, fx_image *dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

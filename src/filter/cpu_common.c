@@ -1,0 +1,76 @@
+/* What the CPU strategies share: walking the image in bands x tiles on the context's
+ * threads, each worker with its own scratch. */
+#include <stdlib.h>
+
+#include "filter/cpu_common.h"
+
+typedef struct block_walk {
+    const fxi_filter_job *job;
+    const fxi_cpu_state *state;
+    fxi_block_fn fn;
+    int64_t tiles_x, bands;
+} block_walk;
+
+static void walk_blocks(void *arg, size_t begin, size_t end, int worker)
+{
+    const block_walk *w = arg;
+    const fxi_cpu_state *s = w->state;
+    const int64_t W = w->job->src->width, H = w->job->src->height;
+    uint8_t *scratch = s->scratch + (size_t)worker * s->worker_bytes;
+    for (size_t item = begin; item < end; item++) {
+        int64_t band = (int64_t)item / w->tiles_x, tile = (int64_t)item % w->tiles_x;
+        fxi_block b;
+        b.y0 = (int)(band * s->band_h);
+        b.y1 = (int)(b.y0 + s->band_h < H ? b.y0 + s->band_h : H);
+        b.x0 = tile * s->tile_w;
+        b.x1 = b.x0 + s->tile_w < W ? b.x0 + s->tile_w : W;
+        w->fn(w->job, s, &b, scratch);
+        if (tile == 0) fxi_copy_unfiltered(w->job, b.y0, b.y1);
+    }
+}
+
+fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi_block_fn fn)
+{
+    const int64_t W = job->src->width, H = job->src->height;
+    block_walk w = {job, s, fn, (W + s->tile_w - 1) / s->tile_w, (H + s->band_h - 1) / s->band_h};
+    fxi_parallel_for(job->ctx, (size_t)(w.tiles_x * w.bands), 1, walk_blocks, &w);
+    return FX_OK;
+}
+
+fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
+                       int min_band, size_t elem, fxi_cpu_state *s)
+{
+    int workers = fx_context_threads(ctx);
+    s->workers = workers;
+    /* Tiles: wide enough to amortise the kernel's overhang, narrow enough that the ring
+     * of rows stays near the cache. */
+    int64_t per_column = (int64_t)t->kh * channels * (int64_t)elem;
+    int64_t tile = FXI_RING_BUDGET / (per_column ? per_column : 1) - (t->kw - 1);
+    if (tile > FXI_TILE_MAX) tile = FXI_TILE_MAX;
+    if (tile < FXI_TILE_MIN) tile = FXI_TILE_MIN;
+    if (tile > width) tile = width;
+    s->tile_w = (int)tile;
+    /* Bands: enough of them for every worker, each at least min_band rows. */
+    int64_t band = (height + 2 * workers - 1) / (2 * workers);
+    if (band < min_band) band = min_band;
+    if (band > height) band = height;
+    if (band < 1) band = 1;
+    s->band_h = (int)band;
+    /* Scratch: `ring` padded rows + fixed, per worker. */
+    size_t padded = (size_t)(tile + t->kw - 1) * (size_t)channels;
+    size_t row = (size_t)tile * (size_t)channels;
+    size_t elems;
+    if (!fxi_mul_size(padded + row, (size_t)t->kh + 2, &elems) ||
+        !fxi_mul_size(elems, elem, &s->worker_bytes))
+        return fxi_error(ctx, FX_EOVERFLOW, "filter scratch size overflows");
+    s->worker_bytes =
+        (s->worker_bytes + FXI_SCRATCH_ALIGN - 1) / FXI_SCRATCH_ALIGN * FXI_SCRATCH_ALIGN;
+    size_t total;
+    if (!fxi_mul_size(s->worker_bytes, (size_t)workers, &total))
+        return fxi_error(ctx, FX_EOVERFLOW, "filter scratch size overflows");
+    void *p = NULL;
+    if (posix_memalign(&p, FXI_SCRATCH_ALIGN, total ? total : FXI_SCRATCH_ALIGN))
+        return fxi_error(ctx, FX_ENOMEM, "out of memory: %zu bytes of filter scratch", total);
+    s->scratch = p;
+    return FX_OK;
+}

@@ -1,0 +1,30 @@
+/* Shared by the CPU strategies: blocks of the image and their scratch. */
+#ifndef FXKIT_FILTER_CPU_COMMON_H
+#define FXKIT_FILTER_CPU_COMMON_H
+
+#include "filter/filter_internal.h"
+
+/* Ring budget per worker (bytes): the rows a block keeps should stay near L2. */
+#define FXI_RING_BUDGET (2u << 20)
+#define FXI_TILE_MAX 1024
+#define FXI_TILE_MIN 16
+#define FXI_SCRATCH_ALIGN 64
+
+typedef struct fxi_block {
+    int y0, y1;     /* output rows */
+    int64_t x0, x1; /* output columns */
+} fxi_block;
+
+typedef void (*fxi_block_fn)(const fxi_filter_job *job, const fxi_cpu_state *s, const fxi_block *b,
+                             uint8_t *scratch);
+
+/* Run fn over every block of the image on the context's threads (and copy the
+ * unfiltered alpha). */
+fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi_block_fn fn);
+
+/* Choose tiles and bands and allocate scratch: per worker (kh + 2) rows of a padded
+ * row plus an output row, in elements of `elem` bytes; bands of at least min_band rows. */
+fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
+                       int min_band, size_t elem, fxi_cpu_state *s);
+
+#endif

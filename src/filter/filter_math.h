@@ -1,0 +1,100 @@
+/* Per-output arithmetic of the filter job, shared by the CPU strategies and the CUDA
+ * kernels (FX_HD is empty in C and __host__ __device__ in CUDA), so the CPU tests run
+ * exactly what each GPU thread computes.
+ *
+ * - Border index formulas: OpenCV's (copy.cpp borderInterpolate), in closed form, valid
+ *   for any overhang (a kernel larger than the image, 1xN and Nx1 images).
+ * - Finishing an exact sum: integer kernels accumulate S = sum of numerator * sample
+ *   exactly; the output is S / den rounded by the kernel's rule. Every rule is computed
+ *   in double, where it is exact for |S| < 2^53 (the planner checks the bound).
+ *
+ * Keep this header to the C/CUDA common subset: no VLAs, no C++.
+ */
+#ifndef FXKIT_FILTER_MATH_H
+#define FXKIT_FILTER_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifndef FX_HD
+#ifdef __CUDACC__
+#define FX_HD __host__ __device__
+#else
+#define FX_HD
+#endif
+#endif
+
+/* Border modes, same values as fx_border. */
+enum { FXI_CONSTANT = 0, FXI_REPLICATE = 1, FXI_REFLECT = 2, FXI_REFLECT101 = 3, FXI_WRAP = 4 };
+
+/* Non-negative p mod n. */
+static inline FX_HD int64_t fxi_mod(int64_t p, int64_t n)
+{
+    int64_t r = p % n;
+    return r < 0 ? r + n : r;
+}
+
+/* The source index for position p of a line of n samples under `border`, or -1 for
+ * the constant border outside the line. */
+static inline FX_HD int64_t fxi_border_index(int64_t p, int64_t n, int border)
+{
+    if (p >= 0 && p < n) return p;
+    switch (border) {
+    case FXI_REPLICATE: return p < 0 ? 0 : n - 1;
+    case FXI_REFLECT: {
+        int64_t q = fxi_mod(p, 2 * n);
+        return q < n ? q : 2 * n - 1 - q;
+    }
+    case FXI_REFLECT101: {
+        if (n == 1) return 0;
+        int64_t q = fxi_mod(p, 2 * n - 2);
+        return q < n ? q : 2 * n - 2 - q;
+    }
+    case FXI_WRAP: return fxi_mod(p, n);
+    default: return -1;
+    }
+}
+
+/* How an exact sum becomes an output sample. */
+enum {
+    FXI_ROUND_HALF_EVEN = 0, /* (S + bias) / den, nearest, ties to even */
+    FXI_ROUND_MULSHIFT = 1   /* floor((S + add) * mul / 2^shift): fixed-point rules */
+};
+
+typedef struct fxi_finish {
+    int mode;
+    double den;    /* HALF_EVEN: the kernel's common denominator (> 0) */
+    double bias;   /* HALF_EVEN: offset * den, added before dividing */
+    double add;    /* MULSHIFT */
+    double mul;    /* MULSHIFT */
+    double unit;   /* MULSHIFT: 2^-shift */
+    double maxval; /* 255 or 65535: outputs saturate to [0, maxval] */
+} fxi_finish;
+
+static inline FX_HD double fxi_saturate(double v, double maxval)
+{
+    if (!(v > 0)) return 0; /* also NaN */
+    return v > maxval ? maxval : v;
+}
+
+/* The output sample for the exact sum s. */
+static inline FX_HD double fxi_finish_exact(const fxi_finish *f, double s)
+{
+    double q;
+    if (f->mode == FXI_ROUND_HALF_EVEN)
+        q = nearbyint((s + f->bias) / f->den);
+    else
+        q = floor((s + f->add) * f->mul * f->unit);
+    return fxi_saturate(q, f->maxval);
+}
+
+/* The output sample for a float accumulator on an integer image: round half to even
+ * (as OpenCV's saturate_cast), then saturate. */
+static inline FX_HD float fxi_finish_float(float acc, float maxval)
+{
+    float r = nearbyintf(acc);
+    if (!(r > 0)) return 0;
+    return r > maxval ? maxval : r;
+}
+
+#endif

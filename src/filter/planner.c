@@ -1,0 +1,235 @@
+/* The filter plan: analysis, strategy choice and allocation once; runs that only
+ * compute.
+ *
+ * The planner's rules (auto) look at the kernel and the image, never the device, so a
+ * result does not depend on where it ran:
+ *   1. every tap the same and at least BOX_MIN_TAPS of them: box (running sums);
+ *   2. rank 1 with at least SEPARABLE_MIN_TAPS taps: separable (kw + kh per output);
+ *   3. otherwise direct, unless the non-zero taps reach FFT_MIN_TAPS and the build has
+ *      FFTW: then fft, which is within 1 unit of the exact result and far faster there.
+ * The thresholds are crossover points measured with bench/filter_crossover.sh on the
+ * 2-core development machine (docs/BENCHMARKS.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/cpu_common.h"
+
+#define BOX_MIN_TAPS 9
+#define SEPARABLE_MIN_TAPS 9
+#define FFT_MIN_TAPS 400
+
+struct fx_filter_plan {
+    fx_context *ctx;
+    fx_image_desc desc;
+    fx_filter_strategy strategy;
+    fxi_taps taps;
+    int border;
+    double border_value[FX_MAX_IMAGE_CHANNELS];
+    int filter_channels;
+    fxi_cpu_state cpu;
+    void *fft_state;
+    char explain[256];
+};
+
+static const char *acc_words(const fxi_taps *t)
+{
+    switch (t->acc) {
+    case FXI_ACC_I32: return "exact integer sums (int32)";
+    case FXI_ACC_I64: return "exact integer sums (int64)";
+    default: return "float sums, fused multiply-adds in tap order";
+    }
+}
+
+static fx_filter_strategy choose(const fxi_taps *t, char *why, size_t size)
+{
+    const int taps = t->kw * t->kh;
+    if (t->box && taps >= BOX_MIN_TAPS) {
+        snprintf(why, size, "all %d taps are equal: running sums, O(1) per output", taps);
+        return FX_STRATEGY_BOX;
+    }
+    if (t->rank1 && taps >= SEPARABLE_MIN_TAPS) {
+        snprintf(why, size, "rank 1: %d + %d taps per output instead of %d", t->kw, t->kh, taps);
+        return FX_STRATEGY_SEPARABLE;
+    }
+    if (t->nonzero >= FFT_MIN_TAPS && fxi_fft_available()) {
+        snprintf(why, size,
+                 "%d non-zero taps, not rank 1: FFT is far faster than direct here (results "
+                 "within 1 unit of the exact sums)",
+                 t->nonzero);
+        return FX_STRATEGY_FFT;
+    }
+    snprintf(why, size, "%d non-zero taps of %d", t->nonzero, taps);
+    return FX_STRATEGY_DIRECT;
+}
+
+static fx_status check_forced(fx_context *ctx, fx_filter_strategy s, const fxi_taps *t)
+{
+    FX_RETURN_IF(s == FX_STRATEGY_SEPARABLE && !t->rank1, FX_EINVAL,
+                 "--strategy separable: this %dx%d kernel is not separable (not rank 1)", t->kw,
+                 t->kh);
+    FX_RETURN_IF(s == FX_STRATEGY_BOX && !t->box, FX_EINVAL,
+                 "--strategy box: this %dx%d kernel is not a box (its taps differ)", t->kw, t->kh);
+    FX_RETURN_IF(s == FX_STRATEGY_FFT && !fxi_fft_available(), FX_EUNSUPPORTED,
+                 "--strategy fft needs FFTW3 (libfftw3-dev) at build time; this build has none");
+    return FX_OK;
+}
+
+static fx_status check_desc(fx_context *ctx, const fx_image_desc *d)
+{
+    FX_RETURN_IF(!d || d->width < 1 || d->height < 1, FX_EINVAL, "filter: image size %dx%d",
+                 d ? d->width : 0, d ? d->height : 0);
+    FX_RETURN_IF(d->channels < 1 || d->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
+                 "filter: %d channels (1 to %d)", d->channels, FX_MAX_IMAGE_CHANNELS);
+    FX_RETURN_IF(!fx_sample_size(d->type), FX_EINVAL, "filter: unknown sample type %d",
+                 (int)d->type);
+    return FX_OK;
+}
+
+static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx_filter_options *o)
+{
+    fx_context *ctx = p->ctx;
+    const fx_image_desc *d = &p->desc;
+    FX_RETURN_IF(o->border < 0 || o->border > FX_BORDER_WRAP, FX_EINVAL, "filter: border mode %d",
+                 o->border);
+    FX_RETURN_IF(o->strategy < 0 || o->strategy >= FX_STRATEGY_COUNT, FX_EUNSUPPORTED,
+                 "filter: strategy %d is not one of this build's CPU strategies", o->strategy);
+    FX_TRY(fxi_taps_resolve(ctx, kernel, o, d->type, &p->taps));
+    p->border = o->border;
+    FX_TRY(fxi_parse_border_value(ctx, o->border_value, d->channels, p->border_value));
+    if (d->type != FX_F32)
+        for (int c = 0; c < d->channels; c++)
+            FX_RETURN_IF(p->border_value[c] < 0 || p->border_value[c] > p->taps.maxval ||
+                             p->border_value[c] != (double)(int64_t)p->border_value[c],
+                         FX_ERANGE, "--border-value %g is not a %s sample (whole numbers 0…%g)",
+                         p->border_value[c], fx_sample_type_name(d->type), p->taps.maxval);
+    bool has_alpha = d->channels == 2 || d->channels == 4;
+    p->filter_channels = has_alpha && o->alpha == FX_ALPHA_KEEP ? d->channels - 1 : d->channels;
+
+    char why[200];
+    fx_filter_strategy auto_choice = choose(&p->taps, why, sizeof why);
+    p->strategy = o->strategy == FX_STRATEGY_AUTO ? auto_choice : (fx_filter_strategy)o->strategy;
+    if (o->strategy != FX_STRATEGY_AUTO) {
+        FX_TRY(check_forced(ctx, p->strategy, &p->taps));
+        snprintf(why, sizeof why, "forced by --strategy (auto would pick %s)",
+                 fx_filter_strategy_name(auto_choice));
+    }
+    const fxi_taps *t = &p->taps;
+    snprintf(p->explain, sizeof p->explain, "%s: %s %dx%d; %s; %s",
+             fx_filter_strategy_name(p->strategy), fx_kernel_name(kernel), t->kw, t->kh, why,
+             p->strategy == FX_STRATEGY_FFT ? "float FFT (within 1 unit)" : acc_words(t));
+    fxi_log(ctx, FX_LOG_INFO, "filter plan: %s", p->explain);
+
+    switch (p->strategy) {
+    case FX_STRATEGY_DIRECT:
+        return fxi_direct_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
+    case FX_STRATEGY_SEPARABLE:
+        return fxi_separable_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
+    case FX_STRATEGY_BOX:
+        return fxi_box_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
+    case FX_STRATEGY_FFT: return fxi_fft_prepare(ctx, t, d, &p->fft_state);
+    default: return FX_OK;
+    }
+}
+
+fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
+                                const fx_filter_options *options, const fx_image_desc *desc,
+                                fx_filter_plan **out)
+{
+    *out = NULL;
+    FX_RETURN_IF(!kernel, FX_EINVAL, "filter: no kernel");
+    FX_TRY(check_desc(ctx, desc));
+    fx_filter_options defaults;
+    if (!options) {
+        fx_filter_options_init(&defaults);
+        options = &defaults;
+    }
+    FX_TRY(fx_options_validate(ctx, fx_filter_options_table(), options));
+    fx_filter_plan *p;
+    FX_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
+    p->ctx = ctx;
+    p->desc = *desc;
+    fx_status st = plan_build(p, kernel, options);
+    if (st != FX_OK) {
+        fx_filter_free(p);
+        return st;
+    }
+    *out = p;
+    return FX_OK;
+}
+
+void fx_filter_free(fx_filter_plan *p)
+{
+    if (!p) return;
+    fxi_taps_free(&p->taps);
+    free(p->cpu.scratch);
+    fxi_fft_release(p->fft_state);
+    free(p);
+}
+
+fx_filter_strategy fx_filter_plan_strategy(const fx_filter_plan *p)
+{
+    return p->strategy;
+}
+
+const char *fx_filter_plan_explain(const fx_filter_plan *p)
+{
+    return p->explain;
+}
+
+static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_image *img,
+                             const char *which)
+{
+    const fx_image_desc *d = &p->desc;
+    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "filter: %s image has no pixels", which);
+    FX_RETURN_IF(img->memory != FX_MEMORY_HOST, FX_EINVAL,
+                 "filter: the %s image is on the GPU but this plan runs on the CPU", which);
+    FX_RETURN_IF(img->width != d->width || img->height != d->height ||
+                     img->channels != d->channels || img->type != d->type,
+                 FX_EINVAL, "filter: %s image is %dx%dx%d %s, the plan is for %dx%dx%d %s", which,
+                 img->width, img->height, img->channels, fx_sample_type_name(img->type), d->width,
+                 d->height, d->channels, fx_sample_type_name(d->type));
+    size_t row;
+    FX_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
+    FX_RETURN_IF(img->stride < row, FX_EINVAL, "filter: %s stride %zu is shorter than a row (%zu)",
+                 which, img->stride, row);
+    return FX_OK;
+}
+
+fx_status fx_filter_run(fx_filter_plan *p, const fx_image *src, fx_image *dst, fx_timings *timings)
+{
+    fx_context *ctx = p->ctx;
+    FX_TRY(check_image(ctx, p, src, "input"));
+    FX_TRY(check_image(ctx, p, dst, "output"));
+    FX_RETURN_IF(src->data == dst->data, FX_EINVAL,
+                 "filter: input and output must be different buffers");
+    uint64_t t0 = timings ? fx_time_ns() : 0;
+    fxi_filter_job job = {ctx, &p->taps, p->border, {0}, p->desc.channels, p->filter_channels,
+                          src, dst};
+    memcpy(job.border_value, p->border_value, sizeof job.border_value);
+    fx_status st;
+    switch (p->strategy) {
+    case FX_STRATEGY_SEPARABLE: st = fxi_filter_separable(&job, &p->cpu); break;
+    case FX_STRATEGY_BOX: st = fxi_filter_box(&job, &p->cpu); break;
+    case FX_STRATEGY_FFT: st = fxi_filter_fft(&job, p->fft_state); break;
+    default: st = fxi_filter_direct(&job, &p->cpu); break;
+    }
+    if (timings) timings->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+    return st;
+}
+
+fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel, const fx_filter_options *options,
+                    const fx_image *src, fx_image *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    FX_RETURN_IF(!src, FX_EINVAL, "filter: no input image");
+    fx_image_desc d = {src->width, src->height, src->channels, src->type};
+    fx_filter_plan *p;
+    FX_TRY(fx_filter_plan_create(ctx, kernel, options, &d, &p));
+    fx_status st = fx_image_alloc(ctx, dst, src->width, src->height, src->channels, src->type);
+    if (st == FX_OK) st = fx_filter_run(p, src, dst, NULL);
+    if (st != FX_OK) fx_image_free(dst);
+    fx_filter_free(p);
+    return st;
+}

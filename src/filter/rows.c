@@ -1,0 +1,126 @@
+/* Padded rows in and finished rows out: the CPU strategies see only rows that already
+ * carry their border, in the working type, and hand back accumulators; this file is
+ * the only place that knows sample types, border rules and rounding. */
+#include <string.h>
+
+#include "filter/filter_internal.h"
+
+size_t fxi_acc_size(fxi_acc acc)
+{
+    return acc == FXI_ACC_I64   ? sizeof(int64_t)
+           : acc == FXI_ACC_I32 ? sizeof(int32_t)
+                                : sizeof(float);
+}
+
+static double load(const fx_image *img, const uint8_t *row, int64_t i)
+{
+    switch (img->type) {
+    case FX_U8: return row[i];
+    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
+    default: return ((const float *)(const void *)row)[i];
+    }
+}
+
+static void put(fxi_acc acc, void *out, int64_t i, double v)
+{
+    switch (acc) {
+    case FXI_ACC_I32: ((int32_t *)out)[i] = (int32_t)v; break;
+    case FXI_ACC_I64: ((int64_t *)out)[i] = (int64_t)v; break;
+    default: ((float *)out)[i] = (float)v; break;
+    }
+}
+
+/* Convert `count` samples of a source row starting at sample s0 to the working type
+ * at out[o0...]: the straight run inside the image, written for the common types so
+ * the compiler vectorises it. */
+static void convert_run(const fx_image *img, fxi_acc acc, const uint8_t *row, int64_t s0,
+                        int64_t count, void *out, int64_t o0)
+{
+    if (img->type == FX_U8 && acc == FXI_ACC_I32) {
+        const uint8_t *s = row + s0;
+        int32_t *d = (int32_t *)out + o0;
+        for (int64_t i = 0; i < count; i++)
+            d[i] = s[i];
+    } else if (img->type == FX_U8 && acc == FXI_ACC_F32) {
+        const uint8_t *s = row + s0;
+        float *d = (float *)out + o0;
+        for (int64_t i = 0; i < count; i++)
+            d[i] = s[i];
+    } else if (img->type == FX_F32 && acc == FXI_ACC_F32) {
+        memcpy((float *)out + o0, (const float *)(const void *)row + s0,
+               (size_t)count * sizeof(float));
+    } else {
+        for (int64_t i = 0; i < count; i++)
+            put(acc, out, o0 + i, load(img, row, s0 + i));
+    }
+}
+
+void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x0, int64_t x1,
+                    int left, int right, void *out)
+{
+    const fx_image *src = job->src;
+    const int64_t W = src->width, C = job->channels;
+    const int64_t first = x0 - left, last = x1 + right; /* pixel columns [first, last) */
+    int64_t yy = fxi_border_index(y, src->height, job->border);
+    if (yy < 0) { /* a constant row */
+        for (int64_t x = first; x < last; x++)
+            for (int64_t c = 0; c < C; c++)
+                put(acc, out, (x - first) * C + c, job->border_value[c]);
+        return;
+    }
+    const uint8_t *row = fx_image_row(src, (int)yy);
+    /* The part inside the image in one run, the overhang pixel by pixel. */
+    int64_t in0 = first < 0 ? 0 : first, in1 = last > W ? W : last;
+    if (in1 > in0) convert_run(src, acc, row, in0 * C, (in1 - in0) * C, out, (in0 - first) * C);
+    for (int64_t x = first; x < last; x++) {
+        if (x >= in0 && x < in1) {
+            x = in1 - 1;
+            continue;
+        }
+        int64_t xx = fxi_border_index(x, W, job->border);
+        for (int64_t c = 0; c < C; c++)
+            put(acc, out, (x - first) * C + c,
+                xx < 0 ? job->border_value[c] : load(src, row, xx * C + c));
+    }
+}
+
+void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, int64_t x1,
+                   const void *values)
+{
+    fx_image *dst = job->dst;
+    const fxi_taps *t = job->taps;
+    const int64_t C = job->channels, F = job->filter_channels, n = (x1 - x0) * C;
+    uint8_t *row = fx_image_row(dst, y);
+    for (int64_t i = 0; i < n; i++) {
+        if (F < C && i % C >= F) continue; /* alpha passes through */
+        double v;
+        if (acc == FXI_ACC_F32) {
+            float f = ((const float *)values)[i];
+            v = t->integer_image ? fxi_finish_float(f, t->maxval) : f;
+        } else {
+            double s = acc == FXI_ACC_I32 ? ((const int32_t *)values)[i]
+                                          : (double)((const int64_t *)values)[i];
+            v = fxi_finish_exact(&t->finish, s);
+        }
+        int64_t at = x0 * C + i;
+        switch (dst->type) {
+        case FX_U8: row[at] = (uint8_t)v; break;
+        case FX_U16: ((uint16_t *)(void *)row)[at] = (uint16_t)v; break;
+        default: ((float *)(void *)row)[at] = (float)v; break;
+        }
+    }
+}
+
+void fxi_copy_unfiltered(const fxi_filter_job *job, int y0, int y1)
+{
+    const int C = job->channels, F = job->filter_channels;
+    if (F == C) return;
+    size_t size = fx_sample_size(job->src->type);
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *s = fx_image_row(job->src, y);
+        uint8_t *d = fx_image_row(job->dst, y);
+        for (int x = 0; x < job->src->width; x++)
+            for (int c = F; c < C; c++)
+                memcpy(d + ((size_t)x * C + c) * size, s + ((size_t)x * C + c) * size, size);
+    }
+}

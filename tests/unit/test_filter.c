@@ -1,0 +1,448 @@
+/* The filter job against a plain reference: a few obvious loops over the definition
+ *   dst(x, y) = offset + sum_ij w(i, j) * src(x + j - ax, y + i - ay)
+ * with OpenCV's border loop (borderInterpolate, written here as OpenCV writes it, not
+ * the library's closed forms), on random images of awkward sizes, every border,
+ * channel count, depth and strategy.
+ *
+ * Exact kernels (integer numerators over a divisor) are compared byte for byte: the
+ * reference sums in int64 and rounds half to even with integer arithmetic. Float
+ * kernels: direct is compared bit for bit with the reference's fmaf chain in row-major
+ * order over the non-zero taps (the documented tap order); separable and fft within
+ * their tolerances.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fxtest.h"
+
+/* ---- the reference ---- */
+
+static int ref_border(int p, int len, fx_border mode)
+{
+    if ((unsigned)p < (unsigned)len) return p;
+    if (mode == FX_BORDER_REPLICATE) return p < 0 ? 0 : len - 1;
+    if (mode == FX_BORDER_REFLECT || mode == FX_BORDER_REFLECT101) {
+        int delta = mode == FX_BORDER_REFLECT101;
+        if (len == 1) return 0;
+        do {
+            if (p < 0)
+                p = -p - 1 + delta;
+            else
+                p = len - 1 - (p - len) - delta;
+        } while ((unsigned)p >= (unsigned)len);
+        return p;
+    }
+    if (mode == FX_BORDER_WRAP) {
+        if (p < 0) p -= ((p - len + 1) / len) * len;
+        if (p >= len) p %= len;
+        return p;
+    }
+    return -1;
+}
+
+static double ref_sample(const fx_image *img, int x, int y, int c, fx_border mode, double constant)
+{
+    int xx = ref_border(x, img->width, mode), yy = ref_border(y, img->height, mode);
+    if (xx < 0 || yy < 0) return constant;
+    const uint8_t *row = fx_image_row(img, yy);
+    size_t i = (size_t)xx * img->channels + c;
+    switch (img->type) {
+    case FX_U8: return row[i];
+    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
+    default: return ((const float *)(const void *)row)[i];
+    }
+}
+
+static double maxval(fx_sample_type t)
+{
+    return t == FX_U8 ? 255 : 65535;
+}
+
+/* Round num/den half to even in integers, plus an integer offset, saturated. */
+static double ref_round(int64_t num, int64_t den, int64_t offset, double max)
+{
+    int64_t q = num / den, r = num % den;
+    if (r < 0) {
+        q -= 1;
+        r += den;
+    }
+    if (2 * r > den || (2 * r == den && (q & 1))) q += 1;
+    q += offset;
+    return q < 0 ? 0 : q > max ? max : (double)q;
+}
+
+typedef struct ref_kernel {
+    int kw, kh, ax, ay;
+    const int64_t *num; /* exact: numerators over den */
+    int64_t den;
+    const float *w; /* float kernel */
+    int64_t offset;
+} ref_kernel;
+
+static double ref_output(const ref_kernel *k, const fx_image *src, int x, int y, int c,
+                         fx_border mode, double constant)
+{
+    if (k->num) {
+        int64_t s = 0;
+        for (int i = 0; i < k->kh; i++)
+            for (int j = 0; j < k->kw; j++)
+                s += k->num[i * k->kw + j] *
+                     (int64_t)ref_sample(src, x + j - k->ax, y + i - k->ay, c, mode, constant);
+        return ref_round(s, k->den, k->offset, maxval(src->type));
+    }
+    float acc = (float)k->offset;
+    for (int i = 0; i < k->kh; i++)
+        for (int j = 0; j < k->kw; j++)
+            if (k->w[i * k->kw + j] != 0)
+                acc = fmaf(k->w[i * k->kw + j],
+                           (float)ref_sample(src, x + j - k->ax, y + i - k->ay, c, mode, constant),
+                           acc);
+    if (src->type == FX_F32) return acc;
+    float r = nearbyintf(acc);
+    return r < 0 ? 0 : r > maxval(src->type) ? maxval(src->type) : r;
+}
+
+static double get(const fx_image *img, int x, int y, int c)
+{
+    return ref_sample(img, x, y, c, FX_BORDER_CONSTANT, 0);
+}
+
+/* ---- inputs ---- */
+
+static fx_image random_image(fx_context *ctx, int w, int h, int ch, fx_sample_type t, uint64_t seed)
+{
+    fx_image img;
+    fx_image_alloc(ctx, &img, w, h, ch, t);
+    for (int y = 0; y < h; y++) {
+        uint8_t *row = fx_image_row(&img, y);
+        for (int i = 0; i < w * ch; i++) {
+            uint64_t r = fxt_rand(&seed);
+            if (t == FX_U8)
+                row[i] = (uint8_t)(r >> 56);
+            else if (t == FX_U16)
+                ((uint16_t *)(void *)row)[i] = (uint16_t)(r >> 48);
+            else
+                ((float *)(void *)row)[i] = (float)(r >> 40) / (float)(1 << 24);
+        }
+    }
+    return img;
+}
+
+typedef struct shape {
+    int w, h;
+} shape;
+
+static const shape shapes[] = {{1, 1}, {1, 9}, {9, 1}, {13, 11}, {37, 5}, {3, 2}};
+#define SHAPE_COUNT (int)(sizeof shapes / sizeof *shapes)
+static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
+
+/* Run one kernel with one strategy over every shape, border, channel count and type,
+ * against the reference. exact: integer kernels (compared exactly on integer images). */
+static void check_kernel(const char *text, const ref_kernel *rk, fx_filter_strategy strategy,
+                         const char *border_value, double tolerance)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 3);
+    fx_kernel *k = NULL;
+    if (!FXT_CHECK_OK(fx_kernel_parse(ctx, text, &k), ctx)) goto done;
+    for (int s = 0; s < SHAPE_COUNT; s++)
+        for (int b = 0; b <= FX_BORDER_WRAP; b++)
+            for (int ch = 1; ch <= 4; ch++)
+                for (int ti = 0; ti < 3; ti++) {
+                    fx_sample_type t = types[ti];
+                    if (rk->num && t == FX_F32) continue; /* floats: covered by float kernels */
+                    fx_filter_options o;
+                    fx_filter_options_init(&o);
+                    o.border = b;
+                    o.strategy = strategy;
+                    o.alpha = FX_ALPHA_FILTER;
+                    o.border_value = border_value;
+                    double constant = border_value ? atof(border_value) : 0;
+                    fx_image_desc d = {shapes[s].w, shapes[s].h, ch, t};
+                    fx_filter_plan *p = NULL;
+                    if (!FXT_CHECK_OK(fx_filter_plan_create(ctx, k, &o, &d, &p), ctx)) continue;
+                    fx_image src = random_image(ctx, d.width, d.height, ch, t, 17 + s * 5 + ch);
+                    fx_image dst;
+                    fx_image_alloc(ctx, &dst, d.width, d.height, ch, t);
+                    FXT_CHECK_OK(fx_filter_run(p, &src, &dst, NULL), ctx);
+                    int bad = 0;
+                    double worst = 0;
+                    for (int y = 0; y < d.height; y++)
+                        for (int x = 0; x < d.width; x++)
+                            for (int c = 0; c < ch; c++) {
+                                double want = ref_output(rk, &src, x, y, c, b, constant);
+                                double got = get(&dst, x, y, c);
+                                double diff = fabs(want - got);
+                                if (diff > worst) worst = diff;
+                                if (diff > tolerance) bad++;
+                            }
+                    if (!FXT_CHECK(bad == 0))
+                        fprintf(stderr, "  %s, %s, %s: %dx%dx%d %s: %d samples differ (worst %g)\n",
+                                text, fx_filter_strategy_name(fx_filter_plan_strategy(p)),
+                                fx_border_name(b), d.width, d.height, ch, fx_sample_type_name(t),
+                                bad, worst);
+                    fx_image_free(&src);
+                    fx_image_free(&dst);
+                    fx_filter_free(p);
+                }
+done:
+    fx_kernel_free(k);
+    fx_context_destroy(ctx);
+}
+
+/* ---- exact kernels: every strategy that applies, byte for byte ---- */
+
+static const int64_t sharpen_num[] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+static const int64_t binomial_num[] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+static const int64_t odd_num[] = {3, -1, 4, 1, -5, 9, 2, 6, 5, 3, 5, -8, 9, 7, 9}; /* 5x3 */
+static const int64_t even_box_num[] = {1, 1, 1, 1, 1, 1, 1, 1};                    /* 4x2 */
+
+FXT_TEST(exact_direct_matches_reference)
+{
+    ref_kernel sharpen = {3, 3, 1, 1, sharpen_num, 1, NULL, 0};
+    check_kernel("sharpen", &sharpen, FX_STRATEGY_DIRECT, NULL, 0);
+    ref_kernel odd = {5, 3, 2, 1, odd_num, 7, NULL, 0};
+    check_kernel("3 -1 4 1 -5; 9 2 6 5 3; 5 -8 9 7 9 / 7", &odd, FX_STRATEGY_DIRECT, NULL, 0);
+}
+
+FXT_TEST(exact_separable_equals_direct)
+{
+    ref_kernel bin = {3, 3, 1, 1, binomial_num, 16, NULL, 0};
+    check_kernel("1 2 1; 2 4 2; 1 2 1 / 16", &bin, FX_STRATEGY_SEPARABLE, NULL, 0);
+    check_kernel("1 2 1; 2 4 2; 1 2 1 / 16", &bin, FX_STRATEGY_DIRECT, NULL, 0);
+    check_kernel("1 2 1; 2 4 2; 1 2 1 / 16", &bin, FX_STRATEGY_AUTO, "7", 0);
+}
+
+FXT_TEST(exact_box_equals_direct)
+{
+    /* A 4x2 box with anchor (2, 1), as text so the half-even rule applies (the box
+     * preset follows cv2.blur's rule on 8-bit images instead). */
+    ref_kernel box = {4, 2, 2, 1, even_box_num, 8, NULL, 0};
+    const char *text = "1 1 1 1; 1 1 1 1 / 8";
+    check_kernel(text, &box, FX_STRATEGY_BOX, NULL, 0);
+    check_kernel(text, &box, FX_STRATEGY_SEPARABLE, NULL, 0);
+    check_kernel(text, &box, FX_STRATEGY_DIRECT, "200", 0);
+}
+
+/* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
+FXT_TEST(kernel_larger_than_image)
+{
+    static int64_t num[15 * 15];
+    for (int i = 0; i < 15 * 15; i++)
+        num[i] = (i * 7) % 5 - 2;
+    char text[15 * 15 * 4 + 32] = "";
+    size_t at = 0;
+    for (int i = 0; i < 15; i++) {
+        for (int j = 0; j < 15; j++)
+            at +=
+                (size_t)snprintf(text + at, sizeof text - at, "%lld ", (long long)num[i * 15 + j]);
+        at += (size_t)snprintf(text + at, sizeof text - at, i < 14 ? ";" : "/ 3");
+    }
+    ref_kernel big = {15, 15, 7, 7, num, 3, NULL, 0};
+    check_kernel(text, &big, FX_STRATEGY_DIRECT, NULL, 0);
+}
+
+/* ---- float kernels ---- */
+
+static const float float_w[] = {0.1f, 0.2f, 0.3f, -0.15f, 0.f, 0.7f, 0.05f, 0.2f, -0.4f};
+
+FXT_TEST(float_direct_matches_fma_chain)
+{
+    ref_kernel fk = {3, 3, 1, 1, NULL, 1, float_w, 0};
+    check_kernel("0.1 0.2 0.3; -0.15 0 0.7; 0.05 0.2 -0.4", &fk, FX_STRATEGY_DIRECT, NULL, 0);
+}
+
+FXT_TEST(float_separable_within_rounding)
+{
+    /* 0.3 * [0.2 0.5 0.3] outer [0.1 0.7 0.2]: rank 1 in floats. */
+    static float w[9];
+    const float r[] = {0.1f, 0.7f, 0.2f}, c[] = {0.2f, 0.5f, 0.3f};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            w[i * 3 + j] = c[i] * r[j];
+    char text[256];
+    snprintf(text, sizeof text, "%.9g %.9g %.9g; %.9g %.9g %.9g; %.9g %.9g %.9g", w[0], w[1], w[2],
+             w[3], w[4], w[5], w[6], w[7], w[8]);
+    ref_kernel fk = {3, 3, 1, 1, NULL, 1, w, 0};
+    /* Integer images: within one unit; float images: within float rounding. */
+    check_kernel(text, &fk, FX_STRATEGY_SEPARABLE, NULL, 1.0);
+}
+
+/* ---- presets, analysis and errors ---- */
+
+FXT_TEST(planner_picks_by_kernel)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    struct {
+        const char *text;
+        fx_filter_strategy want;
+    } cases[] = {
+        {"box:5", FX_STRATEGY_BOX},
+        {"gaussian:7", FX_STRATEGY_SEPARABLE},
+        {"1 2 1; 2 4 2; 1 2 1 / 16", FX_STRATEGY_SEPARABLE},
+        {"sharpen", FX_STRATEGY_DIRECT},
+        {"sobel-x", FX_STRATEGY_SEPARABLE},
+        {"identity", FX_STRATEGY_DIRECT},
+    };
+    fx_image_desc d = {64, 48, 3, FX_U8};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fx_kernel *k;
+        fx_filter_plan *p;
+        if (!FXT_CHECK_OK(fx_kernel_parse(ctx, cases[i].text, &k), ctx)) continue;
+        if (FXT_CHECK_OK(fx_filter_plan_create(ctx, k, NULL, &d, &p), ctx)) {
+            if (!FXT_CHECK_EQ(fx_filter_plan_strategy(p), cases[i].want))
+                fprintf(stderr, "  %s: %s\n", cases[i].text, fx_filter_plan_explain(p));
+            fx_filter_free(p);
+        }
+        fx_kernel_free(k);
+    }
+    fx_context_destroy(ctx);
+}
+
+/* OpenCV's getGaussianKernel (float) and GaussianBlur's fixed-point weights. */
+FXT_TEST(gaussian_weights_follow_opencv)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    fx_kernel *k;
+    double w[81], off;
+    /* gaussian:5: the fixed table [1 4 6 4 1] / 16 at every depth. */
+    FXT_CHECK_OK(fx_kernel_parse(ctx, "gaussian:5", &k), ctx);
+    FXT_CHECK_OK(fx_kernel_weights(ctx, k, FX_U8, w, &off), ctx);
+    FXT_CHECK(w[0] == 1.0 / 256 && w[12] == 36.0 / 256 && off == 0);
+    FXT_CHECK_OK(fx_kernel_weights(ctx, k, FX_F32, w, &off), ctx);
+    FXT_CHECK(w[2] == 6.0 / 256);
+    fx_kernel_free(k);
+    /* gaussian:9 with the default sigma 1.7: 8-bit weights are the fixed-point table
+     * [4 13 30 51 60 51 30 13 4] / 256. */
+    FXT_CHECK_OK(fx_kernel_parse(ctx, "gaussian:9", &k), ctx);
+    FXT_CHECK_OK(fx_kernel_weights(ctx, k, FX_U8, w, &off), ctx);
+    FXT_CHECK(w[0] == 16.0 / 65536 && w[40] == 3600.0 / 65536);
+    /* float images: exp(-x^2 / (2 * 1.7^2)), normalised, rounded to float. */
+    FXT_CHECK_OK(fx_kernel_weights(ctx, k, FX_F32, w, &off), ctx);
+    double g[9], sum = 0;
+    for (int i = 0; i < 9; i++)
+        sum += g[i] = exp(-(i - 4) * (i - 4) / (2 * 1.7 * 1.7));
+    FXT_CHECK(fabs(w[40] - (g[4] / sum) * (g[4] / sum)) < 1e-7);
+    fx_kernel_free(k);
+    fx_context_destroy(ctx);
+}
+
+FXT_TEST(bad_kernels_are_named)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    struct {
+        const char *text;
+        const char *says;
+    } cases[] = {
+        {"1 2 1; 2 4 2 2; 1 2 1", "kernel row 2 has 4 numbers, row 1 has 3"},
+        {"", "empty"},
+        {" ; # nothing", "empty"},
+        {"1 2 1 / 0", "divisor is 0"},
+        {"1 nan 1", "not a finite number"},
+        {"1 inf", "not a finite number"},
+        {"1 2 x", "'x' is not a number"},
+        {"box:0", "outside 1"},
+        {"gaussian:4", "must be odd"},
+        {"gaussian:5:-1", "must be > 0"},
+        {"gaussian:5:abc", "not a number"},
+        {"emboss:q", "emboss"},
+        {"blur:3", "unknown kernel"},
+        {"sharpen:3", "takes no parameters"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fx_kernel *k = NULL;
+        fx_status st = fx_kernel_parse(ctx, cases[i].text, &k);
+        if (!FXT_CHECK(st != FX_OK && k == NULL)) {
+            fprintf(stderr, "  accepted: '%s'\n", cases[i].text);
+            fx_kernel_free(k);
+            continue;
+        }
+        FXT_CHECK_CONTAINS(fx_context_error(ctx), cases[i].says);
+    }
+    /* 4097 numbers in a row. */
+    char *wide = malloc(4097 * 2 + 1);
+    for (int i = 0; i < 4097; i++) {
+        wide[2 * i] = '1';
+        wide[2 * i + 1] = ' ';
+    }
+    wide[4097 * 2] = 0;
+    fx_kernel *k = NULL;
+    FXT_CHECK_STATUS(fx_kernel_parse(ctx, wide, &k), FX_ERANGE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "more than 4096");
+    free(wide);
+    fx_context_destroy(ctx);
+}
+
+FXT_TEST(bad_options_are_named)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    fx_kernel *k;
+    FXT_CHECK_OK(fx_kernel_parse(ctx, "sharpen", &k), ctx);
+    fx_image_desc d = {8, 8, 3, FX_U8};
+    fx_filter_options o;
+    fx_filter_plan *p = NULL;
+    fx_filter_options_init(&o);
+    o.border = FX_BORDER_CONSTANT;
+    o.border_value = "1,2";
+    FXT_CHECK_STATUS(fx_filter_plan_create(ctx, k, &o, &d, &p), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "give 1 or 3");
+    o.border_value = "300";
+    FXT_CHECK_STATUS(fx_filter_plan_create(ctx, k, &o, &d, &p), FX_ERANGE, ctx);
+    fx_filter_options_init(&o);
+    o.anchor = "3,1";
+    FXT_CHECK_STATUS(fx_filter_plan_create(ctx, k, &o, &d, &p), FX_ERANGE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "outside the 3x3 kernel");
+    fx_filter_options_init(&o);
+    o.strategy = FX_STRATEGY_BOX;
+    FXT_CHECK_STATUS(fx_filter_plan_create(ctx, k, &o, &d, &p), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "not a box");
+    o.strategy = FX_STRATEGY_SEPARABLE;
+    FXT_CHECK_STATUS(fx_filter_plan_create(ctx, k, &o, &d, &p), FX_EINVAL, ctx);
+    FXT_CHECK(p == NULL);
+    fx_kernel_free(k);
+    fx_context_destroy(ctx);
+}
+
+/* Alpha passes through unless asked; --convolve flips; the emboss offset is mid-grey. */
+FXT_TEST(alpha_convolve_and_offset)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    fx_image src = random_image(ctx, 9, 7, 4, FX_U8, 5), dst, flipped;
+    fx_kernel *k, *kf;
+    FXT_CHECK_OK(fx_kernel_parse(ctx, "1 2 3; 4 5 6; 7 8 9 / 45", &k), ctx);
+    FXT_CHECK_OK(fx_kernel_parse(ctx, "9 8 7; 6 5 4; 3 2 1 / 45", &kf), ctx);
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    FXT_CHECK_OK(fx_filter(ctx, k, &o, &src, &dst), ctx);
+    int alpha_kept = 1;
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 9; x++)
+            alpha_kept &= get(&dst, x, y, 3) == get(&src, x, y, 3);
+    FXT_CHECK(alpha_kept);
+    o.convolve = 1;
+    FXT_CHECK_OK(fx_filter(ctx, kf, &o, &src, &flipped), ctx);
+    FXT_CHECK(memcmp(dst.data, flipped.data, dst.stride * 7) == 0);
+    fx_image_free(&dst);
+    fx_image_free(&flipped);
+    fx_kernel_free(k);
+    fx_kernel_free(kf);
+    /* emboss on a flat image: every output is exactly 128. */
+    fx_image flat;
+    fx_image_alloc(ctx, &flat, 5, 5, 1, FX_U8);
+    memset(flat.data, 77, flat.stride * 5);
+    FXT_CHECK_OK(fx_kernel_parse(ctx, "emboss", &k), ctx);
+    fx_filter_options_init(&o);
+    FXT_CHECK_OK(fx_filter(ctx, k, &o, &flat, &dst), ctx);
+    FXT_CHECK(dst.data[0] == 128 && dst.data[12] == 128 && dst.data[24] == 128);
+    fx_image_free(&dst);
+    fx_image_free(&flat);
+    fx_kernel_free(k);
+    fx_image_free(&src);
+    fx_context_destroy(ctx);
+}
+
+FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
+         FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
+         FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
+         FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
+         FXT_CASE(bad_kernels_are_named), FXT_CASE(bad_options_are_named),
+         FXT_CASE(alpha_convolve_and_offset))
