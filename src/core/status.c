@@ -31,7 +31,13 @@ const char *fx_version(void)
 #define FXI_FEATURE_CUDA ""
 #endif
 
+#ifdef FXKIT_HAVE_FFTW
+#define FXI_FEATURE_FFT " fft"
+#else
+#define FXI_FEATURE_FFT ""
+#endif
+
 const char *fx_build_features(void)
 {
-    return FXI_FEATURE_CUDA "threads png jpeg pnm pfm audio";
+    return FXI_FEATURE_CUDA "threads png jpeg pnm pfm audio" FXI_FEATURE_FFT;
 }
