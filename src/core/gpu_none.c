@@ -54,3 +54,11 @@ void fxi_cuda_image_free(void *data)
 {
     (void)data; /* no device image can exist without CUDA */
 }
+
+fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *dst, size_t length,
+                                  const double *params, int channels, int gain_channels, int ramp)
+{
+    (void)src, (void)dst, (void)length, (void)params, (void)channels, (void)gain_channels,
+        (void)ramp;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}

@@ -113,6 +113,11 @@ void fxi_cuda_context_release(fx_context *ctx);
 /* fx_image_convert on the context's GPU (src/cuda/image_convert.c). */
 fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
+/* Dynamic audio normalization's gain ramp of one frame (length x channels
+ * interleaved doubles) on the context's GPU (src/cuda/normalize_gpu.c); params is
+ * the block of src/normalize/normalize_gpu_plan.h. */
+fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *dst, size_t length,
+                                  const double *params, int channels, int gain_channels, int ramp);
 
 /* Device images (src/cuda/image_device.c): allocation on the context's GPU, copies
  * between host and device images, and the free that fx_image_free calls (NULL-safe;

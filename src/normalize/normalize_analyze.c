@@ -169,8 +169,12 @@ static double peak_of(const fxi_nm_params *p, const measured *m, int c)
     size_t first = c < 0 ? 0 : (size_t)c, last = c < 0 ? (size_t)p->channels : (size_t)c + 1;
     for (size_t ch = first; ch < last; ch++) {
         const double *x = m->x + ch * m->channel;
-        for (size_t i = 0; i < m->n; i++)
-            max = fmax(max, fabs(x[i * m->stride]));
+        for (size_t i = 0; i < m->n; i++) {
+            /* fmax(max, |x|) without the call: max is never NaN, and a NaN
+             * sample leaves it unchanged either way. */
+            const double v = fabs(x[i * m->stride]);
+            if (v > max) max = v;
+        }
     }
     return max;
 }

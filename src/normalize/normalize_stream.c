@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "normalize_gpu_plan.h"
 #include "normalize_internal.h"
 #include "normalize_math.h"
 
@@ -27,15 +28,17 @@ struct fx_normalize {
     fxi_nm_gain *gains;      /* the frame being analysed, per gain channel */
 
     size_t slot_count, slot_samples;
-    double *slots;      /* slot_count * slot_samples: frames in flight */
-    double *slot_gain;  /* slot_count * gain_channels: smoothed gains waiting */
-    double *previous;   /* per gain channel: the last ramp's end */
-    double *pad;        /* one pad frame */
-    uint64_t analysed;  /* real frames analysed */
-    uint64_t smoothed;  /* smoothed gains known (real and pad frames) */
-    uint64_t amplified; /* frames moved to the output */
-    size_t fill;        /* frames in the slot being filled */
-    size_t last_length; /* length of the final (partial) frame after flush */
+    double *slots;       /* slot_count * slot_samples: frames in flight */
+    double *slot_gain;   /* slot_count * gain_channels: smoothed gains waiting */
+    double *previous;    /* per gain channel: the last ramp's end */
+    double *pad;         /* one pad frame */
+    bool on_gpu;         /* the gain ramp runs on the context's GPU */
+    double *ramp_params; /* the GPU ramp's parameter block */
+    uint64_t analysed;   /* real frames analysed */
+    uint64_t smoothed;   /* smoothed gains known (real and pad frames) */
+    uint64_t amplified;  /* frames moved to the output */
+    size_t fill;         /* frames in the slot being filled */
+    size_t last_length;  /* length of the final (partial) frame after flush */
     bool flushed;
 
     double *out; /* output queue: frames [out_begin, out_end) of out_capacity */
@@ -140,9 +143,16 @@ static fx_status amplify_next(fx_normalize *n)
     double *dst;
     FX_TRY(out_reserve(n, length, &dst));
     const double *to = slot_gain_of(n, frame);
-    ramp_job r = {&n->p, slot_of(n, frame), dst, n->previous, to, length};
-    size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
-    fxi_parallel_for(n->ctx, length, grain, ramp_range, &r);
+    if (n->on_gpu) {
+        fxi_nm_ramp_frame f = {n->p.channels, n->gain_channels, n->previous, to, n->p.process};
+        fxi_nm_ramp_pack(&f, n->ramp_params);
+        FX_TRY(fxi_cuda_normalize_ramp(n->ctx, slot_of(n, frame), dst, length, n->ramp_params,
+                                       n->p.channels, n->gain_channels, n->p.ramp));
+    } else {
+        ramp_job r = {&n->p, slot_of(n, frame), dst, n->previous, to, length};
+        size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
+        fxi_parallel_for(n->ctx, length, grain, ramp_range, &r);
+    }
     memcpy(n->previous, to, (size_t)n->gain_channels * sizeof *n->previous);
     n->amplified++;
     return FX_OK;
@@ -220,6 +230,10 @@ static fx_status allocate(fx_normalize *n)
     n->slot_gain = mem;
     FX_TRY(fxi_calloc(ctx, gains, sizeof(double), &mem));
     n->previous = mem;
+    FX_TRY(fxi_calloc(ctx, fxi_nm_ramp_param_count(n->p.channels, n->gain_channels), sizeof(double),
+                      &mem));
+    n->ramp_params = mem;
+    n->on_gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
     FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
     n->gains = mem;
     FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_history), &mem));
@@ -264,6 +278,7 @@ void fx_normalize_close(fx_normalize *n)
     free(n->slot_gain);
     free(n->previous);
     free(n->pad);
+    free(n->ramp_params);
     free(n->out);
     free(n);
 }
@@ -276,6 +291,7 @@ void fx_normalize_info_get(const fx_normalize *n, fx_normalize_info *info)
     info->min_window = 2 * n->p.min_half + 1;
     info->gauss_window = 2 * n->p.gauss_half + 1;
     info->latency_frames = n->p.min_half + n->p.gauss_half;
+    info->on_gpu = n->on_gpu;
 }
 
 void fx_normalize_set_timing(fx_normalize *n, int enabled)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fxtest.h"
+#include "normalize/normalize_gpu_plan.h"
 #include "normalize/normalize_internal.h"
 #include "normalize/normalize_math.h"
 #include "test_normalize_md5.h"
@@ -370,9 +371,38 @@ FXT_TEST(options_are_checked)
     fx_context_destroy(ctx);
 }
 
+FXT_TEST(gpu_thread_work_and_geometry)
+{
+    /* What each GPU thread computes: the sample times the CPU's ramp gain, or the
+     * sample untouched in a channel outside the list. */
+    const double from[3] = {0.5, 2.0, 9.0}, to[3] = {1.5, 0.25, 3.0};
+    const bool process[3] = {true, false, true};
+    double params[8], src[3 * 97];
+    for (int gains = 1; gains <= 3; gains += 2) {
+        fxi_nm_ramp_frame f = {3, gains, from, to, process};
+        FXT_CHECK_EQ(fxi_nm_ramp_param_count(3, gains), 2 * gains + 3);
+        fxi_nm_ramp_pack(&f, params);
+        for (size_t e = 0; e < 3 * 97; e++)
+            src[e] = (double)e / 7.0 - 20.0;
+        for (int ramp = 0; ramp <= 1; ramp++)
+            for (size_t e = 0; e < 3 * 97; e++) {
+                const size_t i = e / 3, c = e % 3, g = gains == 1 ? 0 : c;
+                const double want =
+                    process[c] ? src[e] * fxi_nm_gain_at(from[g], to[g], i, 97, ramp) : src[e];
+                FXT_CHECK(fxi_nm_ramp_element(src, params, e, 3, gains, 97, ramp) == want);
+            }
+    }
+    FXT_CHECK_EQ(fxi_nm_ramp_blocks(0, 132), 0);
+    FXT_CHECK_EQ(fxi_nm_ramp_blocks(1, 132), 1);
+    FXT_CHECK_EQ(fxi_nm_ramp_blocks(FXI_NM_RAMP_THREADS + 1, 132), 2);
+    FXT_CHECK_EQ(fxi_nm_ramp_blocks((size_t)1 << 30, 132), 132 * FXI_NM_RAMP_BLOCKS_PER_SM);
+    FXT_CHECK_EQ(fxi_nm_ramp_blocks((size_t)1 << 30, 0), FXI_NM_RAMP_BLOCKS_PER_SM);
+}
+
 FXT_MAIN(FXT_CASE(reference_outputs_of_ffmpeg_51),
          FXT_CASE(streaming_in_odd_chunks_equals_one_call),
          FXT_CASE(per_sample_arithmetic_is_the_plain_formula), FXT_CASE(parameters_are_ffmpeg_s),
          FXT_CASE(silence_stays_silent_and_short_inputs),
          FXT_CASE(threshold_default_mode_keeps_the_loud_part),
-         FXT_CASE(channels_outside_the_list_pass_through), FXT_CASE(options_are_checked))
+         FXT_CASE(channels_outside_the_list_pass_through), FXT_CASE(options_are_checked),
+         FXT_CASE(gpu_thread_work_and_geometry))
