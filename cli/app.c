@@ -107,6 +107,7 @@ static int run_job(const fxcli_job *job, int argc, char **argv)
     } else if ((code = fxcli_resolve_common(&run)) != FXCLI_EXIT_OK ||
                (job->setup && (code = job->setup(&run)) != FXCLI_EXIT_OK)) {
         if (code == FXCLI_EXIT_USAGE) usage_error(&run);
+        if (code == FXCLI_EXIT_DONE) code = FXCLI_EXIT_OK;
     } else if (job->main) {
         code = job->main(&run);
     } else {

@@ -26,7 +26,8 @@ enum {
     FXCLI_EXIT_OK = 0,     /* every input done */
     FXCLI_EXIT_FAILED = 1, /* at least one input failed; the others were done */
     FXCLI_EXIT_USAGE = 2,  /* bad command line: nothing was done */
-    FXCLI_EXIT_SIGNAL_BASE = 128
+    FXCLI_EXIT_SIGNAL_BASE = 128,
+    FXCLI_EXIT_DONE = -1 /* from a job's setup: it did everything (--list-kernels); exit 0 */
 };
 
 /* Room for one message line (an error detail, a usage error). */
@@ -139,6 +140,12 @@ typedef struct fxcli_job {
     /* Release what setup made. */
     void (*finish)(fxcli_run *run);
 } fxcli_job;
+
+/* A job's option table: the library's rows, then the program's own, into dst (room for
+ * `rows` rows including the end row). The library's rows point into the first member of
+ * the job's options struct, so they work unchanged there. False when dst is too small. */
+bool fxcli_join_tables(fx_option *dst, size_t rows, const fx_option *library,
+                       const fx_option *program);
 
 /* Every job, NULL-terminated (jobs.c). */
 extern const fxcli_job *const fxcli_jobs[];

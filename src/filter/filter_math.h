@@ -57,8 +57,9 @@ static inline FX_HD int64_t fxi_border_index(int64_t p, int64_t n, int border)
 
 /* How an exact sum becomes an output sample. */
 enum {
-    FXI_ROUND_HALF_EVEN = 0, /* (S + bias) / den, nearest, ties to even */
-    FXI_ROUND_MULSHIFT = 1   /* floor((S + add) * mul / 2^shift): fixed-point rules */
+    FXI_ROUND_HALF_EVEN = 0,  /* (S + bias) / den, nearest, ties to even */
+    FXI_ROUND_MULSHIFT = 1,   /* floor((S + add) * mul / 2^shift): fixed-point rules */
+    FXI_ROUND_FLOAT_SCALE = 2 /* nearest-even of float(S) * float(mul): cv2.blur on 16-bit */
 };
 
 typedef struct fxi_finish {
@@ -83,6 +84,8 @@ static inline FX_HD double fxi_finish_exact(const fxi_finish *f, double s)
     double q;
     if (f->mode == FXI_ROUND_HALF_EVEN)
         q = nearbyint((s + f->bias) / f->den);
+    else if (f->mode == FXI_ROUND_FLOAT_SCALE)
+        q = nearbyintf((float)s * (float)f->mul);
     else
         q = floor((s + f->add) * f->mul * f->unit);
     return fxi_saturate(q, f->maxval);

@@ -24,6 +24,8 @@
 /* cv2.blur's fixed-point divide for 8-bit sums of areas up to 256 (box_filter.simd.hpp). */
 #define OPENCV_BOX_SHIFT 23
 #define OPENCV_BOX_MAX_AREA 256
+/* cv2.blur on 16-bit images with int32 sums (areas up to 2^15): float(S) * float(1/area). */
+#define OPENCV_BOX16_MAX_AREA 32768
 
 static double sample_max(fx_sample_type type)
 {
@@ -315,6 +317,9 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
             f->unit = 1.0 / (double)den;
         } else if (plain && k->box && type == FX_U8 && (int64_t)n <= OPENCV_BOX_MAX_AREA) {
             opencv_box_finish((int64_t)n, f); /* num are all 1 and den = n */
+        } else if (plain && k->box && type == FX_U16 && (int64_t)n <= OPENCV_BOX16_MAX_AREA) {
+            f->mode = FXI_ROUND_FLOAT_SCALE;
+            f->mul = (float)(1.0 / (double)n);
         } else {
             reduce(t->num, n, &den);
         }

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# fxkit filter end to end: OpenCV 4.6's outputs (golden checksums made once by
+# scripts/goldens-filter.py), strategies agreeing byte for byte, bad kernels and
+# options rejected with a message and nothing written.
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh"
+data=$(cd "$CLI_TESTS/../data/filter" && pwd)
+
+# md5 of the pixel bytes of a P5/P6 file.
+pnm_pixel_md5() {
+    local magic w h max channels bytes
+    read -r magic w h max <<<"$(pnm_header "$1")"
+    channels=1
+    [ "$magic" = P6 ] && channels=3
+    bytes=1
+    [ "$max" -gt 255 ] && bytes=2
+    tail -c $((w * h * channels * bytes)) "$1" | md5sum | cut -d' ' -f1
+}
+
+t "identical bytes to OpenCV (GaussianBlur, blur, filter2D) for every golden case"
+cases=0 mismatched=0
+while IFS='|' read -r input args want; do
+    case "$input" in '#'* | '') continue ;; esac
+    cases=$((cases + 1))
+    out="$WORK/out.${input##*.}"
+    eval "set -- $args"
+    fx filter -q "$@" "$data/$input" -o "$out"
+    if [ "$RC" -ne 0 ] || [ "$(pnm_pixel_md5 "$out")" != "$want" ]; then
+        mismatched=$((mismatched + 1))
+        echo "  differs from OpenCV: $input $args (exit $RC)" >&2
+    fi
+done <"$data/goldens.txt"
+if [ "$cases" -gt 100 ] && [ "$mismatched" -eq 0 ]; then pass; else fail "$mismatched of $cases cases"; fi
+
+t "every exact strategy gives the same bytes (box:5 as box, separable, direct)"
+for s in box separable direct; do
+    fx filter -q -k box:5 --strategy "$s" "$data/photo_crop.ppm" -o "$WORK/box_$s.ppm"
+    expect_exit 0
+done
+expect_equal "$(sha "$WORK/box_box.ppm")" "$(sha "$WORK/box_direct.ppm")"
+expect_equal "$(sha "$WORK/box_separable.ppm")" "$(sha "$WORK/box_direct.ppm")"
+
+t "--explain names the strategy and why"
+fx filter -k gaussian:7 --explain "$data/noise_rgb.ppm" -o "$WORK/g.ppm"
+expect_exit 0
+expect_stderr_contains "separable"
+expect_stderr_contains "rank 1"
+
+t "--list-kernels prints the presets and their weights"
+fx filter --list-kernels
+expect_exit 0
+expect_stdout_contains "gaussian:K[:SIGMA]"
+expect_stdout_contains "sobel-x"
+
+t "-k @FILE reads weights with comments"
+printf '# a binomial blur\n1 2 1\n2 4 2   # middle row\n1 2 1\n/ 16\n' >"$WORK/k.txt"
+fx filter -q -k "@$WORK/k.txt" "$data/noise_rgb.ppm" -o "$WORK/file.ppm"
+expect_exit 0
+fx filter -q -k "1 2 1; 2 4 2; 1 2 1 / 16" "$data/noise_rgb.ppm" -o "$WORK/inline.ppm"
+expect_equal "$(sha "$WORK/file.ppm")" "$(sha "$WORK/inline.ppm")"
+
+t "bad kernels: exit 2, a message that points at the problem, nothing written"
+while IFS='|' read -r kernel says; do
+    fx filter -k "$kernel" "$data/noise_rgb.ppm" -o "$WORK/bad.ppm"
+    expect_exit 2
+    expect_stderr_contains "$says"
+    expect_no_file "$WORK/bad.ppm"
+done <<'CASES'
+1 2 1; 2 4 2 2; 1 2 1|kernel row 2 has 4 numbers, row 1 has 3
+|no kernel
+1 2 1 / 0|divisor is 0
+1 nan 1|not a finite number
+box:0|outside 1
+gaussian:4:-1|must be odd
+gaussian:5:-1|must be > 0
+@/nonexistent/kernel.txt|/nonexistent/kernel.txt
+CASES
+
+t "bad options: exit 2 with the option named"
+fx filter -k sharpen --border-value 1,2,3,4,5 "$data/noise_rgb.ppm" -o "$WORK/bad.ppm"
+expect_exit 2
+expect_stderr_contains "border-value"
+fx filter -k sharpen --anchor 5,0 "$data/noise_rgb.ppm" -o "$WORK/bad.ppm"
+expect_exit 2
+expect_stderr_contains "outside the 3x3 kernel"
+fx filter -k sharpen --strategy box "$data/noise_rgb.ppm" -o "$WORK/bad.ppm"
+expect_exit 2
+expect_stderr_contains "not a box"
+expect_no_file "$WORK/bad.ppm"
+
+t "a border value per channel that does not fit the image fails that file only"
+fx filter -q -k box:3 -b constant --border-value 10,20 "$data/noise_rgb.ppm" "$data/noise16.pgm" \
+    -o "$WORK/bv/"
+expect_exit 1
+expect_stderr_contains "noise_rgb.ppm"
+expect_stderr_contains "give 1 or 3"
+expect_no_file "$WORK/bv/noise_rgb.ppm"
+
+t "--depth f32 keeps negative responses"
+fx filter -q -k sobel-x --depth f32 "$data/noise16.pgm" -o "$WORK/grad.pfm"
+expect_exit 0
+expect_file "$WORK/grad.pfm"
+
+finish
