@@ -7,6 +7,7 @@
 #include "cli.h"
 
 extern const fxcli_job fxcli_job_convert;
+extern const fxcli_job fxcli_job_equalize;
 extern const fxcli_job fxcli_job_filter;
 extern const fxcli_job fxcli_job_gen_image;
 extern const fxcli_job fxcli_job_gen_audio;
@@ -15,6 +16,7 @@ extern const fxcli_job fxcli_job_normalize;
 
 const fxcli_job *const fxcli_jobs[] = {
     &fxcli_job_convert,
+    &fxcli_job_equalize,
     &fxcli_job_filter,
     &fxcli_job_gen_image,
     &fxcli_job_gen_audio,

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "context.h"
 #include "filter.h"
+#include "equalize.h"
 #include "gen.h"
 #include "gpu.h"
 #include "image.h"

@@ -55,6 +55,24 @@ void fxi_cuda_image_free(void *data)
     (void)data; /* no device image can exist without CUDA */
 }
 
+fx_status fxi_cuda_equalize_prepare(fx_equalizer *plan)
+{
+    (void)plan;
+    return fxi_error(NULL, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_cuda_equalize_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
+                                fx_timings *timings)
+{
+    (void)plan, (void)in, (void)out, (void)timings;
+    return fxi_error(NULL, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_cuda_equalize_release(fx_equalizer *plan)
+{
+    (void)plan;
+}
+
 fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *dst, size_t length,
                                   const double *params, int channels, int gain_channels, int ramp)
 {

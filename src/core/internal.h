@@ -119,6 +119,14 @@ fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image 
 fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *dst, size_t length,
                                   const double *params, int channels, int gain_channels, int ramp);
 
+/* Equalization on the context's GPU (src/cuda/equalize_gpu.c): device buffers for
+ * a plan, a run on host or device images, and their release (safe when the plan
+ * has none). */
+fx_status fxi_cuda_equalize_prepare(fx_equalizer *plan);
+fx_status fxi_cuda_equalize_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
+                                fx_timings *timings);
+void fxi_cuda_equalize_release(fx_equalizer *plan);
+
 /* Device images (src/cuda/image_device.c): allocation on the context's GPU, copies
  * between host and device images, and the free that fx_image_free calls (NULL-safe;
  * nothing to do in a build without CUDA, where no device image can exist). */

@@ -1,0 +1,154 @@
+/* Equalization internals shared by src/equalize/ and src/cuda/equalize*.
+ *
+ * Flow: plan.c resolves the options against an image shape into an fx_equalizer
+ * (mode, bins, CLAHE grid, mask) and allocates; run dispatches to the CPU path
+ * (histogram.c, lut.c, apply.c, clahe.c) or to the GPU (src/cuda/equalize_gpu.c).
+ * Per-pixel and per-bin arithmetic is in equalize_math.h, geometry in geometry.c.
+ */
+#ifndef FXKIT_EQUALIZE_INTERNAL_H
+#define FXKIT_EQUALIZE_INTERNAL_H
+
+#include "core/internal.h"
+#include "equalize_math.h"
+#include "fxkit/equalize.h"
+
+/* Key planes: three histograms for --space rgb, one otherwise. */
+#define FXI_EQ_MAX_PLANES 3
+#define FXI_EQ_MAX_BINS 65536
+#define FXI_EQ_MIN_BINS 2
+/* Default bins of 16-bit images: 16 levels per bin. */
+#define FXI_EQ_DEFAULT_BINS_U16 4096
+/* A warp: the smallest GPU block. */
+#define FXI_WARP_THREADS 32
+/* Most tiles along one side of the CLAHE grid. */
+#define FXI_EQ_MAX_TILES 256
+
+/* ---- geometry (geometry.c): plain C, unit-tested ---- */
+
+/* OpenCV's CLAHE grid: when the image does not split evenly, it is padded right and
+ * bottom (reflect-101) by tiles - size % tiles on both axes, a whole extra tile's
+ * worth on an axis that did divide (OpenCV's quirk, kept for exactness). */
+typedef struct fxi_clahe_grid {
+    int tiles_x, tiles_y;
+    int tile_w, tile_h;     /* in padded pixels */
+    int width, height;      /* the image */
+    int padded_w, padded_h; /* tiles * tile size */
+} fxi_clahe_grid;
+
+fx_status fxi_clahe_grid_make(fx_context *ctx, int width, int height, int tiles_x, int tiles_y,
+                              fxi_clahe_grid *grid);
+/* OpenCV: max(1, (int)(clip * area / bins)); 0 (no clipping) when clip <= 0. */
+uint32_t fxi_clahe_clip_limit(double clip, uint32_t tile_area, uint32_t bins);
+/* "CxR" with 1 <= C, R <= FXI_EQ_MAX_TILES. */
+fx_status fxi_parse_tiles(fx_context *ctx, const char *text, int *tiles_x, int *tiles_y);
+
+/* Launch geometry of the histogram pass: per tile (CLAHE) or for the whole image (one
+ * tile), slices of `rows_per_block` rows, enough blocks to fill the GPU. */
+typedef struct fxi_eq_hist_launch {
+    unsigned threads;        /* per block */
+    unsigned slices;         /* blocks per tile (grid x) */
+    unsigned tiles;          /* grid y */
+    unsigned rows_per_block; /* rows of the tile one block covers */
+} fxi_eq_hist_launch;
+
+fxi_eq_hist_launch fxi_eq_hist_geometry(int tile_h, int tiles, int block, int multiprocessors,
+                                        int blocks_per_sm);
+/* Threads of the block-wide scan (one block per tile and plane): a power of two
+ * from a warp up, no more than needed for the bins, at most `block` (when block is
+ * at least a warp). */
+unsigned fxi_eq_scan_threads(uint32_t bins, int block);
+
+/* ---- the plan ---- */
+
+typedef struct fxi_eq_gpu fxi_eq_gpu;
+
+struct fx_equalizer {
+    fx_context *ctx;
+    int mode; /* fxi_eq_mode */
+    int width, height, in_channels, out_channels;
+    fx_sample_type type;
+    uint32_t maxval;     /* 255 or 65535 */
+    uint32_t level_bits; /* 8 or 16: levels = 1 << level_bits */
+    uint32_t bins;
+    int planes; /* histograms: 3 for rgb, else 1 */
+    int scale;  /* fx_equalize_scale, MAS folded into MAX */
+    int adaptive;
+    fxi_clahe_grid grid; /* adaptive: the tile grid; global: one tile, the image */
+    uint32_t clip_limit; /* adaptive; 0 = none */
+    int gpu_block;
+    uint8_t *mask; /* width * height bytes, 1 = counts; NULL = every pixel */
+    uint64_t pixels;
+
+    /* CPU work buffers */
+    uint32_t *hist;      /* planes * tiles * bins (adaptive) or planes * bins */
+    uint32_t *hist_work; /* per-thread histograms: threads * planes * bins */
+    int hist_workers;
+    uint16_t *bin_lut;      /* planes * tiles * bins: output level per bin */
+    uint16_t *value_lut;    /* global: planes * levels: output level per key */
+    float *float_lut;       /* hsv-float global: bins */
+    uint8_t *hsv_table;     /* 8-bit hsv global: 256 x 256 (V, c) -> channel */
+    fxi_clahe_axis *x_axis; /* adaptive: per column */
+    fxi_eq_gpu *gpu;        /* device side, NULL on the CPU */
+};
+
+/* The pixel's channels as integers. */
+static inline void fxi_eq_load_pixel(const uint8_t *row, int x, int channels, fx_sample_type type,
+                                     uint32_t *px)
+{
+    if (type == FX_U8) {
+        const uint8_t *p = row + (size_t)x * (size_t)channels;
+        for (int c = 0; c < channels && c < FX_MAX_IMAGE_CHANNELS; c++)
+            px[c] = p[c];
+    } else {
+        const uint16_t *p = (const uint16_t *)(const void *)row + (size_t)x * (size_t)channels;
+        for (int c = 0; c < channels && c < FX_MAX_IMAGE_CHANNELS; c++)
+            px[c] = p[c];
+    }
+}
+
+static inline void fxi_eq_store_pixel(uint8_t *row, int x, int channels, fx_sample_type type,
+                                      const uint32_t *px)
+{
+    if (type == FX_U8) {
+        uint8_t *p = row + (size_t)x * (size_t)channels;
+        for (int c = 0; c < channels && c < FX_MAX_IMAGE_CHANNELS; c++)
+            p[c] = (uint8_t)px[c];
+    } else {
+        uint16_t *p = (uint16_t *)(void *)row + (size_t)x * (size_t)channels;
+        for (int c = 0; c < channels && c < FX_MAX_IMAGE_CHANNELS; c++)
+            p[c] = (uint16_t)px[c];
+    }
+}
+
+/* ---- mask.c ---- */
+
+/* opts->mask_image or the file opts->mask, checked against the image size, as one
+ * byte per pixel (1 = counts); *out = NULL without a mask. */
+fx_status fxi_eq_load_mask(fx_context *ctx, const fx_equalize_options *opts, int width, int height,
+                           uint8_t **out);
+
+/* ---- LUTs (lut.c): from a histogram to output levels; the GPU's LUT kernel
+ * computes the same with the same equalize_math.h functions ---- */
+
+/* Global: bin LUT (bins levels) of one histogram; *identity = 1 when the image must
+ * be returned unchanged (minmax: one non-empty bin; mms: everything in bin 0). */
+void fxi_eq_global_lut(const uint32_t *hist, uint32_t bins, uint32_t maxval, int scale,
+                       uint16_t *lut, int *identity);
+/* hsv-float: V' per bin, the published float CDF; *identity as above. */
+void fxi_eq_float_lut(const uint32_t *hist, uint32_t bins, int scale, float *lut, int *identity);
+/* CLAHE tile: clip (limit 0 = none), redistribute, LUT. hist is modified. */
+void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t area, uint32_t maxval,
+                     uint16_t *lut);
+
+/* GPU hooks: fxi_cuda_equalize_prepare / _run / _release in core/internal.h. */
+
+/* ---- CPU passes ---- */
+
+/* Histograms of the key planes over the (masked) image into plan->hist. */
+void fxi_eq_cpu_histogram(fx_equalizer *plan, const fx_image *in);
+/* Global: LUTs from plan->hist, then the mapping pass. */
+void fxi_eq_cpu_global(fx_equalizer *plan, const fx_image *in, fx_image *out);
+/* CLAHE: tile LUTs, then the interpolation pass. */
+void fxi_eq_cpu_clahe(fx_equalizer *plan, const fx_image *in, fx_image *out);
+
+#endif

@@ -1,0 +1,328 @@
+/* Per-pixel and per-bin arithmetic of equalization, shared by the C path and the
+ * CUDA kernels (FX_HD: empty in C, __host__ __device__ in CUDA), so the CPU unit
+ * tests run exactly what each GPU thread computes and CPU == GPU by construction.
+ *
+ * C/CUDA common subset only: no C++, no VLAs. Float expressions are written in
+ * the reference's operation order; the project builds with -ffp-contract=off and
+ * nvcc --fmad=false, so nothing is fused on either side.
+ */
+#ifndef FXKIT_EQUALIZE_MATH_H
+#define FXKIT_EQUALIZE_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifndef FX_HD
+#ifdef __CUDACC__
+#define FX_HD __host__ __device__
+#else
+#define FX_HD
+#endif
+#endif
+
+/* What a pixel contributes to the histogram and how its result is written. */
+typedef enum fxi_eq_mode {
+    FXI_EQ_MODE_GRAY = 0,     /* channel 0 is the key; channel 1 (alpha) passes */
+    FXI_EQ_MODE_TO_GRAY = 1,  /* key = OpenCV gray of RGB; written as gray (+ alpha) */
+    FXI_EQ_MODE_HSV = 2,      /* key = max(R,G,B); channels scaled by V'/V */
+    FXI_EQ_MODE_LUMA = 3,     /* key = Y of OpenCV's YCrCb; converted back */
+    FXI_EQ_MODE_RGB = 4,      /* three keys, three histograms */
+    FXI_EQ_MODE_HSV_FLOAT = 5 /* key = bin of the float V; published HSV round trip */
+} fxi_eq_mode;
+
+/* ---- OpenCV's fixed-point colour conversions (imgproc color_yuv: 14-bit) ---- */
+
+#define FXI_YUV_SHIFT 14
+#define FXI_R2Y 4899  /* 0.299 * 2^14 */
+#define FXI_G2Y 9617  /* 0.587 * 2^14 */
+#define FXI_B2Y 1868  /* 0.114 * 2^14 */
+#define FXI_YCR 11682 /* 0.713 * 2^14: Cr = (R - Y) * 0.713 + half */
+#define FXI_YCB 9241  /* 0.564 * 2^14: Cb = (B - Y) * 0.564 + half */
+#define FXI_CR2R 22987
+#define FXI_CR2G (-11698)
+#define FXI_CB2G (-5636)
+#define FXI_CB2B 29049
+
+/* CV_DESCALE: round the fixed-point value to an integer (arithmetic shift). */
+static FX_HD inline int32_t fxi_descale(int32_t x)
+{
+    return (x + (1 << (FXI_YUV_SHIFT - 1))) >> FXI_YUV_SHIFT;
+}
+
+static FX_HD inline uint32_t fxi_saturate_int(int32_t v, uint32_t maxval)
+{
+    return v < 0 ? 0u : (uint32_t)v > maxval ? maxval : (uint32_t)v;
+}
+
+/* The Y of cvtColor RGB2YCrCb. */
+static FX_HD inline uint32_t fxi_luma(uint32_t r, uint32_t g, uint32_t b)
+{
+    return (r * FXI_R2Y + g * FXI_G2Y + b * FXI_B2Y + (1u << (FXI_YUV_SHIFT - 1))) >> FXI_YUV_SHIFT;
+}
+
+/* cvtColor RGB2GRAY: OpenCV uses 15-bit weights here (summing to 2^15), which round
+ * differently from the 14-bit Y above on about 0.3% of colours. */
+#define FXI_GRAY_SHIFT 15
+#define FXI_R2GRAY 9798
+#define FXI_G2GRAY 19235
+#define FXI_B2GRAY 3735
+static FX_HD inline uint32_t fxi_gray(uint32_t r, uint32_t g, uint32_t b)
+{
+    return (r * FXI_R2GRAY + g * FXI_G2GRAY + b * FXI_B2GRAY + (1u << (FXI_GRAY_SHIFT - 1))) >>
+           FXI_GRAY_SHIFT;
+}
+
+static FX_HD inline uint32_t fxi_max3(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+/* Cr and Cb of RGB2YCrCb for a pixel of luma y; half = 128 or 32768. */
+static FX_HD inline void fxi_chroma(uint32_t r, uint32_t b, uint32_t y, uint32_t maxval,
+                                    int32_t *cr, int32_t *cb)
+{
+    const int32_t delta = (int32_t)((maxval + 1) / 2) << FXI_YUV_SHIFT;
+    *cr =
+        (int32_t)fxi_saturate_int(fxi_descale(((int32_t)r - (int32_t)y) * FXI_YCR + delta), maxval);
+    *cb =
+        (int32_t)fxi_saturate_int(fxi_descale(((int32_t)b - (int32_t)y) * FXI_YCB + delta), maxval);
+}
+
+/* YCrCb2RGB of (y, cr, cb) into out[0..2] = R, G, B. */
+static FX_HD inline void fxi_ycrcb_to_rgb(uint32_t y, int32_t cr, int32_t cb, uint32_t maxval,
+                                          uint32_t *out)
+{
+    const int32_t half = (int32_t)((maxval + 1) / 2);
+    const int32_t dcr = cr - half, dcb = cb - half;
+    out[0] = fxi_saturate_int((int32_t)y + fxi_descale(dcr * FXI_CR2R), maxval);
+    out[1] = fxi_saturate_int((int32_t)y + fxi_descale(dcb * FXI_CB2G + dcr * FXI_CR2G), maxval);
+    out[2] = fxi_saturate_int((int32_t)y + fxi_descale(dcb * FXI_CB2B), maxval);
+}
+
+/* ---- hsv: channel c of a pixel whose V = max(R,G,B) becomes v2 ----
+ * round(c * v2 / v), half up, in integers: (2 c v2 + v) div 2 v; 0 where v = 0.
+ * Hue and saturation are kept exactly (up to that rounding); the largest channel
+ * becomes v2 itself. 32-bit arithmetic suffices for 8-bit samples. */
+static FX_HD inline uint32_t fxi_hsv_channel(uint32_t c, uint32_t v, uint32_t v2, uint32_t maxval)
+{
+    if (v == 0) return 0;
+    if (maxval <= 0xFFu) return (2u * c * v2 + v) / (2u * v);
+    return (uint32_t)((2u * (uint64_t)c * v2 + v) / (2u * (uint64_t)v));
+}
+
+/* ---- bins: key k of `levels` = 2^level_bits values falls in bin k * bins / levels ---- */
+static FX_HD inline uint32_t fxi_bin_of(uint32_t key, uint32_t bins, uint32_t level_bits)
+{
+    return (uint32_t)(((uint64_t)key * bins) >> level_bits);
+}
+
+/* ---- global LUT: output level of a bin whose count above the base is `count` ----
+ * OpenCV's equalizeHist: rint_even((float)count * (maxval / (float)denominator)),
+ * saturated; the factor is computed once per image with fxi_level_factor. */
+static FX_HD inline float fxi_level_factor(uint32_t maxval, uint64_t denominator)
+{
+    return (float)maxval / (float)denominator;
+}
+
+static FX_HD inline uint32_t fxi_level(uint64_t count, float factor, uint32_t maxval)
+{
+    float v = rintf((float)count * factor);
+    return v <= 0.0f ? 0u : v >= (float)maxval ? maxval : (uint32_t)v;
+}
+
+/* ---- CLAHE (OpenCV's clahe.cpp) ---- */
+
+/* borderInterpolate(p, len, BORDER_REFLECT_101): gfedcb|abcdefgh|gfedcba. */
+static FX_HD inline int fxi_reflect101(int p, int len)
+{
+    if (len == 1) return 0;
+    while (p < 0 || p >= len)
+        p = p < 0 ? -p : 2 * len - 2 - p;
+    return p;
+}
+
+/* Does bin i get one of the `residual` clipped counts left after the even share?
+ * OpenCV: for (i = 0; i < bins && residual > 0; i += step, residual--) hist[i]++,
+ * with step = max(bins / residual, 1). */
+static FX_HD inline int fxi_residual_hit(uint32_t i, uint32_t residual, uint32_t bins)
+{
+    if (residual == 0) return 0;
+    uint32_t step = bins / residual;
+    if (step < 1) step = 1;
+    return i % step == 0 && i / step < residual;
+}
+
+/* cvFloor of a float. */
+static FX_HD inline int fxi_floor_int(float v)
+{
+    int i = (int)v;
+    return i - (i > v);
+}
+
+/* Position of a pixel between tile centres along one axis: the two tiles and the
+ * weight of the second (OpenCV: txf = x * inv - 0.5f). */
+typedef struct fxi_clahe_axis {
+    int t1, t2;  /* tile indices, clamped to the grid */
+    float a, a1; /* weights of t2 and t1 */
+} fxi_clahe_axis;
+
+static FX_HD inline fxi_clahe_axis fxi_clahe_axis_at(int x, float inv_tile, int tiles)
+{
+    fxi_clahe_axis r;
+    float tf = (float)x * inv_tile - 0.5f;
+    int t1 = fxi_floor_int(tf);
+    r.a = tf - (float)t1;
+    r.a1 = 1.0f - r.a;
+    r.t1 = t1 < 0 ? 0 : t1;
+    r.t2 = t1 + 1 > tiles - 1 ? tiles - 1 : t1 + 1;
+    return r;
+}
+
+/* Bilinear blend of four tile LUT values, rounded half to even and saturated. */
+static FX_HD inline uint32_t fxi_clahe_blend(uint32_t l11, uint32_t l12, uint32_t l21, uint32_t l22,
+                                             fxi_clahe_axis xs, fxi_clahe_axis ys, uint32_t maxval)
+{
+    float res = ((float)l11 * xs.a1 + (float)l12 * xs.a) * ys.a1 +
+                ((float)l21 * xs.a1 + (float)l22 * xs.a) * ys.a;
+    float v = rintf(res);
+    return v <= 0.0f ? 0u : v >= (float)maxval ? maxval : (uint32_t)v;
+}
+
+/* ---- hsv-float: the published project's float pipeline (ffyyytt/GPU_Project,
+ * ImageProcessorCPU.cpp), operation for operation. ---- */
+
+typedef struct fxi_hsvf {
+    float h, s, v; /* degrees, [0,1], [0,1]; s is NaN for black (0/0), as published */
+} fxi_hsvf;
+
+static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_t b8,
+                                               uint32_t maxval)
+{
+    fxi_hsvf o;
+    const double m = (double)maxval;
+    float r = (float)(r8 / m), g = (float)(g8 / m), b = (float)(b8 / m);
+    float v = r > g ? r : g;
+    v = v > b ? v : b;
+    float vmin = r < g ? r : g;
+    vmin = vmin < b ? vmin : b;
+    float s = (float)(1. - (double)(vmin / v));
+    float h = 0.0f;
+    if (v == vmin)
+        h = 0.0f;
+    else if (v == r)
+        h = 60.0f * (g - b) / (v - vmin);
+    else if (v == g)
+        h = 120.0f + 60.0f * (b - r) / (v - vmin);
+    else
+        h = 240.0f + 60.0f * (r - g) / (v - vmin);
+    if (h < 0.0f) h += 360.0f;
+    o.h = h;
+    o.s = s;
+    o.v = v;
+    return o;
+}
+
+/* The published bin: (int) round(v * (bins - 1)), half away from zero. */
+static FX_HD inline uint32_t fxi_hsvf_bin(float v, uint32_t bins)
+{
+    return (uint32_t)(int)roundf(v * (float)(bins - 1));
+}
+
+/* One channel of the published HSV->RGB with V replaced: round((x + m) * max). */
+static FX_HD inline uint32_t fxi_hsvf_round(float x, uint32_t maxval)
+{
+    float v = roundf(x * (float)maxval);
+    return v <= 0.0f ? 0u : v >= (float)maxval ? maxval : (uint32_t)v;
+}
+
+/* _mod(x, 2) of the published code: int(x) % 2 + (x - int(x)). */
+static FX_HD inline float fxi_hsvf_mod2(float x)
+{
+    int i = (int)x;
+    return (float)(i % 2) + (x - (float)i);
+}
+
+static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t maxval, uint32_t *out)
+{
+    if (s != s) { /* a black input pixel (published: NaN, undefined): black out */
+        out[0] = out[1] = out[2] = 0;
+        return;
+    }
+    float r, g, b;
+    float c = v * s;
+    float m = v - c;
+    h = h / 60.0f;
+    float x = c * (1.0f - fabsf(fxi_hsvf_mod2(h) - 1.0f));
+    if (h < 1.0f)
+        r = c, g = x, b = 0.0f;
+    else if (h < 2.0f)
+        r = x, g = c, b = 0.0f;
+    else if (h < 3.0f)
+        r = 0.0f, g = c, b = x;
+    else if (h < 4.0f)
+        r = 0.0f, g = x, b = c;
+    else if (h < 5.0f)
+        r = x, g = 0.0f, b = c;
+    else
+        r = c, g = 0.0f, b = x;
+    out[0] = fxi_hsvf_round(r + m, maxval);
+    out[1] = fxi_hsvf_round(g + m, maxval);
+    out[2] = fxi_hsvf_round(b + m, maxval);
+}
+
+/* ---- one pixel: keys in, results out ---- */
+
+/* Keys of a pixel (`px` holds its channels): one key, or three for rgb. For
+ * hsv-float the key is the bin and *hsv receives the pixel's float HSV. */
+static FX_HD inline int fxi_pixel_keys(int mode, const uint32_t *px, uint32_t maxval, uint32_t bins,
+                                       uint32_t *keys, fxi_hsvf *hsv)
+{
+    switch (mode) {
+    case FXI_EQ_MODE_TO_GRAY: keys[0] = fxi_gray(px[0], px[1], px[2]); return 1;
+    case FXI_EQ_MODE_LUMA: keys[0] = fxi_luma(px[0], px[1], px[2]); return 1;
+    case FXI_EQ_MODE_HSV: keys[0] = fxi_max3(px[0], px[1], px[2]); return 1;
+    case FXI_EQ_MODE_RGB: keys[0] = px[0], keys[1] = px[1], keys[2] = px[2]; return 3;
+    case FXI_EQ_MODE_HSV_FLOAT:
+        *hsv = fxi_hsvf_from_rgb(px[0], px[1], px[2], maxval);
+        keys[0] = fxi_hsvf_bin(hsv->v, bins);
+        return 1;
+    default: keys[0] = px[0]; return 1;
+    }
+}
+
+/* Write a pixel: `px` its input channels, `keys` the keys fxi_pixel_keys gave,
+ * `mapped` the equalized keys (integer levels; for hsv-float mapped_v is the new
+ * float V instead). Returns the channels written to out; alpha passes through. */
+static FX_HD inline int fxi_pixel_write(int mode, const uint32_t *px, int channels,
+                                        const uint32_t *keys, const uint32_t *mapped,
+                                        float mapped_v, const fxi_hsvf *hsv, uint32_t maxval,
+                                        uint32_t *out)
+{
+    switch (mode) {
+    case FXI_EQ_MODE_GRAY:
+        out[0] = mapped[0];
+        if (channels == 2) out[1] = px[1];
+        return channels;
+    case FXI_EQ_MODE_TO_GRAY:
+        out[0] = mapped[0];
+        if (channels == 4) out[1] = px[3];
+        return channels == 4 ? 2 : 1;
+    case FXI_EQ_MODE_HSV:
+        for (int c = 0; c < 3; c++)
+            out[c] = fxi_hsv_channel(px[c], keys[0], mapped[0], maxval);
+        break;
+    case FXI_EQ_MODE_LUMA: {
+        int32_t cr, cb;
+        fxi_chroma(px[0], px[2], keys[0], maxval, &cr, &cb);
+        fxi_ycrcb_to_rgb(mapped[0], cr, cb, maxval, out);
+        break;
+    }
+    case FXI_EQ_MODE_RGB: out[0] = mapped[0], out[1] = mapped[1], out[2] = mapped[2]; break;
+    default: fxi_hsvf_to_rgb(hsv->h, hsv->s, mapped_v, maxval, out); break;
+    }
+    if (channels == 4) out[3] = px[3];
+    return channels;
+}
+
+#endif

@@ -1,0 +1,80 @@
+/* Geometry of equalization: OpenCV's CLAHE tile grid and the GPU launch shapes.
+ * Plain C with the device's limits as parameters, so the unit tests cover it. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "equalize_internal.h"
+
+fx_status fxi_parse_tiles(fx_context *ctx, const char *text, int *tiles_x, int *tiles_y)
+{
+    char *end;
+    errno = 0;
+    long c = strtol(text, &end, 10);
+    int ok = end != text && (*end == 'x' || *end == 'X') && !errno;
+    long r = 0;
+    if (ok) {
+        const char *rest = end + 1;
+        r = strtol(rest, &end, 10);
+        ok = end != rest && !*end && !errno;
+    }
+    FX_RETURN_IF(!ok, FX_EINVAL, "--tiles: '%s' is not COLUMNSxROWS (e.g. 8x8)", text);
+    FX_RETURN_IF(c < 1 || r < 1 || c > FXI_EQ_MAX_TILES || r > FXI_EQ_MAX_TILES, FX_ERANGE,
+                 "--tiles: %ldx%ld is out of range (each side 1 to %d)", c, r, FXI_EQ_MAX_TILES);
+    *tiles_x = (int)c;
+    *tiles_y = (int)r;
+    return FX_OK;
+}
+
+fx_status fxi_clahe_grid_make(fx_context *ctx, int width, int height, int tiles_x, int tiles_y,
+                              fxi_clahe_grid *g)
+{
+    FX_RETURN_IF(width < 1 || height < 1 || tiles_x < 1 || tiles_y < 1, FX_EINVAL,
+                 "CLAHE: bad grid %dx%d for a %dx%d image", tiles_x, tiles_y, width, height);
+    g->tiles_x = tiles_x;
+    g->tiles_y = tiles_y;
+    g->width = width;
+    g->height = height;
+    if (width % tiles_x == 0 && height % tiles_y == 0) {
+        g->padded_w = width;
+        g->padded_h = height;
+    } else {
+        /* Both axes padded, by a whole tile count on one that divided evenly. */
+        g->padded_w = width + tiles_x - width % tiles_x;
+        g->padded_h = height + tiles_y - height % tiles_y;
+    }
+    g->tile_w = g->padded_w / tiles_x;
+    g->tile_h = g->padded_h / tiles_y;
+    return FX_OK;
+}
+
+uint32_t fxi_clahe_clip_limit(double clip, uint32_t tile_area, uint32_t bins)
+{
+    if (!(clip > 0.0)) return 0;
+    double limit = clip * tile_area / bins;
+    if (limit >= (double)UINT32_MAX) return UINT32_MAX;
+    return limit < 1.0 ? 1u : (uint32_t)limit;
+}
+
+fxi_eq_hist_launch fxi_eq_hist_geometry(int tile_h, int tiles, int block, int multiprocessors,
+                                        int blocks_per_sm)
+{
+    fxi_eq_hist_launch l;
+    l.threads = (unsigned)block;
+    l.tiles = (unsigned)tiles;
+    /* Blocks wanted in all, spread over the tiles; each covers whole rows. */
+    long wanted = (long)multiprocessors * blocks_per_sm;
+    long per_tile = (wanted + tiles - 1) / tiles;
+    if (per_tile < 1) per_tile = 1;
+    if (per_tile > tile_h) per_tile = tile_h;
+    l.rows_per_block = (unsigned)((tile_h + per_tile - 1) / per_tile);
+    l.slices = (unsigned)((tile_h + (long)l.rows_per_block - 1) / (long)l.rows_per_block);
+    return l;
+}
+
+unsigned fxi_eq_scan_threads(uint32_t bins, int block)
+{
+    unsigned t = FXI_WARP_THREADS;
+    while (t < bins && t * 2 <= (unsigned)block)
+        t *= 2;
+    return t;
+}

@@ -1,0 +1,201 @@
+/* fx_equalize_plan / run / free and the one-call fx_equalize. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "equalize_internal.h"
+
+#define LEVEL_BITS_U8 8
+#define LEVEL_BITS_U16 16
+#define HSV_TABLE_SIDE 256 /* 8-bit V x 8-bit channel */
+
+static int mode_of(int space, int channels)
+{
+    if (channels <= 2) return FXI_EQ_MODE_GRAY;
+    switch (space) {
+    case FX_EQ_SPACE_GRAY: return FXI_EQ_MODE_TO_GRAY;
+    case FX_EQ_SPACE_LUMA: return FXI_EQ_MODE_LUMA;
+    case FX_EQ_SPACE_RGB: return FXI_EQ_MODE_RGB;
+    case FX_EQ_SPACE_HSV_FLOAT: return FXI_EQ_MODE_HSV_FLOAT;
+    default: return FXI_EQ_MODE_HSV;
+    }
+}
+
+static fx_status check_shape(fx_context *ctx, const fx_image *s)
+{
+    FX_RETURN_IF(!s, FX_EINVAL, "equalize: no image shape");
+    FX_RETURN_IF(s->width < 1 || s->height < 1, FX_EINVAL, "equalize: image size %dx%d is empty",
+                 s->width, s->height);
+    FX_RETURN_IF(s->channels < 1 || s->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
+                 "equalize: %d channels (1 to %d)", s->channels, FX_MAX_IMAGE_CHANNELS);
+    FX_RETURN_IF(s->type != FX_U8 && s->type != FX_U16, FX_EUNSUPPORTED,
+                 "equalize: %s images are not supported (8- or 16-bit integers only)",
+                 fx_sample_type_name(s->type));
+    FX_RETURN_IF((uint64_t)s->width * (uint64_t)s->height > UINT32_MAX, FX_ELIMIT,
+                 "equalize: %dx%d has more than 2^32 - 1 pixels", s->width, s->height);
+    return FX_OK;
+}
+
+/* Bins, levels, scale, mode and grid from the options and the shape. */
+static fx_status resolve(fx_context *ctx, const fx_equalize_options *o, const fx_image *s,
+                         fx_equalizer *p)
+{
+    p->width = s->width;
+    p->height = s->height;
+    p->pixels = (uint64_t)s->width * (uint64_t)s->height;
+    p->in_channels = s->channels;
+    p->out_channels = fx_equalize_output_channels(o, s->channels);
+    p->type = s->type;
+    p->mode = mode_of(o->space, s->channels);
+    p->level_bits = s->type == FX_U8 ? LEVEL_BITS_U8 : LEVEL_BITS_U16;
+    p->maxval = (1u << p->level_bits) - 1;
+    uint32_t levels = 1u << p->level_bits;
+    p->bins = o->bins            ? (uint32_t)o->bins
+              : s->type == FX_U8 ? levels
+                                 : (uint32_t)FXI_EQ_DEFAULT_BINS_U16;
+    FX_RETURN_IF(p->bins > levels, FX_ERANGE, "--bins: %u is more than the %u levels of %s images",
+                 p->bins, levels, fx_sample_type_name(s->type));
+    p->planes = p->mode == FXI_EQ_MODE_RGB ? FXI_EQ_MAX_PLANES : 1;
+    p->scale = o->scale == FX_EQ_SCALE_MAS ? FX_EQ_SCALE_MAX : o->scale;
+    p->adaptive = o->adaptive;
+    p->gpu_block = o->gpu_block;
+    int tx = 1, ty = 1;
+    if (p->adaptive) FX_TRY(fxi_parse_tiles(ctx, o->tiles ? o->tiles : "8x8", &tx, &ty));
+    FX_TRY(fxi_clahe_grid_make(ctx, s->width, s->height, tx, ty, &p->grid));
+    uint64_t area = (uint64_t)p->grid.tile_w * (uint64_t)p->grid.tile_h;
+    FX_RETURN_IF(area > UINT32_MAX, FX_ELIMIT, "CLAHE: tiles of %dx%d pixels are too large",
+                 p->grid.tile_w, p->grid.tile_h);
+    p->clip_limit = p->adaptive ? fxi_clahe_clip_limit(o->clip, (uint32_t)area, p->bins) : 0;
+    return FX_OK;
+}
+
+/* planes * tiles * bins entries of `size` bytes. */
+static fx_status alloc_per_bin(fx_context *ctx, const fx_equalizer *p, size_t size, void **out)
+{
+    size_t tiles = (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, n;
+    FX_RETURN_IF(!fxi_mul3_size((size_t)p->planes, tiles, (size_t)p->bins, &n), FX_EOVERFLOW,
+                 "equalize: %zu tiles of %u bins overflow", tiles, p->bins);
+    return fxi_calloc(ctx, n, size, out);
+}
+
+static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
+{
+    FX_TRY(alloc_per_bin(ctx, p, sizeof *p->hist, (void **)&p->hist));
+    FX_TRY(alloc_per_bin(ctx, p, sizeof *p->bin_lut, (void **)&p->bin_lut));
+    if (p->adaptive)
+        return fxi_calloc(ctx, (size_t)p->width, sizeof *p->x_axis, (void **)&p->x_axis);
+    p->hist_workers = fx_context_threads(ctx);
+    if (p->hist_workers < 1) p->hist_workers = 1;
+    FX_TRY(fxi_calloc(ctx, (size_t)p->hist_workers * (size_t)p->planes * p->bins,
+                      sizeof *p->hist_work, (void **)&p->hist_work));
+    if (p->mode == FXI_EQ_MODE_HSV_FLOAT)
+        return fxi_calloc(ctx, p->bins, sizeof *p->float_lut, (void **)&p->float_lut);
+    FX_TRY(fxi_calloc(ctx, (size_t)p->planes << p->level_bits, sizeof *p->value_lut,
+                      (void **)&p->value_lut));
+    if (p->mode == FXI_EQ_MODE_HSV && p->type == FX_U8)
+        FX_TRY(fxi_malloc(ctx, HSV_TABLE_SIDE * HSV_TABLE_SIDE, (void **)&p->hsv_table));
+    return FX_OK;
+}
+
+fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *opts, const fx_image *shape,
+                           fx_equalizer **out)
+{
+    FX_RETURN_IF(!out, FX_EINVAL, "equalize: no plan pointer");
+    *out = NULL;
+    FX_RETURN_IF(!ctx || !opts, FX_EINVAL, "equalize: no context or options");
+    FX_TRY(fx_equalize_options_check(ctx, opts));
+    FX_TRY(check_shape(ctx, shape));
+    fx_equalizer *p;
+    FX_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
+    p->ctx = ctx;
+    fx_status st = resolve(ctx, opts, shape, p);
+    if (st == FX_OK) st = fxi_eq_load_mask(ctx, opts, p->width, p->height, &p->mask);
+    if (st == FX_OK)
+        st = fx_context_device(ctx, NULL) == FX_DEVICE_GPU ? fxi_cuda_equalize_prepare(p)
+                                                           : alloc_cpu(ctx, p);
+    if (st != FX_OK) {
+        fx_equalize_free(p);
+        return st;
+    }
+    *out = p;
+    return FX_OK;
+}
+
+void fx_equalize_free(fx_equalizer *p)
+{
+    if (!p) return;
+    fxi_cuda_equalize_release(p);
+    free(p->mask);
+    free(p->hist);
+    free(p->hist_work);
+    free(p->bin_lut);
+    free(p->value_lut);
+    free(p->float_lut);
+    free(p->hsv_table);
+    free(p->x_axis);
+    free(p);
+}
+
+static fx_status check_image(fx_context *ctx, const fx_equalizer *p, const fx_image *img,
+                             int channels, const char *which)
+{
+    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "equalize: %s image has no pixels", which);
+    FX_RETURN_IF(img->width != p->width || img->height != p->height || img->channels != channels ||
+                     img->type != p->type,
+                 FX_EINVAL, "equalize: %s image is %dx%dx%d %s; the plan is for %dx%dx%d %s", which,
+                 img->width, img->height, img->channels, fx_sample_type_name(img->type), p->width,
+                 p->height, channels, fx_sample_type_name(p->type));
+    size_t row;
+    FX_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
+    FX_RETURN_IF(img->stride < row, FX_EINVAL, "equalize: %s stride %zu is shorter than a row",
+                 which, img->stride);
+    return FX_OK;
+}
+
+fx_status fx_equalize_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *timings)
+{
+    if (!p) return FX_EINVAL;
+    fx_context *ctx = p->ctx;
+    FX_TRY(check_image(ctx, p, in, p->in_channels, "input"));
+    FX_TRY(check_image(ctx, p, out, p->out_channels, "output"));
+    FX_RETURN_IF(in->memory != out->memory, FX_EINVAL,
+                 "equalize: the input is a %s image and the output a %s image (both must be "
+                 "the same kind)",
+                 in->memory == FX_MEMORY_DEVICE ? "device" : "host",
+                 out->memory == FX_MEMORY_DEVICE ? "device" : "host");
+    FX_RETURN_IF(in->data == out->data &&
+                     (in->stride != out->stride || p->in_channels != p->out_channels),
+                 FX_EINVAL, "equalize: in place needs the same layout for input and output");
+    if (p->gpu) return fxi_cuda_equalize_run(p, in, out, timings);
+    FX_RETURN_IF(in->memory == FX_MEMORY_DEVICE, FX_EINVAL,
+                 "equalize: device images need a GPU context (this one runs on the CPU)");
+    uint64_t start = fx_time_ns();
+    if (p->adaptive) {
+        fxi_eq_cpu_clahe(p, in, out);
+    } else {
+        fxi_eq_cpu_histogram(p, in);
+        fxi_eq_cpu_global(p, in, out);
+    }
+    if (timings) timings->compute_ms += fx_elapsed_ms(start, fx_time_ns());
+    return FX_OK;
+}
+
+fx_status fx_equalize(fx_context *ctx, const fx_equalize_options *opts, const fx_image *in,
+                      fx_image *out, fx_timings *timings)
+{
+    FX_RETURN_IF(!in || !out, FX_EINVAL, "equalize: no input or output image");
+    fx_equalizer *plan;
+    FX_TRY(fx_equalize_plan(ctx, opts, in, &plan));
+    int allocated = 0;
+    fx_status st = FX_OK;
+    if (!out->data) {
+        int ch = fx_equalize_output_channels(opts, in->channels);
+        st = in->memory == FX_MEMORY_DEVICE
+                 ? fx_image_alloc_device(ctx, out, in->width, in->height, ch, in->type)
+                 : fx_image_alloc(ctx, out, in->width, in->height, ch, in->type);
+        allocated = st == FX_OK;
+    }
+    if (st == FX_OK) st = fx_equalize_run(plan, in, out, timings);
+    if (st != FX_OK && allocated) fx_image_free(out);
+    fx_equalize_free(plan);
+    return st;
+}

@@ -1,0 +1,600 @@
+/* fxkit equalize against plain reference implementations written here: the
+ * global LUT (OpenCV's float32 formula and the published scalers), N bins,
+ * 16-bit, masks, every colour space, the published hsv-float pipeline, the CLAHE
+ * arithmetic and grid, options and errors. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "equalize/equalize_internal.h"
+#include "fxtest.h"
+
+/* ---- test images ---- */
+
+typedef enum pattern { RANDOM, CONSTANT, TWO_VALUES, BLACK, NARROW } pattern;
+
+static fx_image make_image(fx_context *ctx, int w, int h, int ch, fx_sample_type t, pattern pat,
+                           uint64_t seed)
+{
+    fx_image img;
+    fx_image_alloc(ctx, &img, w, h, ch, t);
+    const uint32_t maxval = t == FX_U8 ? 255u : 65535u;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w * ch; x++) {
+            uint64_t r = fxt_rand(&seed);
+            uint32_t v = pat == RANDOM       ? (uint32_t)(r >> 40) % (maxval + 1)
+                         : pat == CONSTANT   ? maxval / 3
+                         : pat == TWO_VALUES ? ((r >> 60) & 1 ? maxval / 5 : maxval - 7)
+                         : pat == BLACK      ? 0
+                                             : maxval / 2 + (uint32_t)(r >> 40) % 9;
+            if (t == FX_U8)
+                ((uint8_t *)fx_image_row(&img, y))[x] = (uint8_t)v;
+            else
+                ((uint16_t *)fx_image_row(&img, y))[x] = (uint16_t)v;
+        }
+    return img;
+}
+
+static uint32_t sample(const fx_image *img, int x, int y, int c)
+{
+    size_t i = (size_t)x * (size_t)img->channels + (size_t)c;
+    return img->type == FX_U8 ? ((const uint8_t *)fx_image_row(img, y))[i]
+                              : ((const uint16_t *)fx_image_row(img, y))[i];
+}
+
+/* ---- reference: global LUT over bins, written from the formulas ---- */
+
+static void reference_value_lut(const uint64_t *hist, uint32_t bins, uint32_t maxval, int scale,
+                                uint32_t *vlut)
+{
+    uint64_t n = 0;
+    uint32_t m = 0;
+    for (uint32_t b = 0; b < bins; b++)
+        n += hist[b];
+    while (m < bins && !hist[m])
+        m++;
+    uint64_t base = scale == FX_EQ_SCALE_MINMAX ? hist[m] : scale == FX_EQ_SCALE_MMS ? hist[0] : 0;
+    int unchanged = scale == FX_EQ_SCALE_MINMAX ? hist[m] == n
+                    : scale == FX_EQ_SCALE_MMS  ? hist[0] == n
+                                                : 0;
+    uint32_t levels = maxval + 1;
+    uint64_t *cumulative = malloc(bins * sizeof *cumulative);
+    for (uint32_t b = 0, sum = 0; b < bins; b++)
+        cumulative[b] = sum += (uint32_t)hist[b];
+    for (uint32_t v = 0; v < levels; v++) {
+        uint64_t cdf = cumulative[(uint64_t)v * bins / levels];
+        if (unchanged) {
+            vlut[v] = v;
+        } else if (cdf <= base) {
+            vlut[v] = 0;
+        } else {
+            float scale_f = (float)maxval / (float)(n - base); /* OpenCV: float32 */
+            long r = lrintf((float)(cdf - base) * scale_f);
+            vlut[v] = (uint32_t)(r > (long)maxval ? maxval : r);
+        }
+    }
+    free(cumulative);
+}
+
+/* Histogram of plane `key` (a function of the pixel) over masked pixels. */
+typedef uint32_t (*key_fn)(const fx_image *img, int x, int y, int plane);
+
+static uint32_t key_channel(const fx_image *img, int x, int y, int plane)
+{
+    return sample(img, x, y, plane);
+}
+
+static uint32_t key_max(const fx_image *img, int x, int y, int plane)
+{
+    (void)plane;
+    uint32_t r = sample(img, x, y, 0), g = sample(img, x, y, 1), b = sample(img, x, y, 2);
+    return r > g ? (r > b ? r : b) : (g > b ? g : b);
+}
+
+static void reference_lut_for(const fx_image *img, const uint8_t *mask, key_fn key, int plane,
+                              uint32_t bins, int scale, uint32_t *vlut)
+{
+    const uint32_t maxval = img->type == FX_U8 ? 255 : 65535;
+    uint64_t *hist = calloc(bins, sizeof *hist);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            if (!mask || mask[(size_t)y * (size_t)img->width + (size_t)x])
+                hist[(uint64_t)key(img, x, y, plane) * bins / (maxval + 1)]++;
+    reference_value_lut(hist, bins, maxval, scale, vlut);
+    free(hist);
+}
+
+static fx_equalize_options options(int space, int bins, int scale)
+{
+    fx_equalize_options o;
+    fx_equalize_options_init(&o);
+    o.space = space;
+    o.bins = bins;
+    o.scale = scale;
+    return o;
+}
+
+static int count_mismatches(const fx_image *a, const fx_image *want_ref, int channels,
+                            uint32_t (*want)(const fx_image *in, int x, int y, int c, void *arg),
+                            void *arg)
+{
+    int bad = 0;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++)
+            for (int c = 0; c < channels; c++)
+                bad += sample(a, x, y, c) != want(want_ref, x, y, c, arg);
+    return bad;
+}
+
+typedef struct lut_arg {
+    uint32_t *vlut[3];
+} lut_arg;
+
+static uint32_t want_gray(const fx_image *in, int x, int y, int c, void *arg)
+{
+    const lut_arg *l = arg;
+    return c == 0 ? l->vlut[0][sample(in, x, y, 0)] : sample(in, x, y, c);
+}
+
+static uint32_t want_rgb(const fx_image *in, int x, int y, int c, void *arg)
+{
+    const lut_arg *l = arg;
+    return c < 3 ? l->vlut[c][sample(in, x, y, c)] : sample(in, x, y, c);
+}
+
+static uint32_t want_hsv(const fx_image *in, int x, int y, int c, void *arg)
+{
+    const lut_arg *l = arg;
+    if (c == 3) return sample(in, x, y, 3);
+    uint32_t v = key_max(in, x, y, 0), v2 = l->vlut[0][v];
+    if (v == 0) return 0;
+    return (uint32_t)floor((double)sample(in, x, y, c) * v2 / v + 0.5); /* round half up */
+}
+
+static const int sizes[][2] = {{1, 1}, {7, 1}, {1, 9}, {37, 23}, {64, 64}, {101, 3}};
+static const pattern patterns[] = {RANDOM, CONSTANT, TWO_VALUES, BLACK, NARROW};
+
+/* Gray (1 and 2 channels), every scale, several bin counts, 8 and 16 bits, all
+ * patterns and sizes, with and without a mask. */
+FXT_TEST(gray_matches_reference_lut)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    static const int bins8[] = {0, 256, 64, 2, 255}, bins16[] = {0, 65536, 4096, 1000, 3};
+    int cases = 0, bad = 0;
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 6; s++)
+            for (int p = 0; p < 5; p++)
+                for (int scale = 0; scale < 3; scale++)
+                    for (int b = 0; b < 5; b++)
+                        for (int masked = 0; masked < 2; masked++) {
+                            const fx_sample_type type = t ? FX_U16 : FX_U8;
+                            const int w = sizes[s][0], h = sizes[s][1], ch = 1 + (p + b) % 2;
+                            const int bins = t ? bins16[b] : bins8[b];
+                            fx_image in = make_image(ctx, w, h, ch, type, patterns[p],
+                                                     (uint64_t)(s * 100 + p * 10 + b));
+                            fx_image mask = make_image(ctx, w, h, 1, FX_U8, RANDOM, 99);
+                            mask.data[0] = 1; /* never empty */
+                            uint8_t *bits = malloc((size_t)w * (size_t)h);
+                            for (int i = 0; i < w * h; i++)
+                                bits[i] = masked ? mask.data[i] != 0 : 1;
+                            fx_equalize_options o = options(FX_EQ_SPACE_HSV, bins, scale);
+                            if (masked) o.mask_image = &mask;
+                            fx_image out = {0};
+                            uint32_t levels = t ? 65536 : 256;
+                            uint32_t *vlut = malloc(levels * sizeof *vlut);
+                            reference_lut_for(&in, bits, key_channel, 0,
+                                              bins ? (uint32_t)bins : (t ? 4096u : 256u), scale,
+                                              vlut);
+                            lut_arg arg = {{vlut, vlut, vlut}};
+                            if (FXT_CHECK_OK(fx_equalize(ctx, &o, &in, &out, NULL), ctx)) {
+                                cases++;
+                                int m = count_mismatches(&out, &in, ch, want_gray, &arg);
+                                if (m)
+                                    fprintf(stderr,
+                                            "  %dx%dx%d %s pattern %d scale %d bins %d "
+                                            "mask %d: %d differ\n",
+                                            w, h, ch, fx_sample_type_name(type), p, scale, bins,
+                                            masked, m);
+                                bad += m != 0;
+                            }
+                            free(vlut);
+                            free(bits);
+                            fx_image_free(&out);
+                            fx_image_free(&mask);
+                            fx_image_free(&in);
+                        }
+    printf("  %d gray cases, %d differ\n", cases, bad);
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(ctx);
+}
+
+/* hsv, rgb and alpha: per-channel and V-ratio references. */
+FXT_TEST(colour_spaces_match_references)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    int bad = 0;
+    for (int t = 0; t < 2; t++)
+        for (int ch = 3; ch <= 4; ch++)
+            for (int p = 0; p < 5; p++)
+                for (int scale = 0; scale < 3; scale++) {
+                    const fx_sample_type type = t ? FX_U16 : FX_U8;
+                    const uint32_t levels = t ? 65536 : 256, bins = t ? 4096 : 256;
+                    fx_image in = make_image(ctx, 45, 29, ch, type, patterns[p], (uint64_t)p);
+                    uint32_t *v[3];
+                    for (int k = 0; k < 3; k++)
+                        v[k] = malloc(levels * sizeof *v[k]);
+                    fx_image out = {0};
+                    fx_equalize_options o = options(FX_EQ_SPACE_HSV, 0, scale);
+                    reference_lut_for(&in, NULL, key_max, 0, bins, scale, v[0]);
+                    lut_arg arg = {{v[0], v[0], v[0]}};
+                    FXT_CHECK_OK(fx_equalize(ctx, &o, &in, &out, NULL), ctx);
+                    bad += count_mismatches(&out, &in, ch, want_hsv, &arg) != 0;
+                    fx_image_free(&out);
+
+                    o = options(FX_EQ_SPACE_RGB, 0, scale);
+                    for (int k = 0; k < 3; k++)
+                        reference_lut_for(&in, NULL, key_channel, k, bins, scale, v[k]);
+                    lut_arg rgb = {{v[0], v[1], v[2]}};
+                    FXT_CHECK_OK(fx_equalize(ctx, &o, &in, &out, NULL), ctx);
+                    bad += count_mismatches(&out, &in, ch, want_rgb, &rgb) != 0;
+                    fx_image_free(&out);
+                    for (int k = 0; k < 3; k++)
+                        free(v[k]);
+                    fx_image_free(&in);
+                }
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(ctx);
+}
+
+/* An RGB image whose channels are equal is a gray image in every space (global and
+ * CLAHE): V = Y = each channel, and the way back is exact. Except that hsv keeps
+ * black pixels black (V = 0 has no hue to scale), where CLAHE may lift gray 0. */
+FXT_TEST(gray_valued_colour_equals_gray)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    fx_image gray = make_image(ctx, 53, 41, 1, FX_U8, RANDOM, 5), rgb;
+    fx_image_alloc(ctx, &rgb, 53, 41, 3, FX_U8);
+    for (int i = 0; i < 53 * 41; i++)
+        rgb.data[3 * i] = rgb.data[3 * i + 1] = rgb.data[3 * i + 2] = gray.data[i];
+    static const int spaces[] = {FX_EQ_SPACE_HSV, FX_EQ_SPACE_LUMA, FX_EQ_SPACE_RGB,
+                                 FX_EQ_SPACE_GRAY};
+    for (int adaptive = 0; adaptive < 2; adaptive++) {
+        fx_equalize_options o = options(FX_EQ_SPACE_HSV, 0, 0);
+        o.adaptive = adaptive;
+        o.tiles = "3x4";
+        o.clip = 2.0;
+        fx_image want = {0};
+        FXT_CHECK_OK(fx_equalize(ctx, &o, &gray, &want, NULL), ctx);
+        for (int s = 0; s < 4; s++) {
+            o.space = spaces[s];
+            fx_image got = {0};
+            FXT_CHECK_OK(fx_equalize(ctx, &o, &rgb, &got, NULL), ctx);
+            int bad = 0;
+            for (int i = 0; i < 53 * 41; i++)
+                for (int c = 0; c < got.channels; c++) {
+                    int black = spaces[s] == FX_EQ_SPACE_HSV && gray.data[i] == 0;
+                    bad += got.data[i * got.channels + c] != (black ? 0 : want.data[i]);
+                }
+            if (bad)
+                fprintf(stderr, "  space %d adaptive %d: %d differ\n", spaces[s], adaptive, bad);
+            FXT_CHECK_EQ(bad, 0);
+            fx_image_free(&got);
+        }
+        fx_image_free(&want);
+    }
+    fx_image_free(&gray);
+    fx_image_free(&rgb);
+    fx_context_destroy(ctx);
+}
+
+/* ---- hsv-float: the published pipeline, transcribed pass by pass ---- */
+
+static void published_pipeline(const uint8_t *rgb, uint8_t *out, int n, int bins, int method)
+{
+    float *hsv = malloc((size_t)n * 3 * sizeof *hsv);
+    int *hist = calloc((size_t)bins, sizeof *hist);
+    float *cdf = malloc((size_t)bins * sizeof *cdf);
+    for (int i = 0; i < n; i++) { /* _rgb2hsv */
+        float r = (float)(rgb[3 * i] / 255.), g = (float)(rgb[3 * i + 1] / 255.),
+              b = (float)(rgb[3 * i + 2] / 255.);
+        float v = fmaxf(fmaxf(r, g), b), vmin = fminf(fminf(r, g), b), h = 0;
+        float s = (float)(1. - (double)(vmin / v));
+        if (v == vmin)
+            h = 0;
+        else if (v == r)
+            h = 60 * (g - b) / (v - vmin);
+        else if (v == g)
+            h = 120 + 60 * (b - r) / (v - vmin);
+        else
+            h = 240 + 60 * (r - g) / (v - vmin);
+        if (h < 0) h += 360;
+        hsv[3 * i] = h, hsv[3 * i + 1] = s, hsv[3 * i + 2] = v;
+    }
+    for (int i = 0; i < n; i++) /* histogram */
+        hist[(int)roundf(hsv[3 * i + 2] * (float)(bins - 1))] += 1;
+    cdf[0] = (float)((1 - method) * hist[0]); /* repart */
+    for (int i = 1; i < bins; i++)
+        cdf[i] = cdf[i - 1] + (float)hist[i];
+    for (int i = 0; i < bins; i++) /* equalization_v2 */
+        cdf[i] = cdf[i] / cdf[bins - 1];
+    for (int i = 0; i < n; i++)
+        hsv[3 * i + 2] = cdf[(int)roundf(hsv[3 * i + 2] * (float)(bins - 1))];
+    for (int i = 0; i < n; i++) { /* _hsv2rgb; black pixels (NaN) -> black */
+        float h = hsv[3 * i], s = hsv[3 * i + 1], v = hsv[3 * i + 2], r, g, b;
+        if (isnan(s)) {
+            out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 0;
+            continue;
+        }
+        float c = v * s, m = v - c;
+        h = h / 60;
+        int hi = (int)h;
+        float mod = (float)(hi % 2) + (h - (float)hi);
+        float x = c * (1 - fabsf(mod - 1));
+        if (h < 1)
+            r = c, g = x, b = 0;
+        else if (h < 2)
+            r = x, g = c, b = 0;
+        else if (h < 3)
+            r = 0, g = c, b = x;
+        else if (h < 4)
+            r = 0, g = x, b = c;
+        else if (h < 5)
+            r = x, g = 0, b = c;
+        else
+            r = c, g = 0, b = x;
+        out[3 * i] = (uint8_t)roundf((r + m) * 255);
+        out[3 * i + 1] = (uint8_t)roundf((g + m) * 255);
+        out[3 * i + 2] = (uint8_t)roundf((b + m) * 255);
+    }
+    free(hsv);
+    free(hist);
+    free(cdf);
+}
+
+FXT_TEST(hsv_float_reproduces_the_published_pipeline)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    static const int bins[] = {256, 100, 16};
+    int bad = 0;
+    for (int p = 0; p < 5; p++)
+        for (int b = 0; b < 3; b++)
+            for (int method = 0; method < 2; method++) {
+                fx_image in = make_image(ctx, 61, 37, 3, FX_U8, patterns[p], (uint64_t)(p + 40));
+                in.data[0] = in.data[1] = in.data[2] = 0; /* one black pixel */
+                const int n = 61 * 37;
+                uint8_t *want = malloc((size_t)n * 3);
+                published_pipeline(in.data, want, n, bins[b], method);
+                fx_equalize_options o = options(FX_EQ_SPACE_HSV_FLOAT, bins[b],
+                                                method ? FX_EQ_SCALE_MMS : FX_EQ_SCALE_MAS);
+                fx_image out = {0};
+                FXT_CHECK_OK(fx_equalize(ctx, &o, &in, &out, NULL), ctx);
+                int diff = 0;
+                for (int i = 0; i < n * 3; i++)
+                    diff += out.data[i] != want[i];
+                /* The published mms divides 0 by 0 when every pixel is in bin 0. */
+                if (diff && !(method && patterns[p] == BLACK)) {
+                    fprintf(stderr, "  pattern %d bins %d method %d: %d differ\n", p, bins[b],
+                            method, diff);
+                    bad++;
+                }
+                free(want);
+                fx_image_free(&out);
+                fx_image_free(&in);
+            }
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(ctx);
+}
+
+/* ---- CLAHE arithmetic and grid ---- */
+
+/* OpenCV's borderInterpolate for BORDER_REFLECT_101, transcribed. */
+static int border_interpolate(int p, int len)
+{
+    if ((unsigned)p < (unsigned)len) return p;
+    if (len == 1) return 0;
+    do {
+        if (p < 0)
+            p = -p - 1 + 1;
+        else
+            p = len - 1 - (p - len) - 1;
+    } while ((unsigned)p >= (unsigned)len);
+    return p;
+}
+
+FXT_TEST(clahe_helpers_match_opencv_loops)
+{
+    for (int len = 1; len < 20; len++)
+        for (int p = -3 * len; p < 4 * len; p++)
+            FXT_CHECK_EQ(fxi_reflect101(p, len), border_interpolate(p, len));
+    /* The residual loop of OpenCV's clip step, against the closed form. */
+    static const uint32_t bins_list[] = {2, 3, 256, 1000, 4096};
+    for (int bi = 0; bi < 5; bi++) {
+        uint32_t bins = bins_list[bi];
+        for (uint32_t residual = 0; residual < bins; residual += 1 + residual / 7) {
+            uint8_t *hit = calloc(bins, 1);
+            uint32_t step = residual ? (bins / residual > 1 ? bins / residual : 1) : 1,
+                     left = residual;
+            for (uint32_t i = 0; i < bins && left > 0; i += step, left--)
+                hit[i] = 1;
+            int bad = 0;
+            for (uint32_t i = 0; i < bins; i++)
+                bad += (int)hit[i] != fxi_residual_hit(i, residual, bins);
+            FXT_CHECK_EQ(bad, 0);
+            free(hit);
+        }
+    }
+    FXT_CHECK_EQ(fxi_clahe_clip_limit(40.0, 4096, 256), 640);
+    FXT_CHECK_EQ(fxi_clahe_clip_limit(0.01, 64, 256), 1);
+    FXT_CHECK_EQ(fxi_clahe_clip_limit(0.0, 4096, 256), 0);
+    FXT_CHECK_EQ(fxi_floor_int(-0.5f), -1);
+    FXT_CHECK_EQ(fxi_floor_int(2.0f), 2);
+}
+
+FXT_TEST(clahe_grid_follows_opencv)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    fxi_clahe_grid g;
+    FXT_CHECK_OK(fxi_clahe_grid_make(ctx, 512, 512, 8, 8, &g), ctx);
+    FXT_CHECK(g.padded_w == 512 && g.padded_h == 512 && g.tile_w == 64 && g.tile_h == 64);
+    FXT_CHECK_OK(fxi_clahe_grid_make(ctx, 500, 375, 8, 8, &g), ctx); /* research §3.7 */
+    FXT_CHECK(g.padded_w == 504 && g.padded_h == 376 && g.tile_w == 63 && g.tile_h == 47);
+    FXT_CHECK_OK(fxi_clahe_grid_make(ctx, 512, 500, 8, 8, &g), ctx); /* the quirk */
+    FXT_CHECK(g.padded_w == 520 && g.padded_h == 504 && g.tile_w == 65 && g.tile_h == 63);
+    FXT_CHECK_OK(fxi_clahe_grid_make(ctx, 3, 1, 8, 8, &g), ctx);
+    FXT_CHECK(g.tile_w == 1 && g.tile_h == 1 && g.padded_w == 8 && g.padded_h == 8);
+    int tx, ty;
+    FXT_CHECK_OK(fxi_parse_tiles(ctx, "12x3", &tx, &ty), ctx);
+    FXT_CHECK(tx == 12 && ty == 3);
+    FXT_CHECK_STATUS(fxi_parse_tiles(ctx, "8", &tx, &ty), FX_EINVAL, ctx);
+    FXT_CHECK_STATUS(fxi_parse_tiles(ctx, "8x", &tx, &ty), FX_EINVAL, ctx);
+    FXT_CHECK_STATUS(fxi_parse_tiles(ctx, "0x8", &tx, &ty), FX_ERANGE, ctx);
+    FXT_CHECK_STATUS(fxi_parse_tiles(ctx, "8x257", &tx, &ty), FX_ERANGE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "--tiles");
+    fx_context_destroy(ctx);
+}
+
+/* Every row of every tile is covered by exactly one block; blocks fill the GPU. */
+FXT_TEST(gpu_geometry_covers_every_row_once)
+{
+    static const int heights[] = {1, 2, 7, 63, 64, 1000, 6000};
+    static const int tiles[] = {1, 4, 64, 65536};
+    for (int h = 0; h < 7; h++)
+        for (int t = 0; t < 4; t++)
+            for (int sms = 1; sms <= 132; sms += 131) {
+                fxi_eq_hist_launch l = fxi_eq_hist_geometry(heights[h], tiles[t], 256, sms, 4);
+                FXT_CHECK(l.slices >= 1 && l.rows_per_block >= 1);
+                FXT_CHECK((long)l.slices * l.rows_per_block >= heights[h]);
+                FXT_CHECK((long)(l.slices - 1) * l.rows_per_block < heights[h]);
+                FXT_CHECK_EQ(l.tiles, tiles[t]);
+            }
+    FXT_CHECK_EQ(fxi_eq_scan_threads(256, 1024), 256);
+    FXT_CHECK_EQ(fxi_eq_scan_threads(65536, 1024), 1024);
+    FXT_CHECK_EQ(fxi_eq_scan_threads(2, 1024), 32);
+    FXT_CHECK_EQ(fxi_eq_scan_threads(65536, 96), 64);
+}
+
+/* The per-pixel colour functions: hsv keeps the largest channel at V' exactly and
+ * rounds half up; the hsv table equals the function. */
+FXT_TEST(per_pixel_functions)
+{
+    for (uint32_t v = 1; v < 256; v += 3)
+        for (uint32_t v2 = 0; v2 < 256; v2 += 5) {
+            FXT_CHECK_EQ(fxi_hsv_channel(v, v, v2, 255), v2);
+            for (uint32_t c = 0; c <= v; c += 7)
+                FXT_CHECK_EQ(fxi_hsv_channel(c, v, v2, 255),
+                             (uint32_t)floor((double)c * v2 / v + 0.5));
+        }
+    FXT_CHECK_EQ(fxi_hsv_channel(40000, 65535, 65535, 65535), 40000);
+    FXT_CHECK_EQ(fxi_hsv_channel(0, 0, 200, 255), 0);
+    FXT_CHECK_EQ(fxi_bin_of(255, 256, 8), 255);
+    FXT_CHECK_EQ(fxi_bin_of(65535, 4096, 16), 4095);
+    FXT_CHECK_EQ(fxi_bin_of(65535, 3, 16), 2);
+    /* OpenCV's RNE tie vector (research §1.2): 255/510 = 0.5 exactly. */
+    uint32_t hist[256] = {1, 1, 1, 1};
+    hist[255] = 507;
+    uint16_t lut[256];
+    int identity;
+    fxi_eq_global_lut(hist, 256, 255, FX_EQ_SCALE_MINMAX, lut, &identity);
+    FXT_CHECK(!identity && lut[0] == 0 && lut[1] == 0 && lut[2] == 1 && lut[3] == 2);
+    FXT_CHECK_EQ(lut[255], 255);
+}
+
+/* ---- options and errors ---- */
+
+FXT_TEST(options_defaults_and_checks)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    fx_equalize_options o;
+    fx_equalize_options_init(&o);
+    FXT_CHECK_EQ(o.space, FX_EQ_SPACE_HSV);
+    FXT_CHECK_EQ(o.bins, 0);
+    FXT_CHECK_EQ(o.scale, FX_EQ_SCALE_MINMAX);
+    FXT_CHECK(o.clip == 40.0 && !strcmp(o.tiles, "8x8") && !o.adaptive && !o.mask);
+    FXT_CHECK_OK(fx_equalize_options_check(ctx, &o), ctx);
+    o.bins = 1;
+    FXT_CHECK_STATUS(fx_equalize_options_check(ctx, &o), FX_ERANGE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "--bins");
+    o.bins = 65537;
+    FXT_CHECK_STATUS(fx_equalize_options_check(ctx, &o), FX_ERANGE, ctx);
+    o.bins = 0;
+    o.gpu_block = 48;
+    FXT_CHECK_STATUS(fx_equalize_options_check(ctx, &o), FX_ERANGE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "multiple of 32");
+    o.gpu_block = 0;
+    o.tiles = "8by8";
+    FXT_CHECK_STATUS(fx_equalize_options_check(ctx, &o), FX_EINVAL, ctx);
+    o.tiles = "8x8";
+    o.adaptive = 1;
+    o.mask = "m.png";
+    FXT_CHECK_STATUS(fx_equalize_options_check(ctx, &o), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "--mask");
+    FXT_CHECK_EQ(fx_equalize_output_channels(&o, 3), 3);
+    o.space = FX_EQ_SPACE_GRAY;
+    FXT_CHECK_EQ(fx_equalize_output_channels(&o, 3), 1);
+    FXT_CHECK_EQ(fx_equalize_output_channels(&o, 4), 2);
+    FXT_CHECK_EQ(fx_equalize_output_channels(&o, 2), 2);
+    fx_context_destroy(ctx);
+}
+
+FXT_TEST(bad_inputs_are_refused_clearly)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    fx_equalize_options o = options(FX_EQ_SPACE_HSV, 0, 0);
+    fx_image f32, in = make_image(ctx, 16, 8, 1, FX_U8, RANDOM, 1), out = {0};
+    fx_image_alloc(ctx, &f32, 4, 4, 1, FX_F32);
+    FXT_CHECK_STATUS(fx_equalize(ctx, &o, &f32, &out, NULL), FX_EUNSUPPORTED, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "f32");
+
+    o.bins = 300;
+    FXT_CHECK_STATUS(fx_equalize(ctx, &o, &in, &out, NULL), FX_ERANGE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "256 levels");
+    o.bins = 0;
+
+    fx_image small = make_image(ctx, 15, 8, 1, FX_U8, RANDOM, 2);
+    o.mask_image = &small;
+    FXT_CHECK_STATUS(fx_equalize(ctx, &o, &in, &out, NULL), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "the mask is 15x8 but the image is 16x8");
+    fx_image zero = make_image(ctx, 16, 8, 1, FX_U8, BLACK, 3);
+    o.mask_image = &zero;
+    FXT_CHECK_STATUS(fx_equalize(ctx, &o, &in, &out, NULL), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "selects no pixel");
+    fx_image rgb_mask = make_image(ctx, 16, 8, 3, FX_U8, RANDOM, 4);
+    o.mask_image = &rgb_mask;
+    FXT_CHECK_STATUS(fx_equalize(ctx, &o, &in, &out, NULL), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "gray");
+    o.mask_image = NULL;
+    o.mask = "/nonexistent/mask.png";
+    FXT_CHECK(fx_equalize(ctx, &o, &in, &out, NULL) != FX_OK);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "--mask /nonexistent/mask.png");
+    o.mask = NULL;
+
+    /* Plan for one shape, run on another; a device image on a CPU context. */
+    fx_equalizer *plan;
+    FXT_CHECK_OK(fx_equalize_plan(ctx, &o, &in, &plan), ctx);
+    fx_image other = make_image(ctx, 16, 9, 1, FX_U8, RANDOM, 5);
+    FXT_CHECK_STATUS(fx_equalize_run(plan, &other, &other, NULL), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "the plan is for 16x8x1 u8");
+    fx_image fake_device = in;
+    fake_device.memory = FX_MEMORY_DEVICE;
+    FXT_CHECK_STATUS(fx_equalize_run(plan, &fake_device, &fake_device, NULL), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "GPU context");
+    fx_timings t = {0};
+    FXT_CHECK_OK(fx_equalize_run(plan, &in, &in, &t), ctx);
+    FXT_CHECK(t.compute_ms >= 0 && t.upload_ms == 0 && t.download_ms == 0);
+    fx_equalize_free(plan);
+    fx_equalize_free(NULL);
+
+    fx_image_free(&other);
+    fx_image_free(&rgb_mask);
+    fx_image_free(&zero);
+    fx_image_free(&small);
+    fx_image_free(&f32);
+    fx_image_free(&in);
+    fx_context_destroy(ctx);
+}
+
+FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_references),
+         FXT_CASE(gray_valued_colour_equals_gray),
+         FXT_CASE(hsv_float_reproduces_the_published_pipeline),
+         FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
+         FXT_CASE(gpu_geometry_covers_every_row_once), FXT_CASE(per_pixel_functions),
+         FXT_CASE(options_defaults_and_checks), FXT_CASE(bad_inputs_are_refused_clearly))
