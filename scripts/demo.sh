@@ -28,6 +28,10 @@ mkdir -p "$out/gen"
 "$fxkit" gen image --kind checker --size 640x480 --channels 1 --depth 16 -o "$out/gen/checker16.png"
 "$fxkit" gen audio --kind speech --duration 10 --rate 48000 --channels 2 --seed 7 -o "$out/gen/speech_48k.wav"
 
+step "normalize: even out the speech sample's levels (ffmpeg's dynaudnorm, bit for bit)"
+mkdir -p "$out/normalize"
+"$fxkit" normalize --verbose "$samples/speech_stereo_44k_24bit.wav" -o "$out/normalize/speech_stereo_even.wav"
+
 step "summary"
 (cd "$out" && find . -type f | sort | while read -r f; do
   printf '  %-44s %10s bytes\n' "${f#./}" "$(stat -c %s "$f")"

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -172,8 +173,40 @@ static void keep_detail(fx_context *ctx, fxcli_result *res)
         snprintf(res->message, sizeof res->message, "%s", fx_context_error(ctx));
 }
 
+/* Peak and RMS of everything seen, for --verbose. */
+typedef struct levels {
+    double peak, sum_squares;
+    uint64_t samples;
+} levels;
+
+static void levels_add(levels *l, const double *x, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        l->peak = fmax(l->peak, fabs(x[i]));
+        l->sum_squares += x[i] * x[i];
+    }
+    l->samples += count;
+}
+
+static double dbfs(double v)
+{
+    return 20.0 * log10(v);
+}
+
+static double levels_rms(const levels *l)
+{
+    return l->samples ? sqrt(l->sum_squares / (double)l->samples) : 0.0;
+}
+
+/* The two ends of a stream: the input's and the output's levels. */
+typedef struct stream_levels {
+    bool wanted;
+    levels in, out;
+} stream_levels;
+
 /* Pull everything ready and write it. */
-static fx_status drain(fx_normalize *n, fx_audio_writer *w, double *buf, fxcli_result *res)
+static fx_status drain(fx_normalize *n, fx_audio_writer *w, double *buf, int channels,
+                       stream_levels *lv, fxcli_result *res)
 {
     for (;;) {
         size_t got = 0;
@@ -182,6 +215,7 @@ static fx_status drain(fx_normalize *n, fx_audio_writer *w, double *buf, fxcli_r
         uint64_t t1 = fx_time_ns();
         res->timings.compute_ms += fx_elapsed_ms(t0, t1);
         if (st != FX_OK || got == 0) return st;
+        if (lv->wanted) levels_add(&lv->out, buf, got * (size_t)channels);
         st = fx_audio_writer_write(w, buf, got);
         res->timings.encode_ms += fx_elapsed_ms(t1, fx_time_ns());
         if (st != FX_OK) return st;
@@ -189,7 +223,7 @@ static fx_status drain(fx_normalize *n, fx_audio_writer *w, double *buf, fxcli_r
 }
 
 static fx_status stream_file(fx_normalize *n, fx_audio_reader *r, fx_audio_writer *w,
-                             const fx_audio_info *info, fxcli_result *res)
+                             const fx_audio_info *info, stream_levels *lv, fxcli_result *res)
 {
     size_t samples;
     if (__builtin_mul_overflow(AUDIO_CHUNK_FRAMES, (size_t)info->channels, &samples))
@@ -205,9 +239,10 @@ static fx_status stream_file(fx_normalize *n, fx_audio_reader *r, fx_audio_write
         uint64_t t1 = fx_time_ns();
         res->timings.decode_ms += fx_elapsed_ms(t0, t1);
         if (st != FX_OK) break;
+        if (lv->wanted) levels_add(&lv->in, buf, got * (size_t)info->channels);
         st = got ? fx_normalize_push(n, buf, got) : fx_normalize_flush(n);
         res->timings.compute_ms += fx_elapsed_ms(t1, fx_time_ns());
-        if (st == FX_OK) st = drain(n, w, buf, res);
+        if (st == FX_OK) st = drain(n, w, buf, info->channels, lv, res);
         if (st != FX_OK || got == 0) break;
         frames += got;
         fxcli_progress_item(res->slot, frames, info->frames);
@@ -251,8 +286,9 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     if (st == FX_OK)
         st = fx_audio_writer_open(ctx, out_path, container, info.channels, info.rate, format,
                                   &writer);
+    stream_levels lv = {.wanted = run->log_level >= FX_LOG_INFO};
     if (st == FX_OK) {
-        st = stream_file(n, reader, writer, &info, res);
+        st = stream_file(n, reader, writer, &info, &lv, res);
         if (st != FX_OK) keep_detail(ctx, res);
         uint64_t t0 = fx_time_ns();
         fx_status closed = fx_audio_writer_close(writer);
@@ -268,6 +304,10 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
                    "ms, gain %.2f ms",
                    item->input, t.analyze_ms, t.min_filter_ms, t.gauss_ms, t.gain_ms);
     }
+    if (st == FX_OK && lv.wanted)
+        fxcli_note("%s: peak %.1f -> %.1f dBFS, RMS %.1f -> %.1f dBFS", item->input,
+                   dbfs(lv.in.peak), dbfs(lv.out.peak), dbfs(levels_rms(&lv.in)),
+                   dbfs(levels_rms(&lv.out)));
     fx_normalize_close(n);
     fx_audio_reader_close(reader);
     return st;
