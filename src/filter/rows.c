@@ -1,8 +1,10 @@
 /* Padded rows in and finished rows out: the CPU strategies see only rows that already
  * carry their border, in the working type, and hand back accumulators; this file is
  * the only place that knows sample types, border rules and rounding. */
+#include <math.h>
 #include <string.h>
 
+#include "filter/cpu_simd.h"
 #include "filter/filter_internal.h"
 
 size_t fxi_acc_size(fxi_acc acc)
@@ -84,6 +86,98 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
     }
 }
 
+/* Finishing a whole row when every channel is filtered: one loop per (accumulator,
+ * output type), the rounding rule chosen outside it, so each vectorises. The
+ * arithmetic is fxi_finish_exact / fxi_finish_float's, written out for the loop. */
+#define SATURATE(v, max) ((v) < 0 ? 0 : (v) > (max) ? (max) : (v))
+#define DEFINE_FINISH(suffix, attr)                                                                \
+    DEFINE_FINISH_EXACT(int32_t, uint8_t, i32_u8_##suffix, attr)                                   \
+    DEFINE_FINISH_EXACT(int32_t, uint16_t, i32_u16_##suffix, attr)                                 \
+    DEFINE_FINISH_EXACT(int64_t, uint8_t, i64_u8_##suffix, attr)                                   \
+    DEFINE_FINISH_EXACT(int64_t, uint16_t, i64_u16_##suffix, attr)                                 \
+    attr static void finish_f32_u8_##suffix(const float *a, uint8_t *d, int64_t n, float max)      \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++) {                                                          \
+            float r = nearbyintf(a[x]);                                                            \
+            d[x] = (uint8_t)SATURATE(r, max);                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    attr static void finish_f32_u16_##suffix(const float *a, uint16_t *d, int64_t n, float max)    \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++) {                                                          \
+            float r = nearbyintf(a[x]);                                                            \
+            d[x] = (uint16_t)SATURATE(r, max);                                                     \
+        }                                                                                          \
+    }
+#define DEFINE_FINISH_EXACT(S, D, name, attr)                                                      \
+    attr static void finish_##name(const fxi_finish *f, const S *s, D *d, int64_t n)               \
+    {                                                                                              \
+        const double max = f->maxval;                                                              \
+        if (f->mode == FXI_ROUND_HALF_EVEN) {                                                      \
+            const double bias = f->bias, den = f->den;                                             \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                double q = nearbyint(((double)s[x] + bias) / den);                                 \
+                d[x] = (D)SATURATE(q, max);                                                        \
+            }                                                                                      \
+        } else if (f->mode == FXI_ROUND_MULSHIFT && f->mul == 1) {                                 \
+            /* fixed point rounded half up (Gaussian): integers only, exact */                     \
+            const S add = (S)f->add;                                                               \
+            const int shift = -ilogb(f->unit);                                                     \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                S q = (s[x] + add) >> shift;                                                       \
+                d[x] = (D)SATURATE(q, (S)max);                                                     \
+            }                                                                                      \
+        } else if (f->mode == FXI_ROUND_MULSHIFT) {                                                \
+            const double add = f->add, mul = f->mul * f->unit;                                     \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                double q = floor(((double)s[x] + add) * mul);                                      \
+                d[x] = (D)SATURATE(q, max);                                                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            const float mul = (float)f->mul;                                                       \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                float q = nearbyintf((float)s[x] * mul);                                           \
+                d[x] = (D)SATURATE(q, (float)max);                                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }
+FXI_SIMD_VARIANTS(DEFINE_FINISH)
+
+/* Every channel filtered: the vectorised loops. False when this combination has none. */
+static bool store_fast(const fxi_filter_job *job, fxi_acc acc, uint8_t *row, int64_t n,
+                       const void *values)
+{
+    const fxi_taps *t = job->taps;
+    const fxi_finish *f = &t->finish;
+    const fx_sample_type type = job->dst->type;
+    if (type == FX_F32) {
+        if (acc != FXI_ACC_F32) return false;
+        memcpy(row, values, (size_t)n * sizeof(float));
+        return true;
+    }
+    bool u8 = type == FX_U8;
+    switch (acc) {
+    case FXI_ACC_I32:
+        if (u8)
+            FXI_PICK(finish_i32_u8)(f, values, row, n);
+        else
+            FXI_PICK(finish_i32_u16)(f, values, (uint16_t *)(void *)row, n);
+        return true;
+    case FXI_ACC_I64:
+        if (u8)
+            FXI_PICK(finish_i64_u8)(f, values, row, n);
+        else
+            FXI_PICK(finish_i64_u16)(f, values, (uint16_t *)(void *)row, n);
+        return true;
+    default:
+        if (u8)
+            FXI_PICK(finish_f32_u8)(values, row, n, t->maxval);
+        else
+            FXI_PICK(finish_f32_u16)(values, (uint16_t *)(void *)row, n, t->maxval);
+        return true;
+    }
+}
+
 void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, int64_t x1,
                    const void *values)
 {
@@ -91,6 +185,9 @@ void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, in
     const fxi_taps *t = job->taps;
     const int64_t C = job->channels, F = job->filter_channels, n = (x1 - x0) * C;
     uint8_t *row = fx_image_row(dst, y);
+    if (F == C &&
+        store_fast(job, acc, row + (size_t)(x0 * C) * fx_sample_size(dst->type), n, values))
+        return;
     for (int64_t i = 0; i < n; i++) {
         if (F < C && i % C >= F) continue; /* alpha passes through */
         double v;
