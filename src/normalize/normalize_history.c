@@ -105,8 +105,11 @@ bool fxi_nm_history_add(const fxi_nm_params *p, fxi_nm_history *h, fxi_nm_gain g
     if (i >= mh) {
         const int64_t c = i - mh;
         double min = DBL_MAX;
-        for (int64_t k = c - mh; k <= c + mh; k++)
-            min = fmin(min, gain_of(h, k));
+        for (int64_t k = c - mh; k <= c + mh; k++) {
+            /* fmin without the call: gains are never NaN. */
+            const double v = gain_of(h, k);
+            if (v < min) min = v;
+        }
         const bool as_ffmpeg = p->compat || p->threshold == 0.0;
         put_minimum(h, (uint64_t)(gh + c), min, flag_of(h, as_ffmpeg ? i : c));
     }
