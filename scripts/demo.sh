@@ -28,6 +28,11 @@ mkdir -p "$out/gen"
 "$fxkit" gen image --kind checker --size 640x480 --channels 1 --depth 16 -o "$out/gen/checker16.png"
 "$fxkit" gen audio --kind speech --duration 10 --rate 48000 --channels 2 --seed 7 -o "$out/gen/speech_48k.wav"
 
+step "filter: the photos blurred, sharpened and embossed (OpenCV's answers)"
+"$fxkit" filter -k gaussian:9 "$samples"/*.png -o "$out/filter/gaussian9/" --explain --timings
+"$fxkit" filter -k sharpen "$samples"/*.png -o "$out/filter/sharpen/"
+"$fxkit" filter -k emboss -b replicate "$samples/coffee.png" -o "$out/filter/coffee_emboss.png"
+
 step "normalize: even out the speech sample's levels (ffmpeg's dynaudnorm, bit for bit)"
 mkdir -p "$out/normalize"
 "$fxkit" normalize --verbose "$samples/speech_stereo_44k_24bit.wav" -o "$out/normalize/speech_stereo_even.wav"
