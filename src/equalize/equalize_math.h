@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "fxkit/equalize.h"
+
 #ifndef FX_HD
 #ifdef __CUDACC__
 #define FX_HD __host__ __device__
@@ -129,6 +131,41 @@ static FX_HD inline uint32_t fxi_level(uint64_t count, float factor, uint32_t ma
 {
     float v = rintf((float)count * factor);
     return v <= 0.0f ? 0u : v >= (float)maxval ? maxval : (uint32_t)v;
+}
+
+/* What a global scale subtracts from the cumulative count, from the histogram's
+ * first used bin m (bins when empty), h[m], h[0] and the total; *identity = 1 when
+ * the image has nothing to stretch and is returned unchanged (minmax: one used bin;
+ * mms: everything in bin 0). */
+static FX_HD inline uint64_t fxi_scale_base(int scale, uint32_t m, uint32_t bins, uint32_t h_m,
+                                            uint32_t h_0, uint64_t total, int *identity)
+{
+    if (scale == FX_EQ_SCALE_MAX) {
+        *identity = 0;
+        return 0;
+    }
+    if (scale == FX_EQ_SCALE_MMS) {
+        *identity = total == 0 || h_0 == total;
+        return h_0;
+    }
+    *identity = m == bins || h_m == total;
+    return m < bins ? h_m : 0;
+}
+
+/* hsv-float's V' per bin: the published float CDF, summed bin by bin from `start`
+ * (0 for max, 1 for mms, first used bin + 1 for minmax), divided by its last
+ * entry; 0 everywhere when identity (the caller copies the image) or empty. */
+static FX_HD inline void fxi_hsvf_lut(const uint32_t *hist, uint32_t bins, uint32_t start,
+                                      int identity, float *lut)
+{
+    float cdf = 0.0f;
+    for (uint32_t b = 0; b < bins; b++) {
+        if (b >= start) cdf = cdf + (float)hist[b];
+        lut[b] = cdf;
+    }
+    const float last = lut[bins - 1];
+    for (uint32_t b = 0; b < bins; b++)
+        lut[b] = identity || last == 0.0f ? 0.0f : lut[b] / last;
 }
 
 /* ---- CLAHE (OpenCV's clahe.cpp) ---- */

@@ -21,25 +21,13 @@ static uint64_t total_count(const uint32_t *hist, uint32_t bins)
     return n;
 }
 
-/* What the scale subtracts from the cumulative count, and whether the image has
- * nothing to stretch (returned unchanged). */
-static uint64_t scale_base(const uint32_t *hist, uint32_t bins, int scale, uint64_t total,
-                           int *identity)
-{
-    uint32_t m = first_used_bin(hist, bins);
-    *identity = 0;
-    switch (scale) {
-    case FX_EQ_SCALE_MAX: return 0;
-    case FX_EQ_SCALE_MMS: *identity = total == 0 || hist[0] == total; return hist[0];
-    default: *identity = m == bins || hist[m] == total; return m < bins ? hist[m] : 0;
-    }
-}
-
 void fxi_eq_global_lut(const uint32_t *hist, uint32_t bins, uint32_t maxval, int scale,
                        uint16_t *lut, int *identity)
 {
-    uint64_t total = total_count(hist, bins);
-    uint64_t base = scale_base(hist, bins, scale, total, identity);
+    const uint64_t total = total_count(hist, bins);
+    const uint32_t m = first_used_bin(hist, bins);
+    const uint64_t base =
+        fxi_scale_base(scale, m, bins, m < bins ? hist[m] : 0, hist[0], total, identity);
     float factor = *identity ? 0.0f : fxi_level_factor(maxval, total - base);
     uint64_t cdf = 0;
     for (uint32_t b = 0; b < bins; b++) {
@@ -50,21 +38,11 @@ void fxi_eq_global_lut(const uint32_t *hist, uint32_t bins, uint32_t maxval, int
 
 void fxi_eq_float_lut(const uint32_t *hist, uint32_t bins, int scale, float *lut, int *identity)
 {
-    (void)scale_base(hist, bins, scale, total_count(hist, bins), identity);
-    /* The published code accumulates the CDF in float, bin by bin, then divides by
-     * its last entry. Bins up to the base (bin 0 for mms, the first used bin for
-     * minmax) start the sum at zero. */
-    uint32_t start = scale == FX_EQ_SCALE_MAX   ? 0u
-                     : scale == FX_EQ_SCALE_MMS ? 1u
-                                                : first_used_bin(hist, bins) + 1;
-    float cdf = 0.0f;
-    for (uint32_t b = 0; b < bins; b++) {
-        if (b >= start) cdf = cdf + (float)hist[b];
-        lut[b] = cdf;
-    }
-    float last = lut[bins - 1];
-    for (uint32_t b = 0; b < bins; b++)
-        lut[b] = *identity || last == 0.0f ? 0.0f : lut[b] / last;
+    const uint32_t m = first_used_bin(hist, bins);
+    (void)fxi_scale_base(scale, m, bins, m < bins ? hist[m] : 0, hist[0], total_count(hist, bins),
+                         identity);
+    const uint32_t start = scale == FX_EQ_SCALE_MAX ? 0u : scale == FX_EQ_SCALE_MMS ? 1u : m + 1;
+    fxi_hsvf_lut(hist, bins, start, *identity, lut);
 }
 
 void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t area, uint32_t maxval,

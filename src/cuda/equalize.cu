@@ -1,0 +1,313 @@
+/* Equalization kernels: histograms, LUTs and the mapping pass.
+ *
+ * Three launches per image, all on the context's stream:
+ *   1. eq_histogram: per block a shared-memory histogram (several keys per pixel for
+ *      rgb), filled with warp-aggregated atomics (lanes with the same bin add once),
+ *      flushed with one global atomic per used bin. For CLAHE grid.y is the tile
+ *      and the block reads the tile through OpenCV's reflect-101 padding; the whole
+ *      image is one tile for global equalization. Integer atomics: exact counts.
+ *   2. eq_lut: one block per histogram (plane x tile): clip and redistribute
+ *      (CLAHE) or find the scale's base (global), a block scan, then the levels
+ *      through the equalize_math.h functions the CPU uses; global LUTs also expand
+ *      to one entry per key value.
+ *   3. eq_map: one pass that computes each pixel's keys, maps them (LUT or CLAHE
+ *      blend) and writes the colour result: fxi_pixel_keys / fxi_pixel_write, the
+ *      CPU's own per-pixel code.
+ * The image's sample type is the one template parameter (u8, u16); everything else
+ * is a runtime argument, so nvcc builds six kernels in all.
+ */
+#include <algorithm>
+
+#include "equalize_kernels.h"
+
+namespace
+{
+
+constexpr unsigned FULL_WARP = 0xffffffffu;
+constexpr int WARP = 32;
+/* Shared memory a histogram block may use; more bins go straight to global memory. */
+constexpr size_t SHARED_HISTOGRAM_BYTES = 48 * 1024;
+/* Blocks per multiprocessor for the histogram and mapping passes: enough resident
+ * warps to hide memory latency. */
+constexpr int BLOCKS_PER_SM = 4;
+/* Grid limit of the y dimension. */
+constexpr unsigned MAX_GRID_Y = 65535;
+constexpr unsigned MAX_SCAN_THREADS = 1024;
+
+template <typename T>
+__device__ __forceinline__ void load_pixel(const uint8_t *row, int x, int ch, uint32_t *px)
+{
+    const T *p = reinterpret_cast<const T *>(row) + static_cast<size_t>(x) * ch;
+    for (int c = 0; c < ch; c++)
+        px[c] = p[c];
+}
+
+template <typename T>
+__device__ __forceinline__ void store_pixel(uint8_t *row, int x, int ch, const uint32_t *px)
+{
+    T *p = reinterpret_cast<T *>(row) + static_cast<size_t>(x) * ch;
+    for (int c = 0; c < ch; c++)
+        p[c] = static_cast<T>(px[c]);
+}
+
+__device__ __forceinline__ uint32_t bin_of_key(const fxi_eq_kernel_args &a, uint32_t key)
+{
+    return a.mode == FXI_EQ_MODE_HSV_FLOAT ? key : fxi_bin_of(key, a.bins, a.level_bits);
+}
+
+/* Add one to h[index] for every valid lane; lanes with the same index add together. */
+__device__ __forceinline__ void add_aggregated(uint32_t *h, uint32_t index, bool valid)
+{
+    const unsigned active = __ballot_sync(FULL_WARP, valid);
+    if (!valid) return;
+    const unsigned peers = __match_any_sync(active, index);
+    if ((threadIdx.x & (WARP - 1)) == static_cast<unsigned>(__ffs(peers) - 1))
+        atomicAdd(h + index, static_cast<uint32_t>(__popc(peers)));
+}
+
+template <typename T>
+__global__ void eq_histogram(fxi_eq_kernel_args a, unsigned rows_per_block, int shared)
+{
+    extern __shared__ uint32_t shist[];
+    const fxi_clahe_grid &g = a.grid;
+    const unsigned tiles = static_cast<unsigned>(g.tiles_x * g.tiles_y), tile = blockIdx.y;
+    const int tx = static_cast<int>(tile) % g.tiles_x, ty = static_cast<int>(tile) / g.tiles_x;
+    const uint32_t entries = static_cast<uint32_t>(a.planes) * a.bins;
+    /* Global layout: (plane * tiles + tile) * bins + bin; shared: plane * bins + bin. */
+    uint32_t *global_tile = a.hist + static_cast<size_t>(tile) * a.bins;
+    if (shared)
+        for (uint32_t i = threadIdx.x; i < entries; i += blockDim.x)
+            shist[i] = 0;
+    __syncthreads();
+    const int r0 = static_cast<int>(blockIdx.x * rows_per_block);
+    const int r1 = min(r0 + static_cast<int>(rows_per_block), g.tile_h);
+    uint32_t px[FX_MAX_IMAGE_CHANNELS], keys[FXI_EQ_MAX_PLANES];
+    fxi_hsvf hsv;
+    for (int j = r0; j < r1; j++) {
+        const int sy = fxi_reflect101(ty * g.tile_h + j, g.height);
+        const uint8_t *row = a.in + static_cast<size_t>(sy) * a.in_stride;
+        for (int x0 = 0; x0 < g.tile_w; x0 += static_cast<int>(blockDim.x)) {
+            const int i = x0 + static_cast<int>(threadIdx.x);
+            bool valid = i < g.tile_w;
+            int n = a.mode == FXI_EQ_MODE_RGB ? FXI_EQ_MAX_PLANES : 1;
+            if (valid) {
+                const int sx = fxi_reflect101(tx * g.tile_w + i, g.width);
+                valid = !a.mask || a.mask[static_cast<size_t>(sy) * g.width + sx];
+                load_pixel<T>(row, sx, a.in_channels, px);
+                n = fxi_pixel_keys(a.mode, px, a.maxval, a.bins, keys, &hsv);
+            }
+            for (int k = 0; k < n; k++) {
+                const uint32_t bin =
+                    valid ? static_cast<uint32_t>(k) * a.bins + bin_of_key(a, keys[k]) : 0u;
+                if (shared)
+                    add_aggregated(shist, bin, valid);
+                else
+                    add_aggregated(global_tile,
+                                   bin + static_cast<uint32_t>(k) * (tiles - 1u) * a.bins, valid);
+            }
+        }
+    }
+    __syncthreads();
+    if (!shared) return;
+    for (uint32_t i = threadIdx.x; i < entries; i += blockDim.x) {
+        const uint32_t plane = i / a.bins, bin = i % a.bins;
+        if (shist[i])
+            atomicAdd(a.hist + (static_cast<size_t>(plane) * tiles + tile) * a.bins + bin,
+                      shist[i]);
+    }
+}
+
+/* Block-wide exclusive scan of one value per thread (blockDim.x a power of two). */
+__device__ unsigned long long block_exclusive_scan(unsigned long long v, unsigned long long *tmp)
+{
+    const unsigned t = threadIdx.x;
+    tmp[t] = v;
+    __syncthreads();
+    for (unsigned off = 1; off < blockDim.x; off *= 2) {
+        const unsigned long long add = t >= off ? tmp[t - off] : 0ull;
+        __syncthreads();
+        tmp[t] += add;
+        __syncthreads();
+    }
+    const unsigned long long inclusive = tmp[t];
+    __syncthreads();
+    return inclusive - v;
+}
+
+__global__ void eq_lut(fxi_eq_kernel_args a)
+{
+    __shared__ unsigned long long scan_tmp[MAX_SCAN_THREADS];
+    __shared__ unsigned long long s_total, s_clipped;
+    __shared__ unsigned s_first;
+    const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
+    const unsigned plane = blockIdx.x / tiles;
+    uint32_t *h = a.hist + static_cast<size_t>(blockIdx.x) * a.bins;
+    uint16_t *lut = a.bin_lut + static_cast<size_t>(blockIdx.x) * a.bins;
+    const uint32_t per = (a.bins + blockDim.x - 1) / blockDim.x;
+    const uint32_t b0 = min(a.bins, threadIdx.x * per), b1 = min(a.bins, b0 + per);
+    if (threadIdx.x == 0) s_total = 0, s_clipped = 0, s_first = a.bins;
+    __syncthreads();
+
+    unsigned long long total = 0, clipped = 0;
+    unsigned first = a.bins;
+    for (uint32_t b = b0; b < b1; b++) {
+        total += h[b];
+        if (a.clip_limit && h[b] > a.clip_limit) clipped += h[b] - a.clip_limit;
+        if (h[b] && first == a.bins) first = b;
+    }
+    atomicAdd(&s_total, total);
+    atomicAdd(&s_clipped, clipped);
+    atomicMin(&s_first, first);
+    __syncthreads();
+
+    if (a.mode == FXI_EQ_MODE_HSV_FLOAT && !a.adaptive) {
+        /* The published float CDF is sequential: one thread, the CPU's loop. */
+        if (threadIdx.x == 0) {
+            int identity;
+            const uint32_t m = s_first;
+            (void)fxi_scale_base(a.scale, m, a.bins, m < a.bins ? h[m] : 0, h[0], s_total,
+                                 &identity);
+            const uint32_t start = a.scale == FX_EQ_SCALE_MAX   ? 0u
+                                   : a.scale == FX_EQ_SCALE_MMS ? 1u
+                                                                : m + 1;
+            fxi_hsvf_lut(h, a.bins, start, identity, a.float_lut);
+            a.identity[plane] = identity;
+        }
+        return;
+    }
+
+    /* Each bin's count after clipping (CLAHE), then the scan. */
+    const uint32_t batch = static_cast<uint32_t>(s_clipped / a.bins);
+    const uint32_t residual =
+        static_cast<uint32_t>(s_clipped - static_cast<unsigned long long>(batch) * a.bins);
+    unsigned long long chunk = 0;
+    for (uint32_t b = b0; b < b1; b++) {
+        uint32_t v = h[b];
+        if (a.clip_limit)
+            v = min(v, a.clip_limit) + batch +
+                static_cast<uint32_t>(fxi_residual_hit(b, residual, a.bins));
+        chunk += v;
+    }
+    unsigned long long cdf = block_exclusive_scan(chunk, scan_tmp);
+
+    int identity = 0;
+    uint64_t base = 0;
+    float factor;
+    if (a.adaptive) {
+        factor = fxi_level_factor(a.maxval, static_cast<uint64_t>(a.grid.tile_w) * a.grid.tile_h);
+    } else {
+        const uint32_t m = s_first;
+        base = fxi_scale_base(a.scale, m, a.bins, m < a.bins ? h[m] : 0, h[0], s_total, &identity);
+        factor = identity ? 0.0f : fxi_level_factor(a.maxval, s_total - base);
+    }
+    for (uint32_t b = b0; b < b1; b++) {
+        uint32_t v = h[b];
+        if (a.clip_limit)
+            v = min(v, a.clip_limit) + batch +
+                static_cast<uint32_t>(fxi_residual_hit(b, residual, a.bins));
+        cdf += v;
+        lut[b] = static_cast<uint16_t>(
+            a.adaptive ? fxi_level(cdf, factor, a.maxval)
+                       : (identity || cdf < base ? 0u : fxi_level(cdf - base, factor, a.maxval)));
+    }
+    if (a.adaptive) return;
+    __syncthreads(); /* the bin LUT is complete (global writes of this block) */
+    const uint32_t levels = 1u << a.level_bits;
+    uint16_t *vlut = a.value_lut + static_cast<size_t>(plane) * levels;
+    for (uint32_t v = threadIdx.x; v < levels; v += blockDim.x)
+        vlut[v] = static_cast<uint16_t>(identity ? v : lut[fxi_bin_of(v, a.bins, a.level_bits)]);
+    if (threadIdx.x == 0) a.identity[plane] = identity;
+}
+
+template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
+{
+    const fxi_clahe_grid &g = a.grid;
+    const size_t tiles = static_cast<size_t>(g.tiles_x) * g.tiles_y;
+    const uint32_t levels = 1u << a.level_bits;
+    const bool copy = a.mode == FXI_EQ_MODE_HSV_FLOAT && !a.adaptive && a.identity[0];
+    uint32_t px[FX_MAX_IMAGE_CHANNELS], res[FX_MAX_IMAGE_CHANNELS] = {0};
+    uint32_t keys[FXI_EQ_MAX_PLANES], mapped[FXI_EQ_MAX_PLANES] = {0};
+    fxi_hsvf hsv = {0.0f, 0.0f, 0.0f};
+    for (int y = static_cast<int>(blockIdx.y); y < a.height; y += static_cast<int>(gridDim.y)) {
+        const uint8_t *in = a.in + static_cast<size_t>(y) * a.in_stride;
+        uint8_t *out = a.out + static_cast<size_t>(y) * a.out_stride;
+        const fxi_clahe_axis ys = fxi_clahe_axis_at(y, a.inv_tile_h, g.tiles_y);
+        for (int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); x < a.width;
+             x += static_cast<int>(gridDim.x * blockDim.x)) {
+            load_pixel<T>(in, x, a.in_channels, px);
+            if (copy) {
+                store_pixel<T>(out, x, a.in_channels, px);
+                continue;
+            }
+            const int n = fxi_pixel_keys(a.mode, px, a.maxval, a.bins, keys, &hsv);
+            float mapped_v = 0.0f;
+            if (a.adaptive) {
+                const fxi_clahe_axis xs = fxi_clahe_axis_at(x, a.inv_tile_w, g.tiles_x);
+                const size_t r1 = static_cast<size_t>(ys.t1) * g.tiles_x,
+                             r2 = static_cast<size_t>(ys.t2) * g.tiles_x;
+                for (int k = 0; k < n; k++) {
+                    const uint16_t *lut = a.bin_lut + static_cast<size_t>(k) * tiles * a.bins;
+                    const uint32_t b = bin_of_key(a, keys[k]);
+                    mapped[k] = fxi_clahe_blend(lut[(r1 + xs.t1) * a.bins + b],
+                                                lut[(r1 + xs.t2) * a.bins + b],
+                                                lut[(r2 + xs.t1) * a.bins + b],
+                                                lut[(r2 + xs.t2) * a.bins + b], xs, ys, a.maxval);
+                }
+                mapped_v = static_cast<float>(mapped[0]) / static_cast<float>(a.maxval);
+            } else if (a.mode == FXI_EQ_MODE_HSV_FLOAT) {
+                mapped_v = a.float_lut[keys[0]];
+            } else {
+                for (int k = 0; k < n; k++)
+                    mapped[k] = a.value_lut[static_cast<uint32_t>(k) * levels + keys[k]];
+            }
+            const int written = fxi_pixel_write(a.mode, px, a.in_channels, keys, mapped, mapped_v,
+                                                &hsv, a.maxval, res);
+            store_pixel<T>(out, x, written, res);
+        }
+    }
+}
+
+unsigned div_up(size_t a, size_t b)
+{
+    return static_cast<unsigned>((a + b - 1) / b);
+}
+
+} // namespace
+
+extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
+{
+    FX_TRY(fxi_cuda_require(ctx, "GPU equalization"));
+    const fxi_eq_kernel_args &a = *args;
+    const int sms = ctx->cuda->multiprocessors;
+    cudaStream_t stream = ctx->cuda->stream;
+    const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
+    const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
+    FX_TRY(fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist));
+
+    const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
+        a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
+    const size_t shared_bytes = static_cast<size_t>(a.planes) * a.bins * sizeof(uint32_t);
+    const int shared = shared_bytes <= SHARED_HISTOGRAM_BYTES;
+    const dim3 hist_grid(h.slices, h.tiles);
+    if (a.is_u16)
+        eq_histogram<uint16_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
+            a, h.rows_per_block, shared);
+    else
+        eq_histogram<uint8_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
+            a, h.rows_per_block, shared);
+    FX_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
+
+    const unsigned scan_threads = fxi_eq_scan_threads(a.bins, static_cast<int>(a.block));
+    eq_lut<<<static_cast<unsigned>(a.planes) * tiles, scan_threads, 0, stream>>>(a);
+    FX_TRY(fxi_cuda_check_launch(ctx, "eq_lut"));
+
+    const unsigned cap = static_cast<unsigned>(sms) * BLOCKS_PER_SM;
+    const unsigned gx = std::min(div_up(static_cast<size_t>(a.width), a.block), cap);
+    const unsigned gy = std::min({static_cast<unsigned>(a.height), MAX_GRID_Y, div_up(cap, gx)});
+    const dim3 map_grid(gx, gy > 0 ? gy : 1);
+    if (a.is_u16)
+        eq_map<uint16_t><<<map_grid, a.block, 0, stream>>>(a);
+    else
+        eq_map<uint8_t><<<map_grid, a.block, 0, stream>>>(a);
+    return fxi_cuda_check_launch(ctx, "eq_map");
+}

@@ -1,0 +1,42 @@
+/* The equalize kernels' launchers (equalize.cu), called by equalize_gpu.c.
+ * Everything a kernel reads is in fxi_eq_kernel_args, computed on the host. */
+#ifndef FXKIT_EQUALIZE_KERNELS_H
+#define FXKIT_EQUALIZE_KERNELS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "cuda_internal.h"
+
+#ifdef __cplusplus
+/* equalize_internal.h has no C++ guards of its own; its system includes are above. */
+extern "C" {
+#endif
+#include "equalize/equalize_internal.h"
+
+typedef struct fxi_eq_kernel_args {
+    const uint8_t *in;
+    size_t in_stride;
+    uint8_t *out;
+    size_t out_stride;
+    int width, height, in_channels, is_u16, mode, planes, scale, adaptive;
+    uint32_t maxval, level_bits, bins, clip_limit;
+    fxi_clahe_grid grid;
+    float inv_tile_w, inv_tile_h; /* 1.0f / tile size, as the CPU computes them */
+    const uint8_t *mask;          /* width * height bytes or NULL */
+    uint32_t *hist;               /* planes * tiles * bins, zeroed by the launcher */
+    uint16_t *bin_lut;            /* planes * tiles * bins */
+    uint16_t *value_lut;          /* planes << level_bits (global) */
+    float *float_lut;             /* bins (hsv-float global) */
+    int *identity;                /* planes: nothing to stretch */
+    unsigned block;               /* threads per block */
+} fxi_eq_kernel_args;
+
+/* Histograms (per tile for CLAHE), the LUTs, then the mapping pass; queued on the
+ * context's stream, the context's GPU current. */
+fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,163 @@
+/* GPU equalization against the CPU's bytes: every space, global and CLAHE, every
+ * scale, 8 and 16 bits, 1 to 4 channels, bin counts, masks, padded strides, host
+ * and device images; and the errors. */
+#include "gpu_common.h"
+
+#ifdef FXKIT_HAVE_CUDA
+
+typedef struct shape {
+    int w, h;
+} shape;
+static const shape shapes[] = {{1, 1}, {37, 23}, {640, 3}, {3, 500}, {257, 129}};
+#define SHAPE_COUNT 5
+
+static void fill(fx_image *img, uint64_t seed)
+{
+    size_t n = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = fx_image_row(img, y);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = fxt_rand(&seed);
+            /* Mostly a smooth ramp with noise, so histograms have gaps and peaks. */
+            uint32_t v = (uint32_t)((i * 7 + (size_t)y * 3 + (r >> 60)) % 256);
+            if (img->type == FX_U8)
+                row[i] = (uint8_t)v;
+            else
+                ((uint16_t *)(void *)row)[i] = (uint16_t)(v * 257 + (r >> 56));
+        }
+    }
+}
+
+/* CPU and GPU on the same input; 1 when the bytes are the same. */
+static int same_on_both(fx_context *cpu, fx_context *gpu, const fx_equalize_options *o,
+                        const fx_image *in)
+{
+    const int ch = fx_equalize_output_channels(o, in->channels);
+    fx_image want = gpu_padded_image(in->width, in->height, ch, in->type, 0);
+    fx_image got = gpu_padded_image(in->width, in->height, ch, in->type, 8);
+    int ok = FXT_CHECK_OK(fx_equalize(cpu, o, in, &want, NULL), cpu) &&
+             FXT_CHECK_OK(fx_equalize(gpu, o, in, &got, NULL), gpu) &&
+             gpu_images_equal(&got, &want);
+    free(want.data);
+    free(got.data);
+    return ok;
+}
+
+FXT_TEST(every_mode_matches_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const int bins8[] = {0, 64, 2}, bins16[] = {0, 65536, 1000};
+    int cases = 0, bad = 0;
+    for (int t = 0; t < 2; t++)
+        for (int ch = 1; ch <= 4; ch++)
+            for (int space = 0; space <= FX_EQ_SPACE_HSV_FLOAT; space++)
+                for (int adaptive = 0; adaptive < 2; adaptive++)
+                    for (int scale = 0; scale < 3; scale++)
+                        for (int b = 0; b < 3; b++) {
+                            const shape s = shapes[(ch + space + scale + b) % SHAPE_COUNT];
+                            if (adaptive && scale) continue; /* scale is global only */
+                            fx_image in = gpu_padded_image(s.w, s.h, ch, t ? FX_U16 : FX_U8,
+                                                           (size_t)(ch % 2) * 6);
+                            fill(&in, (uint64_t)(t * 1000 + ch * 100 + space * 10 + b));
+                            fx_equalize_options o;
+                            fx_equalize_options_init(&o);
+                            o.space = space;
+                            o.scale = scale;
+                            o.bins = t ? bins16[b] : bins8[b];
+                            o.adaptive = adaptive;
+                            o.tiles = b == 2 ? "3x5" : "8x8";
+                            o.clip = b == 1 ? 0.0 : 2.5;
+                            o.gpu_block = b == 2 ? 96 : 0;
+                            cases++;
+                            if (!same_on_both(cpu, gpu, &o, &in)) {
+                                bad++;
+                                fprintf(stderr,
+                                        "  %dx%dx%d %s space %d adaptive %d scale %d bins %d "
+                                        "differs\n",
+                                        s.w, s.h, ch, t ? "u16" : "u8", space, adaptive, scale,
+                                        o.bins);
+                            }
+                            free(in.data);
+                        }
+    printf("  %d GPU cases, %d differ\n", cases, bad);
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+FXT_TEST(masks_and_constant_images_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    fx_image in = gpu_padded_image(211, 97, 3, FX_U8, 0);
+    fill(&in, 3);
+    fx_image mask = gpu_padded_image(211, 97, 1, FX_U8, 0);
+    for (int i = 0; i < 211 * 97; i++)
+        mask.data[i] = (uint8_t)(i % 7 == 0 ? 255 : 0);
+    fx_equalize_options o;
+    fx_equalize_options_init(&o);
+    o.mask_image = &mask;
+    for (int space = 0; space <= FX_EQ_SPACE_HSV_FLOAT; space++) {
+        o.space = space;
+        FXT_CHECK(same_on_both(cpu, gpu, &o, &in));
+    }
+    o.mask_image = NULL;
+    memset(in.data, 77, in.stride * (size_t)in.height); /* constant: returned unchanged */
+    for (int space = 0; space <= FX_EQ_SPACE_HSV_FLOAT; space++) {
+        o.space = space;
+        FXT_CHECK(same_on_both(cpu, gpu, &o, &in));
+    }
+    free(mask.data);
+    free(in.data);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+/* Device images: equalized where they are, the same bytes; timings of host runs. */
+FXT_TEST(device_images_and_timings)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    fx_image host = gpu_padded_image(1024, 768, 3, FX_U8, 0), want = {0}, back = {0};
+    fill(&host, 11);
+    fx_equalize_options o;
+    fx_equalize_options_init(&o);
+    for (int adaptive = 0; adaptive < 2; adaptive++) {
+        o.adaptive = adaptive;
+        FXT_CHECK_OK(fx_equalize(cpu, &o, &host, &want, NULL), cpu);
+        fx_image din = {0}, dout = {0};
+        FXT_CHECK_OK(fx_image_alloc_device(gpu, &din, 1024, 768, 3, FX_U8), gpu);
+        FXT_CHECK_OK(fx_image_upload(gpu, &host, &din), gpu);
+        fx_timings t = {0};
+        FXT_CHECK_OK(fx_equalize(gpu, &o, &din, &dout, &t), gpu);
+        FXT_CHECK(dout.memory == FX_MEMORY_DEVICE && t.upload_ms == 0 && t.compute_ms > 0);
+        FXT_CHECK_OK(fx_image_alloc(cpu, &back, 1024, 768, 3, FX_U8), cpu);
+        FXT_CHECK_OK(fx_image_download(gpu, &dout, &back), gpu);
+        FXT_CHECK(gpu_images_equal(&back, &want));
+        memset(&t, 0, sizeof t);
+        fx_image_free(&back);
+        FXT_CHECK_OK(fx_equalize(gpu, &o, &host, &back, &t), gpu);
+        FXT_CHECK(t.upload_ms > 0 && t.compute_ms > 0 && t.download_ms > 0);
+        FXT_CHECK(gpu_images_equal(&back, &want));
+        /* Mixed kinds and device images on a CPU context are refused. */
+        FXT_CHECK_STATUS(fx_equalize(gpu, &o, &din, &back, NULL), FX_EINVAL, gpu);
+        FXT_CHECK_CONTAINS(fx_context_error(gpu), "same kind");
+        fx_image none = {0};
+        FXT_CHECK_STATUS(fx_equalize(cpu, &o, &din, &none, NULL), FX_ENODEVICE, cpu);
+        fx_image_free(&din);
+        fx_image_free(&dout);
+        fx_image_free(&back);
+        fx_image_free(&want);
+    }
+    free(host.data);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+GPU_TEST_MAIN(FXT_CASE(every_mode_matches_cpu), FXT_CASE(masks_and_constant_images_match_cpu),
+              FXT_CASE(device_images_and_timings))
+#else
+int main(void)
+{
+    gpu_require();
+    return 0;
+}
+#endif
