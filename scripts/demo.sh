@@ -37,6 +37,10 @@ step "normalize: even out the speech sample's levels (ffmpeg's dynaudnorm, bit f
 mkdir -p "$out/normalize"
 "$fxkit" normalize --verbose "$samples/speech_stereo_44k_24bit.wav" -o "$out/normalize/speech_stereo_even.wav"
 
+step "equalize: the photos globally (hue kept) and with CLAHE"
+"$fxkit" equalize "$samples"/*.png "$samples"/*.jpg -o "$out/equalize/global/" --timings
+"$fxkit" equalize --adaptive --clip 2 "$samples"/*.png "$samples"/*.jpg -o "$out/equalize/clahe/"
+
 step "summary"
 (cd "$out" && find . -type f | sort | while read -r f; do
   printf '  %-44s %10s bytes\n' "${f#./}" "$(stat -c %s "$f")"
