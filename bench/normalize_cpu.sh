@@ -24,7 +24,7 @@ median() {
 }
 
 echo "Date: $(date -u +%Y-%m-%d), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-echo "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3), fxkit $("$fxkit" --version | head -n 1), $threads threads, median of $repeats runs."
+echo "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3), $("$fxkit" --version | head -n 1), $threads threads, median of $repeats runs."
 echo
 echo "### End to end: 16-bit stereo 44.1 kHz WAV to WAV, default options"
 echo
@@ -55,8 +55,11 @@ for seconds in 10 60 360; do
           --stage-log "$log" "$in" -o "$work/danpi.wav" --quiet
       done
       # Median of each column (microseconds) over the repeats, in ms.
-      row=$(tail -n +2 "$log" | awk -F, '{for (i = 5; i <= 9; i++) v[i][NR] = $i} END {
-        for (i = 5; i <= 9; i++) { n = asort(v[i], s); printf "| %.2f ", s[int((n + 1) / 2)] / 1000 } }')
+      row=""
+      for col in 5 6 7 8 9; do
+        row+=$(tail -n +2 "$log" | cut -d, -f"$col" | sort -g |
+          awk '{a[NR] = $1} END {printf "| %.2f ", a[int((NR + 1) / 2)] / 1000}')
+      done
       echo "| ${seconds} s | $frame | $window $row|"
     done
   done
