@@ -377,7 +377,7 @@ FXT_TEST(gpu_thread_work_and_geometry)
      * sample untouched in a channel outside the list. */
     const double from[3] = {0.5, 2.0, 9.0}, to[3] = {1.5, 0.25, 3.0};
     const bool process[3] = {true, false, true};
-    double params[8], src[3 * 97];
+    double params[2 * 3 + 3], src[3 * 97];
     for (int gains = 1; gains <= 3; gains += 2) {
         fxi_nm_ramp_frame f = {3, gains, from, to, process};
         FXT_CHECK_EQ(fxi_nm_ramp_param_count(3, gains), 2 * gains + 3);
