@@ -40,6 +40,102 @@ static size_t box_elem(const fxi_taps *t)
     }
 FXI_SIMD_VARIANTS(DEFINE_BOX)
 
+/* Exact sums below 2^24 (taps->float_exact) in float: window sums of kw pixels added
+ * directly for narrow windows, the column sums slid by entering minus leaving row. */
+#define BOX_DIRECT_SUM_MAX 16
+#define DEFINE_BOX_F32X(suffix, attr)                                                              \
+    attr static void hsum_u8_##suffix(float *h, const uint8_t *p, int64_t kw, int64_t n,           \
+                                      int64_t C)                                                   \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++)                                                            \
+            h[x] = p[x];                                                                           \
+        for (int64_t j = 1; j < kw; j++) {                                                         \
+            const uint8_t *q = p + j * C;                                                          \
+            for (int64_t x = 0; x < n; x++)                                                        \
+                h[x] += q[x];                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    attr static void hsum_f32_##suffix(float *h, const float *p, int64_t kw, int64_t n, int64_t C) \
+    {                                                                                              \
+        for (int64_t x = 0; x < n; x++)                                                            \
+            h[x] = p[x];                                                                           \
+        for (int64_t j = 1; j < kw; j++) {                                                         \
+            const float *q = p + j * C;                                                            \
+            for (int64_t x = 0; x < n; x++)                                                        \
+                h[x] += q[x];                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    attr static void vslide_##suffix(float *v, float *slot, const float *h, bool leaving,          \
+                                     int64_t n)                                                    \
+    {                                                                                              \
+        if (leaving)                                                                               \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                v[x] += h[x] - slot[x];                                                            \
+                slot[x] = h[x];                                                                    \
+            }                                                                                      \
+        else /* the window is still filling: the slot holds nothing yet */                         \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                v[x] += h[x];                                                                      \
+                slot[x] = h[x];                                                                    \
+            }                                                                                      \
+    }
+FXI_SIMD_VARIANTS(DEFINE_BOX_F32X)
+
+/* Running window sums along a row for wide windows (sequential per channel). */
+#define HSCAN(T, name)                                                                             \
+    static void name(float *h, const T *p, int64_t kw, int64_t n, int64_t C)                       \
+    {                                                                                              \
+        for (int64_t c = 0; c < C && c < n; c++) {                                                 \
+            float s = 0;                                                                           \
+            for (int64_t j = 0; j < kw; j++)                                                       \
+                s += p[j * C + c];                                                                 \
+            h[c] = s;                                                                              \
+        }                                                                                          \
+        for (int64_t i = C; i < n; i++)                                                            \
+            h[i] = h[i - C] + (float)p[i + (kw - 1) * C] - (float)p[i - C];                        \
+    }
+HSCAN(uint8_t, hscan_u8)
+HSCAN(float, hscan_f32)
+
+static void box_block_f32x(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
+{
+    const fxi_taps *t = job->taps;
+    const int64_t C = job->channels, kh = t->kh, kw = t->kw;
+    const bool raw = job->src->type == FX_U8;
+    const int64_t padded = (b->x1 - b->x0 + kw - 1) * C, n = (b->x1 - b->x0) * C;
+    float *ring = (float *)(void *)scratch; /* kh window-sum rows */
+    float *pad = ring + fxi_align_up((size_t)(kh * n) * sizeof(float)) / sizeof(float);
+    float *v = pad + fxi_align_up((size_t)padded * sizeof(float)) / sizeof(float);
+    float *h = v + fxi_align_up((size_t)n * sizeof(float)) / sizeof(float);
+    const float num = t->num_f[0];
+    for (int64_t x = 0; x < n; x++)
+        v[x] = 0;
+    for (int y = b->y0; y < b->y1; y++) {
+        int64_t top = (int64_t)y - t->ay;
+        int64_t first_new = y == b->y0 ? top : top + kh - 1;
+        for (int64_t r = first_new; r < top + kh; r++) {
+            fxi_padded_row(job, raw ? FXI_ACC_RAW : FXI_ACC_F32, r, b->x0, b->x1, t->ax,
+                           kw - 1 - t->ax, pad);
+            if (kw <= BOX_DIRECT_SUM_MAX) {
+                if (raw)
+                    FXI_PICK(hsum_u8)(h, (const uint8_t *)pad, kw, n, C);
+                else
+                    FXI_PICK(hsum_f32)(h, pad, kw, n, C);
+            } else if (raw) {
+                hscan_u8(h, (const uint8_t *)pad, kw, n, C);
+            } else {
+                hscan_f32(h, pad, kw, n, C);
+            }
+            /* The slot of row r held row r - kh, the one leaving the window. */
+            FXI_PICK(vslide)(v, ring + fxi_mod(r, kh) * n, h, y != b->y0, n);
+        }
+        if (num != 1)
+            for (int64_t x = 0; x < n; x++)
+                h[x] = v[x] * num;
+        fxi_store_row(job, FXI_ACC_F32X, y, b->x0, b->x1, num != 1 ? h : v);
+    }
+}
+
 /* Horizontal window sums of kw pixels, per channel, from a padded row. */
 #define HSUM(T, name)                                                                              \
     static void name(T *h, const T *p, int64_t kw, int64_t n, int64_t C)                           \
@@ -72,6 +168,10 @@ static void box_block(const fxi_filter_job *job, const fxi_cpu_state *s, const f
      * float and widen to double in place (from the end, so nothing is overwritten). */
     const fxi_acc load = t->acc == FXI_ACC_F32 ? FXI_ACC_F32 : t->acc;
     (void)s;
+    if (t->float_exact) {
+        box_block_f32x(job, b, scratch);
+        return;
+    }
     memset(v, 0, (size_t)n * es);
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;

@@ -60,7 +60,8 @@ fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height
     size_t padded = (size_t)(tile + t->kw - 1) * (size_t)channels;
     size_t row = (size_t)tile * (size_t)channels;
     size_t elems;
-    if (!fxi_mul_size(padded + row, (size_t)t->kh + 2, &elems) ||
+    /* + 4 rows of slack for the alignment of the parts (each under one row). */
+    if (!fxi_mul_size(padded + row, (size_t)t->kh + 6, &elems) ||
         !fxi_mul_size(elems, elem, &s->worker_bytes))
         return fxi_error(ctx, FX_EOVERFLOW, "filter scratch size overflows");
     s->worker_bytes =

@@ -6,9 +6,15 @@
 
 /* Ring budget per worker (bytes): the rows a block keeps should stay near L2. */
 #define FXI_RING_BUDGET (2u << 20)
-#define FXI_TILE_MAX 1024
+#define FXI_TILE_MAX 256
 #define FXI_TILE_MIN 16
 #define FXI_SCRATCH_ALIGN 64
+
+/* Offsets inside a worker's scratch, rounded up so every part starts aligned. */
+static inline size_t fxi_align_up(size_t bytes)
+{
+    return (bytes + FXI_SCRATCH_ALIGN - 1) / FXI_SCRATCH_ALIGN * FXI_SCRATCH_ALIGN;
+}
 
 typedef struct fxi_block {
     int y0, y1;     /* output rows */

@@ -59,7 +59,9 @@ bool fxi_is_preset(const char *spec);
 typedef enum fxi_acc {
     FXI_ACC_I32 = 0, /* exact, every partial sum fits in int32 */
     FXI_ACC_I64,     /* exact, in int64 (below 2^53, so the finish is exact in double) */
-    FXI_ACC_F32      /* float accumulation with fused multiply-adds, fixed tap order */
+    FXI_ACC_F32,     /* float accumulation with fused multiply-adds, fixed tap order */
+    FXI_ACC_RAW,     /* (padded rows only) the image's own samples, unconverted */
+    FXI_ACC_F32X     /* exact sums held in floats (taps->float_exact): finished as exact */
 } fxi_acc;
 
 typedef struct fxi_taps {
@@ -79,7 +81,12 @@ typedef struct fxi_taps {
     int nonzero;        /* taps that are not zero */
     int32_t *nz;        /* their row-major indices: the one tap order every strategy keeps */
     bool integer_image; /* u8/u16: round and saturate outputs */
-    float maxval;       /* 255, 65535 (integer images) */
+    /* Exact taps whose every partial sum stays below 2^24: float arithmetic on whole
+     * numbers is then exact too, and the CPU's loops use it (8 lanes of FMA instead of
+     * 32-bit multiplies). num_f, num_row_f and num_col_f hold the numerators as floats. */
+    bool float_exact;
+    float *num_f, *num_row_f, *num_col_f;
+    float maxval; /* 255, 65535 (integer images) */
 } fxi_taps;
 
 /* Resolve kernel + options for images of `type` into taps (allocated; free with

@@ -70,6 +70,12 @@ typedef struct fxi_finish {
     double mul;    /* MULSHIFT */
     double unit;   /* MULSHIFT: 2^-shift */
     double maxval; /* 255 or 65535: outputs saturate to [0, maxval] */
+    /* Integer shortcuts of the same rules, for the CPU's vector loops (-1/0 when none):
+     * HALF_EVEN with den = 2^pow2_shift and a whole-number offset; MULSHIFT whose sums are
+     * never negative and whose add and mul fit in 32 bits. */
+    int pow2_shift;
+    int64_t int_offset;
+    int u32_mulshift;
 } fxi_finish;
 
 static inline FX_HD double fxi_saturate(double v, double maxval)

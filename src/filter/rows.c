@@ -9,9 +9,7 @@
 
 size_t fxi_acc_size(fxi_acc acc)
 {
-    return acc == FXI_ACC_I64   ? sizeof(int64_t)
-           : acc == FXI_ACC_I32 ? sizeof(int32_t)
-                                : sizeof(float);
+    return acc == FXI_ACC_I64 ? sizeof(int64_t) : acc == FXI_ACC_RAW ? 1 : sizeof(float);
 }
 
 static double load(const fx_image *img, const uint8_t *row, int64_t i)
@@ -26,6 +24,7 @@ static double load(const fx_image *img, const uint8_t *row, int64_t i)
 static void put(fxi_acc acc, void *out, int64_t i, double v)
 {
     switch (acc) {
+    case FXI_ACC_RAW: ((uint8_t *)out)[i] = (uint8_t)v; break; /* 8-bit images only */
     case FXI_ACC_I32: ((int32_t *)out)[i] = (int32_t)v; break;
     case FXI_ACC_I64: ((int64_t *)out)[i] = (int64_t)v; break;
     default: ((float *)out)[i] = (float)v; break;
@@ -38,7 +37,10 @@ static void put(fxi_acc acc, void *out, int64_t i, double v)
 static void convert_run(const fx_image *img, fxi_acc acc, const uint8_t *row, int64_t s0,
                         int64_t count, void *out, int64_t o0)
 {
-    if (img->type == FX_U8 && acc == FXI_ACC_I32) {
+    if (acc == FXI_ACC_RAW) {
+        size_t size = fx_sample_size(img->type);
+        memcpy((uint8_t *)out + o0 * (int64_t)size, row + s0 * (int64_t)size, (size_t)count * size);
+    } else if (img->type == FX_U8 && acc == FXI_ACC_I32) {
         const uint8_t *s = row + s0;
         int32_t *d = (int32_t *)out + o0;
         for (int64_t i = 0; i < count; i++)
@@ -89,12 +91,17 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
 /* Finishing a whole row when every channel is filtered: one loop per (accumulator,
  * output type), the rounding rule chosen outside it, so each vectorises. The
  * arithmetic is fxi_finish_exact / fxi_finish_float's, written out for the loop. */
-#define SATURATE(v, max) ((v) < 0 ? 0 : (v) > (max) ? (max) : (v))
+/* Clamp to [0, max] as two independent selections (min and max instructions). */
+#define SATURATE(v, max) CLAMP_HIGH(CLAMP_LOW(v), max)
+#define CLAMP_LOW(v) ((v) > 0 ? (v) : 0)
+#define CLAMP_HIGH(v, max) ((v) < (max) ? (v) : (max))
 #define DEFINE_FINISH(suffix, attr)                                                                \
-    DEFINE_FINISH_EXACT(int32_t, uint8_t, i32_u8_##suffix, attr)                                   \
-    DEFINE_FINISH_EXACT(int32_t, uint16_t, i32_u16_##suffix, attr)                                 \
-    DEFINE_FINISH_EXACT(int64_t, uint8_t, i64_u8_##suffix, attr)                                   \
-    DEFINE_FINISH_EXACT(int64_t, uint16_t, i64_u16_##suffix, attr)                                 \
+    DEFINE_FINISH_EXACT(int32_t, int32_t, uint8_t, i32_u8_##suffix, attr)                          \
+    DEFINE_FINISH_EXACT(int32_t, int32_t, uint16_t, i32_u16_##suffix, attr)                        \
+    DEFINE_FINISH_EXACT(int64_t, int64_t, uint8_t, i64_u8_##suffix, attr)                          \
+    DEFINE_FINISH_EXACT(int64_t, int64_t, uint16_t, i64_u16_##suffix, attr)                        \
+    DEFINE_FINISH_EXACT(float, int32_t, uint8_t, f32x_u8_##suffix, attr)                           \
+    DEFINE_FINISH_EXACT(float, int32_t, uint16_t, f32x_u16_##suffix, attr)                         \
     attr static void finish_f32_u8_##suffix(const float *a, uint8_t *d, int64_t n, float max)      \
     {                                                                                              \
         for (int64_t x = 0; x < n; x++) {                                                          \
@@ -109,34 +116,53 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
             d[x] = (uint16_t)SATURATE(r, max);                                                     \
         }                                                                                          \
     }
-#define DEFINE_FINISH_EXACT(S, D, name, attr)                                                      \
-    attr static void finish_##name(const fxi_finish *f, const S *s, D *d, int64_t n)               \
+#define DEFINE_FINISH_EXACT(SIN, S, D, name, attr)                                                 \
+    attr static void finish_##name(const fxi_finish *f, const SIN *in, D *d, int64_t n)            \
     {                                                                                              \
         const double max = f->maxval;                                                              \
         if (f->mode == FXI_ROUND_HALF_EVEN) {                                                      \
             const double bias = f->bias, den = f->den;                                             \
             for (int64_t x = 0; x < n; x++) {                                                      \
-                double q = nearbyint(((double)s[x] + bias) / den);                                 \
+                double q = nearbyint(((double)((S)in[x]) + bias) / den);                           \
                 d[x] = (D)SATURATE(q, max);                                                        \
+            }                                                                                      \
+        } else if (f->pow2_shift >= 0) {                                                           \
+            /* nearest, ties to even, by shifts: s = q * 2^k + r with 0 <= r < 2^k */              \
+            const int k = f->pow2_shift;                                                           \
+            const S half = k ? ((S)1 << (k - 1)) - 1 : 0, off = (S)f->int_offset;                  \
+            const S odd = k ? 1 : 0; /* den = 1: nothing to round */                               \
+            const S top = (S)max;                                                                  \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                S v = (S)in[x];                                                                    \
+                S q = ((v + half + ((v >> k) & odd)) >> k) + off;                                  \
+                d[x] = (D)SATURATE(q, top);                                                        \
             }                                                                                      \
         } else if (f->mode == FXI_ROUND_MULSHIFT && f->mul == 1) {                                 \
             /* fixed point rounded half up (Gaussian): integers only, exact */                     \
             const S add = (S)f->add;                                                               \
             const int shift = -ilogb(f->unit);                                                     \
             for (int64_t x = 0; x < n; x++) {                                                      \
-                S q = (s[x] + add) >> shift;                                                       \
+                S q = (((S)in[x]) + add) >> shift;                                                 \
                 d[x] = (D)SATURATE(q, (S)max);                                                     \
+            }                                                                                      \
+        } else if (f->mode == FXI_ROUND_MULSHIFT && f->u32_mulshift) {                             \
+            /* fixed point with 32-bit factors: a 64-bit product, then the shift */                \
+            const uint32_t add = (uint32_t)f->add, mul = (uint32_t)f->mul;                         \
+            const int shift = -ilogb(f->unit);                                                     \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                uint64_t q = ((uint64_t)(uint32_t)(((S)in[x]) + add) * mul) >> shift;              \
+                d[x] = (D)(q > (uint64_t)max ? (uint64_t)max : q);                                 \
             }                                                                                      \
         } else if (f->mode == FXI_ROUND_MULSHIFT) {                                                \
             const double add = f->add, mul = f->mul * f->unit;                                     \
             for (int64_t x = 0; x < n; x++) {                                                      \
-                double q = floor(((double)s[x] + add) * mul);                                      \
+                double q = floor(((double)((S)in[x]) + add) * mul);                                \
                 d[x] = (D)SATURATE(q, max);                                                        \
             }                                                                                      \
         } else {                                                                                   \
             const float mul = (float)f->mul;                                                       \
             for (int64_t x = 0; x < n; x++) {                                                      \
-                float q = nearbyintf((float)s[x] * mul);                                           \
+                float q = nearbyintf((float)((S)in[x]) * mul);                                     \
                 d[x] = (D)SATURATE(q, (float)max);                                                 \
             }                                                                                      \
         }                                                                                          \
@@ -169,6 +195,12 @@ static bool store_fast(const fxi_filter_job *job, fxi_acc acc, uint8_t *row, int
         else
             FXI_PICK(finish_i64_u16)(f, values, (uint16_t *)(void *)row, n);
         return true;
+    case FXI_ACC_F32X:
+        if (u8)
+            FXI_PICK(finish_f32x_u8)(f, values, row, n);
+        else
+            FXI_PICK(finish_f32x_u16)(f, values, (uint16_t *)(void *)row, n);
+        return true;
     default:
         if (u8)
             FXI_PICK(finish_f32_u8)(values, row, n, t->maxval);
@@ -195,8 +227,9 @@ void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, in
             float f = ((const float *)values)[i];
             v = t->integer_image ? fxi_finish_float(f, t->maxval) : f;
         } else {
-            double s = acc == FXI_ACC_I32 ? ((const int32_t *)values)[i]
-                                          : (double)((const int64_t *)values)[i];
+            double s = acc == FXI_ACC_I32    ? ((const int32_t *)values)[i]
+                       : acc == FXI_ACC_F32X ? ((const float *)values)[i]
+                                             : (double)((const int64_t *)values)[i];
             v = fxi_finish_exact(&t->finish, s);
         }
         int64_t at = x0 * C + i;

@@ -19,6 +19,7 @@
 /* Exact sums stay below 2^53, where double holds every integer (the finish is in double). */
 #define EXACT_SUM_LIMIT 9007199254740992.0 /* 2^53 */
 #define I32_SUM_LIMIT 2147483647.0
+#define F32_EXACT_LIMIT 16777216.0 /* 2^24: every whole number below is a float */
 /* A float kernel counts as rank 1 when its outer-product fit is this close (relative). */
 #define RANK1_FLOAT_TOLERANCE 1e-7
 /* cv2.blur's fixed-point divide for 8-bit sums of areas up to 256 (box_filter.simd.hpp). */
@@ -26,6 +27,7 @@
 #define OPENCV_BOX_MAX_AREA 256
 /* cv2.blur on 16-bit images with int32 sums (areas up to 2^15): float(S) * float(1/area). */
 #define OPENCV_BOX16_MAX_AREA 32768
+#define U32_LIMIT 4294967296.0
 
 static double sample_max(fx_sample_type type)
 {
@@ -151,6 +153,9 @@ void fxi_taps_free(fxi_taps *t)
     free(t->w_row);
     free(t->w_col);
     free(t->nz);
+    free(t->num_f);
+    free(t->num_row_f);
+    free(t->num_col_f);
     memset(t, 0, sizeof *t);
 }
 
@@ -256,6 +261,24 @@ static void opencv_box_finish(int64_t area, fxi_finish *f)
     f->unit = ldexp(1.0, -OPENCV_BOX_SHIFT);
 }
 
+/* The integer forms of the finish rule that the CPU's vector loops use. */
+static void integer_shortcuts(const fxi_taps *t, size_t n, fxi_finish *f, int64_t den,
+                              double offset, double bound)
+{
+    f->pow2_shift = -1;
+    if (f->mode == FXI_ROUND_HALF_EVEN && (den & (den - 1)) == 0 && offset == floor(offset)) {
+        f->pow2_shift = 0;
+        while (((int64_t)1 << f->pow2_shift) < den)
+            f->pow2_shift++;
+        f->int_offset = (int64_t)offset;
+    }
+    bool nonneg = true;
+    for (size_t i = 0; i < n; i++)
+        nonneg = nonneg && t->num[i] >= 0;
+    f->u32_mulshift = f->mode == FXI_ROUND_MULSHIFT && nonneg && bound + f->add < U32_LIMIT &&
+                      f->mul < U32_LIMIT && f->add == floor(f->add) && f->mul == floor(f->mul);
+}
+
 static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_options *o,
                          fx_sample_type type, fxi_taps *t, double *dw)
 {
@@ -317,7 +340,8 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
             f->unit = 1.0 / (double)den;
         } else if (plain && k->box && type == FX_U8 && (int64_t)n <= OPENCV_BOX_MAX_AREA) {
             opencv_box_finish((int64_t)n, f); /* num are all 1 and den = n */
-        } else if (plain && k->box && type == FX_U16 && (int64_t)n <= OPENCV_BOX16_MAX_AREA) {
+        } else if (plain && k->box && (type == FX_U8 || (int64_t)n <= OPENCV_BOX16_MAX_AREA)) {
+            /* cv2.blur beyond the fixed-point divide: float(S) * float(1/area) */
             f->mode = FXI_ROUND_FLOAT_SCALE;
             f->mul = (float)(1.0 / (double)n);
         } else {
@@ -325,11 +349,20 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
         }
         f->den = (double)den;
         f->bias = offset * (double)den;
+        integer_shortcuts(t, n, f, den, offset, bound);
         t->acc = bound < I32_SUM_LIMIT ? FXI_ACC_I32 : FXI_ACC_I64;
     } else {
         t->acc = FXI_ACC_F32;
     }
     t->offset = (float)offset;
+    t->float_exact = exact && bound < F32_EXACT_LIMIT;
+    if (t->float_exact) {
+        FX_TRY(fxi_calloc(ctx, n, sizeof *t->num_f, (void **)&t->num_f));
+        FX_TRY(fxi_calloc(ctx, (size_t)kw, sizeof *t->num_row_f, (void **)&t->num_row_f));
+        FX_TRY(fxi_calloc(ctx, (size_t)kh, sizeof *t->num_col_f, (void **)&t->num_col_f));
+        for (size_t i = 0; i < n; i++)
+            t->num_f[i] = (float)t->num[i];
+    }
     for (size_t i = 0; i < n; i++)
         t->w[i] = exact ? (float)((double)t->num[i] / (double)den) : (float)dw[i];
 
@@ -347,6 +380,12 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
         t->rank1 = true; /* the 1-D factors, as OpenCV's sepFilter2D applies them */
     else
         t->rank1 = float_rank1(dw, kw, kh, t->w_row, t->w_col);
+    if (t->float_exact && t->rank1) {
+        for (int j = 0; j < kw; j++)
+            t->num_row_f[j] = (float)t->num_row[j];
+        for (int i = 0; i < kh; i++)
+            t->num_col_f[i] = (float)t->num_col[i];
+    }
     if (exact && t->rank1) { /* float factors too, for the fft path */
         for (int j = 0; j < kw; j++)
             t->w_row[j] = (float)((double)t->num_row[j] / (double)den);

@@ -1,0 +1,136 @@
+/* fxkit filter benchmarks that need no files: the compute stage of one plan, and a
+ * plan reused over a batch against one plan per image.
+ *
+ *   filter_bench compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY]]]
+ *   filter_bench reuse [COUNT [SIDE]]
+ *
+ * Build: cc -O2 bench/filter_bench.c -Iinclude -Lbuild/src -lfxkit -o filter_bench
+ * (bench/filter_vs_opencv.py does it). Prints "RESULT name value" lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxkit/fxkit.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static void fill(fx_image *img, uint64_t seed)
+{
+    size_t bytes = img->stride * (size_t)img->height;
+    for (size_t i = 0; i < bytes; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        img->data[i] = (uint8_t)(seed >> 56);
+    }
+}
+
+static int fail(fx_context *ctx, const char *what)
+{
+    fprintf(stderr, "filter_bench: %s: %s\n", what, ctx ? fx_context_error(ctx) : "");
+    return 1;
+}
+
+static fx_context *context(int threads)
+{
+    fx_context_options o;
+    fx_context_options_init(&o);
+    o.device = FX_DEVICE_CPU;
+    o.threads = threads;
+    fx_context *ctx = NULL;
+    fx_context_create(&o, &ctx);
+    return ctx;
+}
+
+static int compute(int argc, char **argv)
+{
+    if (argc < 6)
+        return fail(NULL, "compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY]]]");
+    int w = atoi(argv[3]), h = atoi(argv[4]), ch = atoi(argv[5]);
+    int repeat = argc > 6 ? atoi(argv[6]) : 7, threads = argc > 7 ? atoi(argv[7]) : 0;
+    fx_context *ctx = context(threads);
+    fx_kernel *k;
+    if (fx_kernel_parse(ctx, argv[2], &k) != FX_OK) return fail(ctx, argv[2]);
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    if (argc > 8)
+        for (int s = 0; s < FX_STRATEGY_COUNT; s++)
+            if (!strcmp(argv[8], fx_filter_strategy_name(s))) o.strategy = s;
+    fx_image_desc d = {w, h, ch, FX_U8};
+    fx_filter_plan *p;
+    if (fx_filter_plan_create(ctx, k, &o, &d, &p) != FX_OK) return fail(ctx, "plan");
+    fx_image src, dst;
+    fx_image_alloc(ctx, &src, w, h, ch, FX_U8);
+    fx_image_alloc(ctx, &dst, w, h, ch, FX_U8);
+    fill(&src, 1);
+    double *ms = calloc((size_t)repeat, sizeof *ms);
+    fx_filter_run(p, &src, &dst, NULL); /* warm-up: first touch of every page */
+    for (int r = 0; r < repeat; r++) {
+        uint64_t t0 = fx_time_ns();
+        if (fx_filter_run(p, &src, &dst, NULL) != FX_OK) return fail(ctx, "run");
+        ms[r] = fx_elapsed_ms(t0, fx_time_ns());
+    }
+    double med = median(ms, repeat); /* sorts: ms[0] is the fastest */
+    printf("RESULT compute_ms %.3f\nRESULT compute_min_ms %.3f\nRESULT strategy %s\n", med, ms[0],
+           fx_filter_strategy_name(fx_filter_plan_strategy(p)));
+    free(ms);
+    fx_image_free(&src);
+    fx_image_free(&dst);
+    fx_filter_free(p);
+    fx_kernel_free(k);
+    fx_context_destroy(ctx);
+    return 0;
+}
+
+/* COUNT images of SIDE x SIDE RGB with gaussian:5: one plan for all, then a plan each. */
+static int reuse(int argc, char **argv)
+{
+    int count = argc > 2 ? atoi(argv[2]) : 1000, side = argc > 3 ? atoi(argv[3]) : 256;
+    fx_context *ctx = context(0);
+    fx_kernel *k;
+    if (fx_kernel_parse(ctx, "gaussian:5", &k) != FX_OK) return fail(ctx, "kernel");
+    fx_image src, dst;
+    fx_image_alloc(ctx, &src, side, side, 3, FX_U8);
+    fx_image_alloc(ctx, &dst, side, side, 3, FX_U8);
+    fill(&src, 2);
+    fx_image_desc d = {side, side, 3, FX_U8};
+    fx_filter_plan *p;
+    uint64_t t0 = fx_time_ns();
+    if (fx_filter_plan_create(ctx, k, NULL, &d, &p) != FX_OK) return fail(ctx, "plan");
+    for (int i = 0; i < count; i++)
+        fx_filter_run(p, &src, &dst, NULL);
+    fx_filter_free(p);
+    double reused = fx_elapsed_ms(t0, fx_time_ns());
+    t0 = fx_time_ns();
+    for (int i = 0; i < count; i++) {
+        fx_image out;
+        if (fx_filter(ctx, k, NULL, &src, &out) != FX_OK) return fail(ctx, "fx_filter");
+        fx_image_free(&out);
+    }
+    double each = fx_elapsed_ms(t0, fx_time_ns());
+    printf("RESULT reuse_ms %.1f\nRESULT plan_each_ms %.1f\nRESULT reuse_speedup %.2f\n", reused,
+           each, each / reused);
+    fx_image_free(&src);
+    fx_image_free(&dst);
+    fx_kernel_free(k);
+    fx_context_destroy(ctx);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "compute")) return compute(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "reuse")) return reuse(argc, argv);
+    fprintf(stderr, "usage: filter_bench compute KERNEL W H C [REPEAT [THREADS [STRATEGY]]] | "
+                    "reuse [COUNT [SIDE]]\n");
+    return 2;
+}
