@@ -1,0 +1,215 @@
+/* GPU filter geometry, without a GPU: every band set covers every output row exactly
+ * once with the right input halo, for awkward sizes, kernels larger than the image and
+ * 1-row bands; no budget exceeds the limits passed in; launch geometries cover the
+ * image and respect the shared-memory, constant-memory and grid limits. */
+#include <stdlib.h>
+
+#include "filter/gpu_geometry.h"
+#include "fxtest.h"
+
+static fxi_gpu_limits limits(size_t budget)
+{
+    fxi_gpu_limits l = {0};
+    l.shared_bytes = 48 << 10;
+    l.constant_bytes = 60 << 10;
+    l.texture_elements = (int64_t)1 << 27;
+    l.max_grid_x = 2147483647;
+    l.max_grid_y = 65535;
+    l.memory_budget = budget;
+    l.max_streams = 3;
+    return l;
+}
+
+static fxi_gpu_shape shape(int64_t w, int64_t h, int c, int in, int out, int acc, int kw, int kh,
+                           int ax, int ay)
+{
+    fxi_gpu_shape s = {w, h, c, in, out, acc, kw, kh, ax, ay};
+    return s;
+}
+
+/* Every output row once, halos exact, buffers within the budget. */
+static int check_bands(const fxi_gpu_shape *s, size_t work, int64_t max_vrows,
+                       const fxi_gpu_limits *l, int *one_row)
+{
+    fxi_gpu_bands b;
+    const char *why;
+    if (!FXT_CHECK(fxi_gpu_plan_bands(s, work, max_vrows, l, &b, &why))) {
+        fprintf(stderr, "  %s\n", why ? why : "?");
+        return 0;
+    }
+    int ok = FXT_CHECK(b.band_h >= 1) && FXT_CHECK(b.streams >= 1) &&
+             FXT_CHECK(b.streams <= l->max_streams) && FXT_CHECK(b.streams <= b.count);
+    const size_t in_row = fxi_gpu_in_row_bytes(s), out_row = fxi_gpu_out_row_bytes(s);
+    ok = ok && FXT_CHECK((b.in_bytes + b.out_bytes + b.work_bytes) * (size_t)b.streams <=
+                         l->memory_budget);
+    unsigned char *seen = calloc((size_t)s->height, 1);
+    int64_t next = 0;
+    for (int64_t i = 0; i < b.count && ok; i++) {
+        fxi_gpu_band r = fxi_gpu_band_at(&b, s, i);
+        ok = FXT_CHECK_EQ(r.y0, next) && FXT_CHECK(r.y1 > r.y0) && FXT_CHECK(r.y1 <= s->height);
+        /* the input rows every output row of the band reads: y - ay + i, i < kh */
+        ok = ok && FXT_CHECK_EQ(r.v0, r.y0 - s->ay) &&
+             FXT_CHECK_EQ(r.v0 + r.vrows, r.y1 - 1 - s->ay + s->kh);
+        ok = ok && FXT_CHECK((size_t)r.vrows * in_row <= b.in_bytes) &&
+             FXT_CHECK((size_t)(r.y1 - r.y0) * out_row <= b.out_bytes);
+        if (max_vrows > 0) ok = ok && FXT_CHECK(r.vrows <= max_vrows);
+        for (int64_t y = r.y0; y < r.y1 && ok; y++)
+            ok = FXT_CHECK_EQ(seen[y]++, 0);
+        next = r.y1;
+    }
+    ok = ok && FXT_CHECK_EQ(next, s->height);
+    if (b.band_h == 1) *one_row = 1;
+    free(seen);
+    return ok;
+}
+
+FXT_TEST(bands_cover_every_row_once)
+{
+    static const int64_t sizes[][2] = {{1, 1},      {1, 97},    {97, 1},  {13, 7},
+                                       {257, 1031}, {4099, 33}, {3, 5000}};
+    static const int kernels[][4] = {{1, 1, 0, 0},       {3, 3, 1, 1}, {11, 4, 5, 2},
+                                     {121, 121, 60, 60}, {2, 9, 1, 8}, {31, 200, 0, 0}};
+    static const size_t budgets[] = {1u << 30, 1u << 20, 64u << 10, 4096};
+    int one_row = 0, cases = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
+            for (int c = 1; c <= 4; c++)
+                for (size_t m = 0; m < sizeof budgets / sizeof *budgets; m++) {
+                    fxi_gpu_shape s =
+                        shape(sizes[i][0], sizes[i][1], c, c == 2 ? 2 : 1, c == 3 ? 4 : 1, 4,
+                              kernels[k][0], kernels[k][1], kernels[k][2], kernels[k][3]);
+                    fxi_gpu_limits l = limits(budgets[m]);
+                    /* the smallest budget that holds one row of one band */
+                    size_t need =
+                        (size_t)s.kh * fxi_gpu_in_row_bytes(&s) + fxi_gpu_out_row_bytes(&s) + 16;
+                    if (need > l.memory_budget) {
+                        fxi_gpu_bands b;
+                        const char *why;
+                        FXT_CHECK(!fxi_gpu_plan_bands(&s, 16, 0, &l, &b, &why) && why);
+                        l.memory_budget = need; /* exactly enough: 1-row bands */
+                    }
+                    cases++;
+                    if (!check_bands(&s, 16, 0, &l, &one_row))
+                        fprintf(stderr, "  %lldx%lldx%d kernel %dx%d budget %zu\n",
+                                (long long)s.width, (long long)s.height, c, s.kw, s.kh,
+                                l.memory_budget);
+                }
+    FXT_CHECK(one_row);
+    FXT_CHECK(cases > 500);
+}
+
+FXT_TEST(bands_respect_texture_rows)
+{
+    int one_row = 0;
+    fxi_gpu_shape s = shape(100, 1000, 3, 1, 1, 4, 5, 5, 2, 2);
+    fxi_gpu_limits l = limits(1u << 30);
+    FXT_CHECK(check_bands(&s, 0, 37, &l, &one_row));
+    FXT_CHECK(check_bands(&s, 0, 5, &l, &one_row)); /* 1-row bands: vrows = kh */
+    FXT_CHECK(one_row);
+    fxi_gpu_bands b;
+    const char *why;
+    FXT_CHECK(!fxi_gpu_plan_bands(&s, 0, 4, &l, &b, &why) && why);
+}
+
+FXT_TEST(bands_big_image_overlap)
+{
+    /* 10000 x 100000 RGB u8, 11x11, 4 GiB allowed: several bands on several streams */
+    fxi_gpu_shape s = shape(10000, 100000, 3, 1, 1, 4, 11, 11, 5, 5);
+    fxi_gpu_limits l = limits((size_t)4 << 30);
+    fxi_gpu_bands b;
+    const char *why;
+    FXT_CHECK(fxi_gpu_plan_bands(&s, 0, 0, &l, &b, &why));
+    FXT_CHECK_EQ(b.streams, 3);
+    FXT_CHECK(b.count > 50);
+    FXT_CHECK(b.in_bytes <= FXI_GPU_BAND_TARGET_BYTES + 10 * fxi_gpu_in_row_bytes(&s));
+    int one_row = 0;
+    FXT_CHECK(check_bands(&s, 0, 0, &l, &one_row));
+}
+
+/* Every tile of the launch is visited once by the grid (with its y loop). */
+static int covers(const fxi_gpu_launch *g, const fxi_gpu_shape *s, int64_t rows,
+                  const fxi_gpu_limits *l)
+{
+    const int64_t n = s->width * s->channels;
+    int ok = FXT_CHECK(g->tiles_x * g->tile_w >= n) &&
+             FXT_CHECK((g->tiles_x - 1) * g->tile_w < n) &&
+             FXT_CHECK(g->tiles_y * g->tile_h >= rows) &&
+             FXT_CHECK((g->tiles_y - 1) * g->tile_h < rows) &&
+             FXT_CHECK(g->grid_y <= l->max_grid_y) && FXT_CHECK(g->grid_x <= l->max_grid_x) &&
+             FXT_CHECK(g->grid_y >= 1) && FXT_CHECK(g->shared_bytes <= l->shared_bytes) &&
+             FXT_CHECK(g->block_x * g->block_y <= 1024) &&
+             FXT_CHECK(g->tile_h == g->block_y * g->rows_per_thread || g->kernel == FXI_GK_BOX);
+    if (g->kernel == FXI_GK_SHARED) {
+        size_t width = ((size_t)g->tile_w + (size_t)(s->kw - 1) * s->channels) * s->acc_size;
+        ok = ok && FXT_CHECK(g->chunk_rows >= 1 && g->chunk_rows <= s->kh) &&
+             FXT_CHECK(width * (size_t)(g->tile_h + g->chunk_rows - 1) == g->shared_bytes);
+    }
+    if (g->kernel == FXI_GK_SEPARABLE)
+        ok = ok && FXT_CHECK(g->chunk_rows >= 1 && g->chunk_rows <= g->tile_h + s->kh - 1) &&
+             FXT_CHECK((size_t)g->chunk_rows * g->tile_w * s->acc_size == g->shared_bytes);
+    if (g->kernel == FXI_GK_BOX)
+        ok = ok && FXT_CHECK(g->box_segment >= s->kw) && FXT_CHECK(g->box_strip >= s->kh) &&
+             FXT_CHECK(g->box_items ==
+                       rows * s->channels * ((s->width + g->box_segment - 1) / g->box_segment)) &&
+             FXT_CHECK(g->box_grid_x >= 1 && g->box_grid_x <= l->max_grid_x);
+    return ok;
+}
+
+FXT_TEST(launch_geometry_within_limits)
+{
+    static const int blocks[] = {0, 8, 16, 32};
+    static const int64_t sizes[][2] = {{1, 1}, {1000, 1000}, {7, 3000000}, {4097, 5}};
+    static const int kernels[] = {1, 3, 31, 121, 1023};
+    fxi_gpu_limits l = limits(1u << 30);
+    l.max_grid_y = 1000; /* small, so the y loop is exercised */
+    int shared_refused = 0;
+    for (int k = 0; k < FXI_GK_COUNT; k++)
+        for (size_t b = 0; b < 4; b++)
+            for (size_t i = 0; i < 4; i++)
+                for (size_t q = 0; q < 5; q++)
+                    for (int c = 1; c <= 4; c += 3) {
+                        int kk = kernels[q];
+                        fxi_gpu_shape s = shape(sizes[i][0], sizes[i][1], c, 1, 1, 4 + 4 * (c == 4),
+                                                kk, kk, kk / 2, kk / 2);
+                        fxi_gpu_launch g;
+                        const char *why;
+                        bool ok = fxi_gpu_launch_geometry(k, blocks[b], &s, s.height, &l, &g, &why);
+                        if (k == FXI_GK_CONSTANT) {
+                            FXT_CHECK_EQ(ok, fxi_gpu_taps_bytes(&s) <= l.constant_bytes);
+                            if (!ok) continue;
+                        }
+                        if (k == FXI_GK_SHARED && !ok) {
+                            shared_refused++;
+                            FXT_CHECK(why != NULL);
+                            FXT_CHECK(kk >= 121);
+                            continue;
+                        }
+                        if (!FXT_CHECK(ok)) {
+                            fprintf(stderr, "  kernel %d block %d: %s\n", k, blocks[b], why);
+                            continue;
+                        }
+                        if (k <= FXI_GK_TEXTURE)
+                            FXT_CHECK_EQ(g.block_x, blocks[b] ? blocks[b] : FXI_GPU_BLOCK_DEFAULT);
+                        covers(&g, &s, s.height, &l);
+                    }
+    FXT_CHECK(shared_refused > 0);
+}
+
+FXT_TEST(launch_geometry_refuses)
+{
+    fxi_gpu_limits l = limits(1u << 30);
+    fxi_gpu_shape s = shape(10, 10, 1, 1, 1, 4, 3, 3, 1, 1);
+    fxi_gpu_launch g;
+    const char *why;
+    FXT_CHECK(!fxi_gpu_launch_geometry(FXI_GK_GLOBAL, 12, &s, 10, &l, &g, &why) && why);
+    FXT_CHECK(!fxi_gpu_launch_geometry(FXI_GK_COUNT, 0, &s, 10, &l, &g, &why) && why);
+    s.kw = s.kh = 127; /* 127 * 127 * 4 > 60 KiB */
+    FXT_CHECK(!fxi_gpu_launch_geometry(FXI_GK_CONSTANT, 0, &s, 10, &l, &g, &why) && why);
+    s.kw = s.kh = 121; /* 58564 bytes fit */
+    FXT_CHECK(fxi_gpu_launch_geometry(FXI_GK_CONSTANT, 0, &s, 10, &l, &g, &why));
+    FXT_CHECK(fxi_gpu_block_valid(0) && fxi_gpu_block_valid(32) && !fxi_gpu_block_valid(64));
+}
+
+FXT_MAIN(FXT_CASE(bands_cover_every_row_once), FXT_CASE(bands_respect_texture_rows),
+         FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
+         FXT_CASE(launch_geometry_refuses))
