@@ -114,17 +114,17 @@ static void box_block_f32x(const fxi_filter_job *job, const fxi_block *b, uint8_
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++) {
-            fxi_padded_row(job, raw ? FXI_ACC_RAW : FXI_ACC_F32, r, b->x0, b->x1, t->ax,
-                           kw - 1 - t->ax, pad);
+            const void *in = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : FXI_ACC_F32, r, b->x0,
+                                                 b->x1, t->ax, kw - 1 - t->ax, pad);
             if (kw <= BOX_DIRECT_SUM_MAX) {
                 if (raw)
-                    FXI_PICK(hsum_u8)(h, (const uint8_t *)pad, kw, n, C);
+                    FXI_PICK(hsum_u8)(h, in, kw, n, C);
                 else
-                    FXI_PICK(hsum_f32)(h, pad, kw, n, C);
+                    FXI_PICK(hsum_f32)(h, in, kw, n, C);
             } else if (raw) {
-                hscan_u8(h, (const uint8_t *)pad, kw, n, C);
+                hscan_u8(h, in, kw, n, C);
             } else {
-                hscan_f32(h, pad, kw, n, C);
+                hscan_f32(h, in, kw, n, C);
             }
             /* The slot of row r held row r - kh, the one leaving the window. */
             FXI_PICK(vslide)(v, ring + fxi_mod(r, kh) * n, h, y != b->y0, n);

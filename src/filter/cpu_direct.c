@@ -103,16 +103,20 @@ static void direct_block(const fxi_filter_job *job, const fxi_cpu_state *s, cons
     uint8_t *ring = scratch;
     void *acc = ring + fxi_align_up((size_t)(kh * padded) * es);
     const void *rows[FX_KERNEL_MAX_SIDE];
+    const void *views[FX_KERNEL_MAX_SIDE]; /* row r is views[r mod kh]: in place or in the ring */
     taps_fn taps = pick(acc_type, raw);
     (void)s;
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay; /* input row of kernel row 0 */
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
-        for (int64_t r = first_new; r < top + kh; r++)
-            fxi_padded_row(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1, t->ax,
-                           t->kw - 1 - t->ax, ring + (size_t)(fxi_mod(r, kh) * padded) * es);
+        for (int64_t r = first_new; r < top + kh; r++) {
+            int64_t slot = fxi_mod(r, kh);
+            views[slot] = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1,
+                                              t->ax, t->kw - 1 - t->ax,
+                                              ring + (size_t)(slot * padded) * es);
+        }
         for (int64_t i = 0; i < kh; i++)
-            rows[i] = ring + (size_t)(fxi_mod(top + i, kh) * padded) * es;
+            rows[i] = views[fxi_mod(top + i, kh)];
         taps(acc, rows, t, n, C);
         fxi_store_row(job, acc_type, y, b->x0, b->x1, acc);
     }

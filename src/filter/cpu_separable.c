@@ -145,9 +145,9 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++) {
-            fxi_padded_row(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1, t->ax,
-                           t->kw - 1 - t->ax, pad);
-            row(ring + (size_t)(fxi_mod(r, kh) * n) * es, pad, NULL, t, t->kw, C, n);
+            const void *in = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0,
+                                                 b->x1, t->ax, t->kw - 1 - t->ax, pad);
+            row(ring + (size_t)(fxi_mod(r, kh) * n) * es, in, NULL, t, t->kw, C, n);
         }
         for (int64_t i = 0; i < kh; i++)
             rows[i] = ring + (size_t)(fxi_mod(top + i, kh) * n) * es;

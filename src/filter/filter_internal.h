@@ -155,6 +155,11 @@ void fxi_fft_release(void *state);
  * float the sample value as float), written to out. */
 void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x0, int64_t x1,
                     int left, int right, void *out);
+/* The same row, without a copy when it can be read in place: raw samples (or float
+ * samples of a float image) whose columns lie inside the image. Returns the pointer to
+ * read (into the image, or `out` after filling it). */
+const void *fxi_padded_row_view(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x0,
+                                int64_t x1, int left, int right, void *out);
 /* Bytes of one element of the working type. */
 size_t fxi_acc_size(fxi_acc acc);
 

@@ -210,6 +210,18 @@ static bool store_fast(const fxi_filter_job *job, fxi_acc acc, uint8_t *row, int
     }
 }
 
+const void *fxi_padded_row_view(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x0,
+                                int64_t x1, int left, int right, void *out)
+{
+    const fx_image *src = job->src;
+    bool same_type = acc == FXI_ACC_RAW || (acc == FXI_ACC_F32 && src->type == FX_F32);
+    if (same_type && y >= 0 && y < src->height && x0 - left >= 0 && x1 + right <= src->width)
+        return (const uint8_t *)fx_image_row(src, (int)y) +
+               (size_t)((x0 - left) * job->channels) * fx_sample_size(src->type);
+    fxi_padded_row(job, acc, y, x0, x1, left, right, out);
+    return out;
+}
+
 void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, int64_t x1,
                    const void *values)
 {
