@@ -27,11 +27,19 @@ typedef struct fxi_nm_ramp_frame {
     const bool *process;     /* per channel */
 } fxi_nm_ramp_frame;
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Blocks for `elements` samples (frames x channels) on a GPU of that many SMs. */
 size_t fxi_nm_ramp_blocks(size_t elements, int multiprocessors);
 /* Doubles in the parameter block. */
 size_t fxi_nm_ramp_param_count(int channels, int gain_channels);
 void fxi_nm_ramp_pack(const fxi_nm_ramp_frame *f, double *params);
+
+#ifdef __cplusplus
+}
+#endif
 
 /* What the thread for element e (sample e / channels of the frame, channel
  * e % channels) writes: the sample times its gain, or the sample itself in a
