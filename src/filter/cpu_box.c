@@ -81,21 +81,38 @@ FXI_SIMD_VARIANTS(DEFINE_BOX)
     }
 FXI_SIMD_VARIANTS(DEFINE_BOX_F32X)
 
-/* Running window sums along a row for wide windows (sequential per channel). */
-#define HSCAN(T, name)                                                                             \
-    static void name(float *h, const T *p, int64_t kw, int64_t n, int64_t C)                       \
+/* Running window sums along a row for wide windows: one running sum per channel, kept
+ * in a register (not reloaded from the row just written), in the type T_SUM that holds
+ * them exactly, converted to float as they are stored. */
+#define HSCAN(T, T_SUM, name)                                                                      \
+    static inline __attribute__((always_inline)) void name##_c(float *h, const T *p, int64_t kw,   \
+                                                               int64_t n, const int64_t C)        \
     {                                                                                              \
-        for (int64_t c = 0; c < C && c < n; c++) {                                                 \
-            float s = 0;                                                                           \
+        T_SUM s[FX_MAX_IMAGE_CHANNELS] = {0};                                                      \
+        for (int64_t c = 0; c < C; c++)                                                            \
             for (int64_t j = 0; j < kw; j++)                                                       \
-                s += p[j * C + c];                                                                 \
-            h[c] = s;                                                                              \
+                s[c] += (T_SUM)p[j * C + c];                                                       \
+        const T *in = p + kw * C, *out = p;                                                        \
+        for (int64_t i = 0;; i += C) {                                                             \
+            for (int64_t c = 0; c < C; c++)                                                        \
+                h[i + c] = (float)s[c];                                                            \
+            if (i + C >= n) break;                                                                 \
+            for (int64_t c = 0; c < C; c++)                                                        \
+                s[c] += (T_SUM)in[i + c] - (T_SUM)out[i + c];                                      \
         }                                                                                          \
-        for (int64_t i = C; i < n; i++)                                                            \
-            h[i] = h[i - C] + (float)p[i + (kw - 1) * C] - (float)p[i - C];                        \
+    }                                                                                              \
+    /* C as a constant, so the C running sums live in registers */                                 \
+    static void name(float *h, const T *p, int64_t kw, int64_t n, int64_t C)                      \
+    {                                                                                              \
+        switch (C) {                                                                               \
+        case 1: name##_c(h, p, kw, n, 1); break;                                                   \
+        case 2: name##_c(h, p, kw, n, 2); break;                                                   \
+        case 3: name##_c(h, p, kw, n, 3); break;                                                   \
+        default: name##_c(h, p, kw, n, 4); break;                                                  \
+        }                                                                                          \
     }
-HSCAN(uint8_t, hscan_u8)
-HSCAN(float, hscan_f32)
+HSCAN(uint8_t, int32_t, hscan_u8)
+HSCAN(float, float, hscan_f32)
 
 static void box_block_f32x(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
 {
@@ -237,7 +254,7 @@ fx_status fxi_box_geometry(fx_context *ctx, const fxi_taps *t, int width, int he
     int min_band = BOX_BAND_PER_TAP * t->kh;
     if (min_band < BOX_MIN_BAND) min_band = BOX_MIN_BAND;
     /* +1 row for the column sums and the output: (kh + 2) rows cover ring, pad, v, out. */
-    return fxi_geometry(ctx, t, width, height, channels, min_band, box_elem(t), s);
+    return fxi_geometry(ctx, t, width, height, channels, min_band, box_elem(t), 0, s);
 }
 
 fx_status fxi_filter_box(const fxi_filter_job *job, void *state)

@@ -38,7 +38,7 @@ fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi
 }
 
 fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
-                       int min_band, size_t elem, fxi_cpu_state *s)
+                       int min_band, size_t elem, size_t extra_bytes, fxi_cpu_state *s)
 {
     int workers = fx_context_threads(ctx);
     s->workers = workers;
@@ -62,7 +62,8 @@ fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height
     size_t elems;
     /* + 4 rows of slack for the alignment of the parts (each under one row). */
     if (!fxi_mul_size(padded + row, (size_t)t->kh + 6, &elems) ||
-        !fxi_mul_size(elems, elem, &s->worker_bytes))
+        !fxi_mul_size(elems, elem, &s->worker_bytes) ||
+        !fxi_add_size(s->worker_bytes, extra_bytes, &s->worker_bytes))
         return fxi_error(ctx, FX_EOVERFLOW, "filter scratch size overflows");
     s->worker_bytes =
         (s->worker_bytes + FXI_SCRATCH_ALIGN - 1) / FXI_SCRATCH_ALIGN * FXI_SCRATCH_ALIGN;

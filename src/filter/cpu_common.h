@@ -29,8 +29,9 @@ typedef void (*fxi_block_fn)(const fxi_filter_job *job, const fxi_cpu_state *s, 
 fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi_block_fn fn);
 
 /* Choose tiles and bands and allocate scratch: per worker (kh + 2) rows of a padded
- * row plus an output row, in elements of `elem` bytes; bands of at least min_band rows. */
+ * row plus an output row, in elements of `elem` bytes, and extra_bytes more; bands of at least
+ * min_band rows. */
 fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
-                       int min_band, size_t elem, fxi_cpu_state *s);
+                       int min_band, size_t elem, size_t extra_bytes, fxi_cpu_state *s);
 
 #endif

@@ -11,80 +11,59 @@
 
 #include "filter/cpu_common.h"
 #include "filter/cpu_simd.h"
+#include "filter/cpu_taps.h"
 
 /* Bands shorter than this waste the ring's warm-up (kh rows per band). */
 #define DIRECT_MIN_BAND 8
 
-/* Taps are applied four at a time, so the accumulator row is read and written once per
- * four taps; the order within a group is the tap order (for fmaf it is the chain
- * fma(w3, p3, fma(w2, p2, fma(w1, p1, fma(w0, p0, acc))))). */
-#define TAP_GROUP 4
-#define INT_MAC4(T)                                                                                \
-    acc[x] += w[0] * (T)p[0][x] + w[1] * (T)p[1][x] + w[2] * (T)p[2][x] + w[3] * (T)p[3][x]
-#define F32_MAC4                                                                                   \
-    acc[x] =                                                                                       \
-        fmaf(w[3], p[3][x], fmaf(w[2], p[2][x], fmaf(w[1], p[1][x], fmaf(w[0], p[0][x], acc[x]))))
-
-/* acc = init; then every non-zero tap, row-major: acc[x] += w * row_i[x + j * C]. */
-#define DEFINE_TAPS(name, A, P, W, WVAL, INIT, MAC4, MAC1, attr)                                   \
-    attr static void name(A *acc, const void *const *rows, const fxi_taps *t, int64_t n,           \
-                          int64_t C)                                                               \
+/* One output row: the non-zero taps in row-major order, as pointers into the kh rows
+ * and weights of the accumulator's type, applied in groups (cpu_taps.h). */
+#define DEFINE_DIRECT_ROW(name, A, P, apply)                                                       \
+    static void name(void *acc, const void *const *rows, const fxi_taps *t, const void *weights,   \
+                     const void **ptrs, double init, int64_t n, int64_t C)                         \
     {                                                                                              \
-        for (int64_t x = 0; x < n; x++)                                                            \
-            acc[x] = INIT;                                                                         \
-        int k = 0;                                                                                 \
-        for (; k < t->nonzero; k += TAP_GROUP) {                                                   \
-            const P *p[TAP_GROUP];                                                                 \
-            W w[TAP_GROUP];                                                                        \
-            int g = t->nonzero - k < TAP_GROUP ? t->nonzero - k : TAP_GROUP;                       \
-            for (int m = 0; m < g; m++) {                                                          \
-                int idx = t->nz[k + m];                                                            \
-                p[m] = (const P *)rows[idx / t->kw] + (idx % t->kw) * C;                           \
-                w[m] = (W)(WVAL);                                                                  \
-            }                                                                                      \
-            if (g == TAP_GROUP) {                                                                  \
-                for (int64_t x = 0; x < n; x++)                                                    \
-                    MAC4;                                                                          \
-            } else {                                                                               \
-                for (int m = 0; m < g; m++) {                                                      \
-                    const P *p0 = p[m];                                                            \
-                    const W w0 = w[m];                                                             \
-                    for (int64_t x = 0; x < n; x++)                                                \
-                        MAC1;                                                                      \
-                }                                                                                  \
-            }                                                                                      \
+        const P **p = (const P **)ptrs;                                                            \
+        for (int k = 0; k < t->nonzero; k++) {                                                     \
+            int idx = t->nz[k];                                                                    \
+            p[k] = (const P *)rows[idx / t->kw] + (idx % t->kw) * C;                               \
         }                                                                                          \
+        FXI_APPLY_TAPS(apply, (A *)acc, (const P *const *)p, (const A *)weights, t->nonzero,       \
+                       (A)init, n);                                                                \
     }
-
-#define INT_MAC1_SINGLE(T) acc[x] += w0 * (T)p0[x]
-#define F32_MAC1_SINGLE acc[x] = fmaf(w0, p0[x], acc[x])
-
 #define DEFINE_DIRECT(suffix, attr)                                                                \
-    DEFINE_TAPS(taps_i32_##suffix, int32_t, int32_t, int32_t, t->num[idx], 0, INT_MAC4(int32_t),   \
-                INT_MAC1_SINGLE(int32_t), attr)                                                    \
-    DEFINE_TAPS(taps_u8_i32_##suffix, int32_t, uint8_t, int32_t, t->num[idx], 0,                   \
-                INT_MAC4(int32_t), INT_MAC1_SINGLE(int32_t), attr)                                 \
-    DEFINE_TAPS(taps_i64_##suffix, int64_t, int64_t, int64_t, t->num[idx], 0, INT_MAC4(int64_t),   \
-                INT_MAC1_SINGLE(int64_t), attr)                                                    \
-    DEFINE_TAPS(taps_f32_##suffix, float, float, float, t->w[idx], t->offset, F32_MAC4,            \
-                F32_MAC1_SINGLE, attr)                                                             \
-    DEFINE_TAPS(taps_u8_f32x_##suffix, float, uint8_t, float, t->num_f[idx], 0, F32_MAC4,          \
-                F32_MAC1_SINGLE, attr)                                                             \
-    DEFINE_TAPS(taps_f32x_##suffix, float, float, float, t->num_f[idx], 0, F32_MAC4,               \
-                F32_MAC1_SINGLE, attr)
+    FXI_DEFINE_APPLIES(suffix, attr)                                                               \
+    DEFINE_DIRECT_ROW(row_i32_i32_##suffix, int32_t, int32_t, apply_i32_i32_##suffix)              \
+    DEFINE_DIRECT_ROW(row_i32_u8_##suffix, int32_t, uint8_t, apply_i32_u8_##suffix)                \
+    DEFINE_DIRECT_ROW(row_i64_i64_##suffix, int64_t, int64_t, apply_i64_i64_##suffix)              \
+    DEFINE_DIRECT_ROW(row_f32_f32_##suffix, float, float, apply_f32_f32_##suffix)                  \
+    DEFINE_DIRECT_ROW(row_f32_u8_##suffix, float, uint8_t, apply_f32_u8_##suffix)
 FXI_SIMD_VARIANTS(DEFINE_DIRECT)
 
-typedef void (*taps_fn)(void *acc, const void *const *rows, const fxi_taps *t, int64_t n,
-                        int64_t C);
+typedef void (*row_fn)(void *acc, const void *const *rows, const fxi_taps *t, const void *weights,
+                       const void **ptrs, double init, int64_t n, int64_t C);
 
-static taps_fn pick(fxi_acc acc, bool raw_u8)
+/* The row function for the accumulator and the rows' sample type. */
+static row_fn pick(fxi_acc acc, bool raw_u8)
 {
     switch (acc) {
-    case FXI_ACC_F32X:
-        return raw_u8 ? (taps_fn)FXI_PICK(taps_u8_f32x) : (taps_fn)FXI_PICK(taps_f32x);
-    case FXI_ACC_I32: return raw_u8 ? (taps_fn)FXI_PICK(taps_u8_i32) : (taps_fn)FXI_PICK(taps_i32);
-    case FXI_ACC_I64: return (taps_fn)FXI_PICK(taps_i64);
-    default: return (taps_fn)FXI_PICK(taps_f32);
+    case FXI_ACC_F32X: return raw_u8 ? FXI_PICK(row_f32_u8) : FXI_PICK(row_f32_f32);
+    case FXI_ACC_I32: return raw_u8 ? FXI_PICK(row_i32_u8) : FXI_PICK(row_i32_i32);
+    case FXI_ACC_I64: return FXI_PICK(row_i64_i64);
+    default: return FXI_PICK(row_f32_f32);
+    }
+}
+
+/* The weights of the non-zero taps in the accumulator's type, into w. */
+static void tap_weights(const fxi_taps *t, fxi_acc acc, void *w)
+{
+    for (int k = 0; k < t->nonzero; k++) {
+        int idx = t->nz[k];
+        switch (acc) {
+        case FXI_ACC_I32: ((int32_t *)w)[k] = (int32_t)t->num[idx]; break;
+        case FXI_ACC_I64: ((int64_t *)w)[k] = t->num[idx]; break;
+        case FXI_ACC_F32X: ((float *)w)[k] = t->num_f[idx]; break;
+        default: ((float *)w)[k] = t->w[idx]; break;
+        }
     }
 }
 
@@ -101,23 +80,27 @@ static void direct_block(const fxi_filter_job *job, const fxi_cpu_state *s, cons
     const size_t es = raw ? 1 : fxi_acc_size(row_type);
     const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
     uint8_t *ring = scratch;
-    void *acc = ring + fxi_align_up((size_t)(kh * padded) * es);
+    uint8_t *acc = ring + fxi_align_up((size_t)(kh * padded) * es);
+    const void **ptrs = (const void **)(void *)(acc + fxi_align_up((size_t)n * sizeof(int64_t)));
+    void *weights = ptrs + t->nonzero;
     const void *rows[FX_KERNEL_MAX_SIDE];
     const void *views[FX_KERNEL_MAX_SIDE]; /* row r is views[r mod kh]: in place or in the ring */
-    taps_fn taps = pick(acc_type, raw);
+    row_fn row = pick(acc_type, raw);
+    const double init = acc_type == FXI_ACC_F32 ? t->offset : 0; /* exact sums start at 0 */
     (void)s;
+    tap_weights(t, acc_type, weights);
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay; /* input row of kernel row 0 */
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++) {
             int64_t slot = fxi_mod(r, kh);
-            views[slot] = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1,
-                                              t->ax, t->kw - 1 - t->ax,
-                                              ring + (size_t)(slot * padded) * es);
+            views[slot] =
+                fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1, t->ax,
+                                    t->kw - 1 - t->ax, ring + (size_t)(slot * padded) * es);
         }
         for (int64_t i = 0; i < kh; i++)
             rows[i] = views[fxi_mod(top + i, kh)];
-        taps(acc, rows, t, n, C);
+        row(acc, rows, t, weights, ptrs, init, n, C);
         fxi_store_row(job, acc_type, y, b->x0, b->x1, acc);
     }
 }
@@ -125,7 +108,10 @@ static void direct_block(const fxi_filter_job *job, const fxi_cpu_state *s, cons
 fx_status fxi_direct_geometry(fx_context *ctx, const fxi_taps *t, int width, int height,
                               int channels, fxi_cpu_state *s)
 {
-    return fxi_geometry(ctx, t, width, height, channels, DIRECT_MIN_BAND, fxi_acc_size(t->acc), s);
+    /* Room for a pointer and a weight per non-zero tap. */
+    size_t extra = (size_t)t->nonzero * (sizeof(void *) + sizeof(int64_t));
+    return fxi_geometry(ctx, t, width, height, channels, DIRECT_MIN_BAND, fxi_acc_size(t->acc),
+                        extra, s);
 }
 
 fx_status fxi_filter_direct(const fxi_filter_job *job, void *state)

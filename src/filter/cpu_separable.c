@@ -11,114 +11,80 @@
 
 #include "filter/cpu_common.h"
 #include "filter/cpu_simd.h"
+#include "filter/cpu_taps.h"
 
 /* Each band re-does kh - 1 row passes: bands of several kernel heights amortise that. */
 #define SEPARABLE_BAND_PER_TAP 4
 #define SEPARABLE_MIN_BAND 16
 
-/* Both passes apply their taps four at a time (one read and write of the output row
- * per four taps), in tap order; fmaf chains keep that order within a group. Zero taps
- * are skipped (exact: adding 0; float: fma(0, p, acc) = acc for finite p). */
-#define GROUP 4
-#define MAC4_INT(T, IN)                                                                            \
-    out[x] = IN + w[0] * (T)p[0][x] + w[1] * (T)p[1][x] + w[2] * (T)p[2][x] + w[3] * (T)p[3][x]
-#define MAC1_INT(T, IN) out[x] = IN + w0 * (T)p0[x]
-#define MAC4_F32(IN)                                                                               \
-    out[x] = fmaf(w[3], p[3][x], fmaf(w[2], p[2][x], fmaf(w[1], p[1][x], fmaf(w[0], p[0][x], IN))))
-#define MAC1_F32(IN) out[x] = fmaf(w0, p0[x], IN)
-
-/* out = init, then out[x] += w[m] * src_m[x] for the taps m in order, where src_m is
- * `in + m * step` (row pass: step C) or rows[m] (column pass: in == NULL). */
-#define DEFINE_PASS(name, O, P, W, WEIGHTS, INIT, MAC4, MAC1, attr)                                \
-    attr static void name(O *out, const P *in, const void *const *rows, const fxi_taps *t,         \
-                          int count, int64_t step, int64_t n)                                      \
+/* A pass: out = init + the taps of `weights` (zero taps left out) over the rows
+ * in + k * step (row pass) or rows[k] (column pass), in tap order (cpu_taps.h). */
+#define DEFINE_PASS(name, O, P, apply)                                                             \
+    static void name(void *out, const void *in, const void *const *rows, const void *weights,      \
+                     int count, int64_t step, double init, int64_t n)                              \
     {                                                                                              \
-        bool first = true; /* the first group starts from INIT instead of out[] */                 \
-        int k = 0;                                                                                 \
-        while (k < count) {                                                                        \
-            const P *p[GROUP];                                                                     \
-            W w[GROUP];                                                                            \
-            int g = 0;                                                                             \
-            for (; k < count && g < GROUP; k++) {                                                  \
-                W wk = (W)(WEIGHTS)[k];                                                            \
-                if (wk == 0) continue;                                                             \
-                p[g] = in ? in + k * step : (const P *)rows[k];                                    \
-                w[g++] = wk;                                                                       \
-            }                                                                                      \
-            if (g == GROUP) {                                                                      \
-                if (first)                                                                         \
-                    for (int64_t x = 0; x < n; x++)                                                \
-                        MAC4((O)(INIT));                                                           \
-                else                                                                               \
-                    for (int64_t x = 0; x < n; x++)                                                \
-                        MAC4(out[x]);                                                              \
-                first = false;                                                                     \
-                continue;                                                                          \
-            }                                                                                      \
-            for (int m = 0; m < g; m++) {                                                          \
-                const P *p0 = p[m];                                                                \
-                const W w0 = w[m];                                                                 \
-                if (first)                                                                         \
-                    for (int64_t x = 0; x < n; x++)                                                \
-                        MAC1((O)(INIT));                                                           \
-                else                                                                               \
-                    for (int64_t x = 0; x < n; x++)                                                \
-                        MAC1(out[x]);                                                              \
-                first = false;                                                                     \
-            }                                                                                      \
+        const P *p[FX_KERNEL_MAX_SIDE];                                                            \
+        O w[FX_KERNEL_MAX_SIDE];                                                                   \
+        int m = 0;                                                                                 \
+        for (int k = 0; k < count; k++) {                                                          \
+            O wk = ((const O *)weights)[k];                                                        \
+            if (wk == 0) continue;                                                                 \
+            p[m] = in ? (const P *)in + k * step : (const P *)rows[k];                             \
+            w[m++] = wk;                                                                           \
         }                                                                                          \
-        if (first) /* every weight zero */                                                         \
-            for (int64_t x = 0; x < n; x++)                                                        \
-                out[x] = (O)(INIT);                                                                \
+        FXI_APPLY_TAPS(apply, (O *)out, (const P *const *)p, (const O *)w, m, (O)init, n);         \
     }
-
-#define MAC4_INT_I32(IN) MAC4_INT(int32_t, IN)
-#define MAC1_INT_I32(IN) MAC1_INT(int32_t, IN)
-#define MAC4_INT_I64(IN) MAC4_INT(int64_t, IN)
-#define MAC1_INT_I64(IN) MAC1_INT(int64_t, IN)
-
 #define DEFINE_SEPARABLE(suffix, attr)                                                             \
-    DEFINE_PASS(row_i32_##suffix, int32_t, int32_t, int32_t, t->num_row, 0, MAC4_INT_I32,          \
-                MAC1_INT_I32, attr)                                                                \
-    DEFINE_PASS(row_u8_i32_##suffix, int32_t, uint8_t, int32_t, t->num_row, 0, MAC4_INT_I32,       \
-                MAC1_INT_I32, attr)                                                                \
-    DEFINE_PASS(col_i32_##suffix, int32_t, int32_t, int32_t, t->num_col, 0, MAC4_INT_I32,          \
-                MAC1_INT_I32, attr)                                                                \
-    DEFINE_PASS(row_i64_##suffix, int64_t, int64_t, int64_t, t->num_row, 0, MAC4_INT_I64,          \
-                MAC1_INT_I64, attr)                                                                \
-    DEFINE_PASS(col_i64_##suffix, int64_t, int64_t, int64_t, t->num_col, 0, MAC4_INT_I64,          \
-                MAC1_INT_I64, attr)                                                                \
-    DEFINE_PASS(row_f32_##suffix, float, float, float, t->w_row, 0, MAC4_F32, MAC1_F32, attr)      \
-    DEFINE_PASS(col_f32_##suffix, float, float, float, t->w_col, t->offset, MAC4_F32, MAC1_F32,    \
-                attr)                                                                              \
-    DEFINE_PASS(row_u8_f32x_##suffix, float, uint8_t, float, t->num_row_f, 0, MAC4_F32, MAC1_F32,  \
-                attr)                                                                              \
-    DEFINE_PASS(row_f32x_##suffix, float, float, float, t->num_row_f, 0, MAC4_F32, MAC1_F32, attr) \
-    DEFINE_PASS(col_f32x_##suffix, float, float, float, t->num_col_f, 0, MAC4_F32, MAC1_F32, attr)
+    FXI_DEFINE_APPLIES(suffix, attr)                                                               \
+    DEFINE_PASS(pass_i32_i32_##suffix, int32_t, int32_t, apply_i32_i32_##suffix)                   \
+    DEFINE_PASS(pass_i32_u8_##suffix, int32_t, uint8_t, apply_i32_u8_##suffix)                     \
+    DEFINE_PASS(pass_i64_i64_##suffix, int64_t, int64_t, apply_i64_i64_##suffix)                   \
+    DEFINE_PASS(pass_f32_f32_##suffix, float, float, apply_f32_f32_##suffix)                       \
+    DEFINE_PASS(pass_f32_u8_##suffix, float, uint8_t, apply_f32_u8_##suffix)
 FXI_SIMD_VARIANTS(DEFINE_SEPARABLE)
 
-typedef void (*pass_fn)(void *out, const void *in, const void *const *rows, const fxi_taps *t,
-                        int count, int64_t step, int64_t n);
+typedef void (*pass_fn)(void *out, const void *in, const void *const *rows, const void *weights,
+                        int count, int64_t step, double init, int64_t n);
 
 static void pick(fxi_acc acc, bool raw_u8, pass_fn *row, pass_fn *col)
 {
     switch (acc) {
     case FXI_ACC_F32X:
-        *row = raw_u8 ? (pass_fn)FXI_PICK(row_u8_f32x) : (pass_fn)FXI_PICK(row_f32x);
-        *col = (pass_fn)FXI_PICK(col_f32x);
+        *row = raw_u8 ? FXI_PICK(pass_f32_u8) : FXI_PICK(pass_f32_f32);
+        *col = FXI_PICK(pass_f32_f32);
         break;
     case FXI_ACC_I32:
-        *row = raw_u8 ? (pass_fn)FXI_PICK(row_u8_i32) : (pass_fn)FXI_PICK(row_i32);
-        *col = (pass_fn)FXI_PICK(col_i32);
+        *row = raw_u8 ? FXI_PICK(pass_i32_u8) : FXI_PICK(pass_i32_i32);
+        *col = FXI_PICK(pass_i32_i32);
         break;
     case FXI_ACC_I64:
-        *row = (pass_fn)FXI_PICK(row_i64);
-        *col = (pass_fn)FXI_PICK(col_i64);
+        *row = FXI_PICK(pass_i64_i64);
+        *col = FXI_PICK(pass_i64_i64);
         break;
     default:
-        *row = (pass_fn)FXI_PICK(row_f32);
-        *col = (pass_fn)FXI_PICK(col_f32);
+        *row = FXI_PICK(pass_f32_f32);
+        *col = FXI_PICK(pass_f32_f32);
         break;
+    }
+}
+
+/* The factors in the accumulator's type: exact numerators (int32, int64 or whole-number
+ * floats) or the float factors. */
+static void factor_weights(const fxi_taps *t, fxi_acc acc, void *row, void *col)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        int count = pass ? t->kh : t->kw;
+        const int64_t *num = pass ? t->num_col : t->num_row;
+        const float *num_f = pass ? t->num_col_f : t->num_row_f;
+        const float *w = pass ? t->w_col : t->w_row;
+        void *out = pass ? col : row;
+        for (int k = 0; k < count; k++)
+            switch (acc) {
+            case FXI_ACC_I32: ((int32_t *)out)[k] = (int32_t)num[k]; break;
+            case FXI_ACC_I64: ((int64_t *)out)[k] = num[k]; break;
+            case FXI_ACC_F32X: ((float *)out)[k] = num_f[k]; break;
+            default: ((float *)out)[k] = w[k]; break;
+            }
     }
 }
 
@@ -138,20 +104,24 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
     uint8_t *pad = ring + fxi_align_up((size_t)(kh * n) * es);
     void *acc = pad + fxi_align_up((size_t)padded * es);
     const void *rows[FX_KERNEL_MAX_SIDE];
+    int64_t w_row[FX_KERNEL_MAX_SIDE], w_col[FX_KERNEL_MAX_SIDE];
     pass_fn row, col;
     pick(acc_type, raw, &row, &col);
+    factor_weights(t, acc_type, w_row, w_col);
+    /* Float sums end at the offset, added as the column pass's start; exact sums at 0. */
+    const double col_init = acc_type == FXI_ACC_F32 ? t->offset : 0;
     (void)s;
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++) {
-            const void *in = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0,
-                                                 b->x1, t->ax, t->kw - 1 - t->ax, pad);
-            row(ring + (size_t)(fxi_mod(r, kh) * n) * es, in, NULL, t, t->kw, C, n);
+            const void *in = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1,
+                                                 t->ax, t->kw - 1 - t->ax, pad);
+            row(ring + (size_t)(fxi_mod(r, kh) * n) * es, in, NULL, w_row, t->kw, C, 0, n);
         }
         for (int64_t i = 0; i < kh; i++)
             rows[i] = ring + (size_t)(fxi_mod(top + i, kh) * n) * es;
-        col(acc, NULL, rows, t, t->kh, 0, n);
+        col(acc, NULL, rows, w_col, t->kh, 0, col_init, n);
         fxi_store_row(job, acc_type, y, b->x0, b->x1, acc);
     }
 }
@@ -161,7 +131,7 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
 {
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
-    return fxi_geometry(ctx, t, width, height, channels, min_band, fxi_acc_size(t->acc), s);
+    return fxi_geometry(ctx, t, width, height, channels, min_band, fxi_acc_size(t->acc), 0, s);
 }
 
 fx_status fxi_filter_separable(const fxi_filter_job *job, void *state)
