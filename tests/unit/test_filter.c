@@ -156,6 +156,7 @@ static void check_kernel(const char *text, const ref_kernel *rk, fx_filter_strat
                     o.strategy = strategy;
                     o.alpha = FX_ALPHA_FILTER;
                     o.border_value = border_value;
+                    o.offset = (double)rk->offset;
                     double constant = border_value ? atof(border_value) : 0;
                     fx_image_desc d = {shapes[s].w, shapes[s].h, ch, t};
                     fx_filter_plan *p = NULL;
@@ -221,6 +222,25 @@ FXT_TEST(exact_box_equals_direct)
     check_kernel(text, &box, FX_STRATEGY_BOX, NULL, 0);
     check_kernel(text, &box, FX_STRATEGY_SEPARABLE, NULL, 0);
     check_kernel(text, &box, FX_STRATEGY_DIRECT, "200", 0);
+}
+
+/* Every finishing rule of exact sums: a power-of-two divisor with negative sums and an
+ * offset (rounding by shifts), a divisor of 1 (no rounding), and 16-bit images whose
+ * sums need 64 bits. */
+FXT_TEST(exact_rounding_rules)
+{
+    ref_kernel pow2 = {5, 3, 2, 1, odd_num, 8, NULL, 10};
+    check_kernel("3 -1 4 1 -5; 9 2 6 5 3; 5 -8 9 7 9 / 8", &pow2, FX_STRATEGY_DIRECT, NULL, 0);
+    ref_kernel unit = {3, 3, 1, 1, sharpen_num, 1, NULL, -20};
+    check_kernel("sharpen", &unit, FX_STRATEGY_DIRECT, NULL, 0);
+    static const int64_t big_num[] = {30000, -20000, 30000, 50000, 1, 50000, -7, 9, 11};
+    ref_kernel big = {3, 3, 1, 1, big_num, 140013, NULL, 0};
+    check_kernel("30000 -20000 30000; 50000 1 50000; -7 9 11 / 140013", &big, FX_STRATEGY_DIRECT,
+                 NULL, 0);
+    static const int64_t big_rank1[] = {9000, 18000, 9000, 18000, 36000, 18000, 9000, 18000, 9000};
+    ref_kernel big1 = {3, 3, 1, 1, big_rank1, 144000, NULL, 0};
+    check_kernel("9000 18000 9000; 18000 36000 18000; 9000 18000 9000 / 144000", &big1,
+                 FX_STRATEGY_SEPARABLE, NULL, 0);
 }
 
 /* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
@@ -442,7 +462,7 @@ FXT_TEST(alpha_convolve_and_offset)
 
 FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
-         FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
-         FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
-         FXT_CASE(bad_kernels_are_named), FXT_CASE(bad_options_are_named),
-         FXT_CASE(alpha_convolve_and_offset))
+         FXT_CASE(exact_rounding_rules), FXT_CASE(float_direct_matches_fma_chain),
+         FXT_CASE(float_separable_within_rounding), FXT_CASE(planner_picks_by_kernel),
+         FXT_CASE(gaussian_weights_follow_opencv), FXT_CASE(bad_kernels_are_named),
+         FXT_CASE(bad_options_are_named), FXT_CASE(alpha_convolve_and_offset))
