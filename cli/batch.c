@@ -71,7 +71,9 @@ static void on_library_log(void *user, fx_log_level level, const char *message)
         fxcli_error("%s: %s", kind, message);
 }
 
-static bool create_context(worker *w, const fxcli_run *run, int threads)
+/* False when the context cannot be made; *usage set when that is the command line's
+ * fault (--device gpu where no GPU is: exit 2, nothing done). */
+static bool create_context(worker *w, const fxcli_run *run, int threads, bool *usage)
 {
     fx_context_options o;
     fx_context_options_init(&o);
@@ -86,6 +88,7 @@ static bool create_context(worker *w, const fxcli_run *run, int threads)
     o.limits.max_dimension = run->common.max_dimension;
     o.limits.max_channels = run->common.max_channels;
     fx_status st = fx_context_create(&o, &w->ctx);
+    *usage = st == FX_ENODEVICE;
     if (st != FX_OK) {
         fxcli_error("--device %s: %s", run->common.device,
                     w->create_error[0] ? w->create_error : fx_strerror(st));
@@ -230,8 +233,9 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     for (int i = 0; i < count; i++) {
         workers[i].id = i;
         workers[i].owner = &b;
-        if (!create_context(&workers[i], run, threads)) {
-            code = FXCLI_EXIT_FAILED;
+        bool usage = false;
+        if (!create_context(&workers[i], run, threads, &usage)) {
+            code = usage ? FXCLI_EXIT_USAGE : FXCLI_EXIT_FAILED;
             goto done;
         }
     }

@@ -40,10 +40,17 @@ typedef enum fx_filter_strategy {
     FX_STRATEGY_SEPARABLE = 2, /* rank-1 kernels: a row pass, then a column pass */
     FX_STRATEGY_BOX = 3,       /* constant kernels: running sums, O(1) per pixel */
     FX_STRATEGY_FFT = 4,       /* large kernels: tiled FFT convolution (within 1 unit) */
+    /* GPU only (--device gpu): the published CUDA variants, one thread per output, with
+     * --gpu-block 8|16|32; exact like direct. */
+    FX_STRATEGY_GPU_GLOBAL = 5,   /* taps and samples from global memory */
+    FX_STRATEGY_GPU_CONSTANT = 6, /* taps in constant memory */
+    FX_STRATEGY_GPU_SHARED = 7,   /* input tile with its halo in shared memory */
+    FX_STRATEGY_GPU_TEXTURE = 8,  /* samples through a texture object */
     FX_STRATEGY_COUNT
 } fx_filter_strategy;
 
-/* "auto", "direct", "separable", "box", "fft"; NULL for an unknown value. */
+/* "auto", "direct", "separable", "box", "fft", "gpu-global", "gpu-constant", "gpu-shared",
+ * "gpu-texture"; NULL for an unknown value. */
 FX_API const char *fx_filter_strategy_name(fx_filter_strategy s);
 /* "constant", "replicate", "reflect", "reflect101", "wrap"; NULL for an unknown value. */
 FX_API const char *fx_border_name(fx_border b);
@@ -96,6 +103,8 @@ typedef struct fx_filter_options {
     int convolve;             /* flip the kernel: true convolution (0) */
     int alpha;                /* fx_alpha_mode (keep) */
     int strategy;             /* fx_filter_strategy (auto) */
+    int gpu_block;            /* GPU variants: threads per block side, 8, 16 or 32 (0 = 16) */
+    int gpu_memory_mib;       /* GPU: device memory for streaming bands (0 = what is free) */
 } fx_filter_options;
 
 /* The defaults, from the option table. */
@@ -120,7 +129,10 @@ FX_API fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
                                        const fx_filter_options *options, const fx_image_desc *desc,
                                        fx_filter_plan **out);
 /* Filter src into dst (same shape and type as planned; distinct buffers). With
- * timings, compute_ms is added to. */
+ * timings, compute_ms is added to (on a GPU context also upload_ms and download_ms).
+ * On a GPU context src and dst may be device images (fx_image_alloc_device: filtered
+ * where they are, no transfer) or host images (streamed through the GPU in row bands);
+ * on a CPU context both must be host images. */
 FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_image *dst,
                                fx_timings *timings);
 FX_API void fx_filter_free(fx_filter_plan *plan);

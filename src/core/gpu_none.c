@@ -1,6 +1,7 @@
 /* GPU entry points of a build without CUDA: there are no GPUs. */
 #include <string.h>
 
+#include "filter/filter_gpu.h"
 #include "internal.h"
 
 int fx_gpu_built(void)
@@ -79,4 +80,22 @@ fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *ds
     (void)src, (void)dst, (void)length, (void)params, (void)channels, (void)gain_channels,
         (void)ramp;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_filter_gpu_prepare(fx_context *ctx, const fxi_filter_gpu_desc *d, void **state)
+{
+    (void)d;
+    *state = NULL;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx_timings *timings)
+{
+    (void)state, (void)src, (void)dst, (void)timings;
+    return fxi_error(NULL, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_filter_gpu_release(void *state)
+{
+    (void)state; /* no GPU state exists without CUDA */
 }

@@ -143,6 +143,10 @@ bool fxi_gpu_launch_geometry(int kernel, int block, const fxi_gpu_shape *s, int6
     default: *why = "unknown GPU kernel"; return false;
     }
     set_grid(g, n, rows, lim);
+    if (kernel == FXI_GK_BOX) { /* the column pass covers the padded row */
+        g->tiles_x = div_up(n + (int64_t)(s->kw - 1) * s->channels, g->tile_w);
+        g->grid_x = g->tiles_x;
+    }
     if (g->grid_x > lim->max_grid_x) {
         *why = "the image is too wide for one grid";
         return false;

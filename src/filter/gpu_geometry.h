@@ -61,7 +61,7 @@ typedef struct fxi_gpu_launch {
     int tile_w, tile_h;       /* outputs per block: elements x rows */
     int rows_per_thread;      /* direct: outputs per thread, one below the other */
     int chunk_rows;           /* shared: kernel rows per chunk; separable: virtual rows */
-    int64_t tiles_x, tiles_y; /* tiles over the pass */
+    int64_t tiles_x, tiles_y; /* tiles over the pass (box: columns of the padded row) */
     int64_t grid_x, grid_y;   /* blocks launched */
     size_t shared_bytes;      /* dynamic shared memory per block */
     /* box: the row pass runs one thread per (row, channel, segment of box_segment

@@ -10,7 +10,10 @@
 
 static const char *const border_names[] = {"constant",   "replicate", "reflect",
                                            "reflect101", "wrap",      NULL};
-static const char *const strategy_names[] = {"auto", "direct", "separable", "box", "fft", NULL};
+/* In fx_filter_strategy order. */
+static const char *const strategy_names[] = {
+    "auto",       "direct",       "separable",  "box",         "fft",
+    "gpu-global", "gpu-constant", "gpu-shared", "gpu-texture", NULL};
 static const char *const alpha_names[] = {"keep", "filter", NULL};
 
 /* Scale and offset beyond this are surely mistakes (and would overflow sums). */
@@ -37,7 +40,13 @@ static const fx_option filter_table[] = {
     {"alpha", 0, FX_OPT_ENUM, OPT(alpha), FX_ALPHA_KEEP, 0, 0, NULL, alpha_names, "MODE",
      "alpha of GA/RGBA images: keep (unchanged) or filter"},
     {"strategy", 0, FX_OPT_ENUM, OPT(strategy), FX_STRATEGY_AUTO, 0, 0, NULL, strategy_names,
-     "NAME", "auto (by kernel and image size), direct, separable, box or fft"},
+     "NAME",
+     "auto (by kernel and image size), direct, separable, box or fft; with --device gpu also "
+     "gpu-global, gpu-constant, gpu-shared or gpu-texture (the published CUDA variants)"},
+    {"gpu-block", 0, FX_OPT_INT, OPT(gpu_block), 0, 0, 32, NULL, NULL, "N",
+     "GPU variants: threads per block side, 8, 16 or 32 (default 16)"},
+    {"gpu-memory", 0, FX_OPT_INT, OPT(gpu_memory_mib), 0, 0, 1 << 24, NULL, NULL, "MIB",
+     "GPU: device memory for streaming an image in row bands (default: what is free)"},
     FX_OPTION_END};
 
 const fx_option *fx_filter_options_table(void)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "filter/cpu_common.h"
+#include "filter/filter_gpu.h"
 
 #define BOX_MIN_TAPS 9
 #define SEPARABLE_MIN_TAPS 9
@@ -30,6 +31,7 @@ struct fx_filter_plan {
     int filter_channels;
     fxi_cpu_state cpu;
     void *fft_state;
+    void *gpu; /* the GPU side, on a GPU context (filter_gpu.h) */
     char explain[256];
 };
 
@@ -64,14 +66,17 @@ static fx_filter_strategy choose(const fxi_taps *t, char *why, size_t size)
     return FX_STRATEGY_DIRECT;
 }
 
-static fx_status check_forced(fx_context *ctx, fx_filter_strategy s, const fxi_taps *t)
+static fx_status check_forced(fx_context *ctx, fx_filter_strategy s, const fxi_taps *t, bool gpu)
 {
+    FX_RETURN_IF(s >= FX_STRATEGY_GPU_GLOBAL && !gpu, FX_ENODEVICE,
+                 "--strategy %s runs on a GPU: use it with --device gpu",
+                 fx_filter_strategy_name(s));
     FX_RETURN_IF(s == FX_STRATEGY_SEPARABLE && !t->rank1, FX_EINVAL,
                  "--strategy separable: this %dx%d kernel is not separable (not rank 1)", t->kw,
                  t->kh);
     FX_RETURN_IF(s == FX_STRATEGY_BOX && !t->box, FX_EINVAL,
                  "--strategy box: this %dx%d kernel is not a box (its taps differ)", t->kw, t->kh);
-    FX_RETURN_IF(s == FX_STRATEGY_FFT && !fxi_fft_available(), FX_EUNSUPPORTED,
+    FX_RETURN_IF(s == FX_STRATEGY_FFT && !gpu && !fxi_fft_available(), FX_EUNSUPPORTED,
                  "--strategy fft needs FFTW3 (libfftw3-dev) at build time; this build has none");
     return FX_OK;
 }
@@ -94,7 +99,7 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
     FX_RETURN_IF(o->border < 0 || o->border > FX_BORDER_WRAP, FX_EINVAL, "filter: border mode %d",
                  o->border);
     FX_RETURN_IF(o->strategy < 0 || o->strategy >= FX_STRATEGY_COUNT, FX_EUNSUPPORTED,
-                 "filter: strategy %d is not one of this build's CPU strategies", o->strategy);
+                 "filter: strategy %d is not one of this build's strategies", o->strategy);
     FX_TRY(fxi_taps_resolve(ctx, kernel, o, d->type, &p->taps));
     p->border = o->border;
     FX_TRY(fxi_parse_border_value(ctx, o->border_value, d->channels, p->border_value));
@@ -110,8 +115,9 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
     char why[200];
     fx_filter_strategy auto_choice = choose(&p->taps, why, sizeof why);
     p->strategy = o->strategy == FX_STRATEGY_AUTO ? auto_choice : (fx_filter_strategy)o->strategy;
+    const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
     if (o->strategy != FX_STRATEGY_AUTO) {
-        FX_TRY(check_forced(ctx, p->strategy, &p->taps));
+        FX_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
         snprintf(why, sizeof why, "forced by --strategy (auto would pick %s)",
                  fx_filter_strategy_name(auto_choice));
     }
@@ -120,6 +126,17 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
              fx_filter_strategy_name(p->strategy), fx_kernel_name(kernel), t->kw, t->kh, why,
              p->strategy == FX_STRATEGY_FFT ? "float FFT (within 1 unit)" : acc_words(t));
     fxi_log(ctx, FX_LOG_INFO, "filter plan: %s", p->explain);
+    if (gpu) { /* the same strategy on the context's GPU: same bytes (fft within 1 unit) */
+        fxi_filter_gpu_desc g = {t,
+                                 *d,
+                                 p->strategy,
+                                 p->border,
+                                 p->border_value,
+                                 p->filter_channels,
+                                 o->gpu_block,
+                                 o->gpu_memory_mib};
+        return fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
+    }
 
     switch (p->strategy) {
     case FX_STRATEGY_DIRECT:
@@ -165,6 +182,7 @@ void fx_filter_free(fx_filter_plan *p)
     fxi_taps_free(&p->taps);
     free(p->cpu.scratch);
     fxi_fft_release(p->fft_state);
+    fxi_filter_gpu_release(p->gpu);
     free(p);
 }
 
@@ -200,6 +218,7 @@ static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_
 fx_status fx_filter_run(fx_filter_plan *p, const fx_image *src, fx_image *dst, fx_timings *timings)
 {
     fx_context *ctx = p->ctx;
+    if (p->gpu) return fxi_filter_gpu_run(p->gpu, src, dst, timings);
     FX_TRY(check_image(ctx, p, src, "input"));
     FX_TRY(check_image(ctx, p, dst, "output"));
     FX_RETURN_IF(src->data == dst->data, FX_EINVAL,
@@ -227,7 +246,10 @@ fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel, const fx_filter_op
     fx_image_desc d = {src->width, src->height, src->channels, src->type};
     fx_filter_plan *p;
     FX_TRY(fx_filter_plan_create(ctx, kernel, options, &d, &p));
-    fx_status st = fx_image_alloc(ctx, dst, src->width, src->height, src->channels, src->type);
+    fx_status st =
+        src->memory == FX_MEMORY_DEVICE
+            ? fx_image_alloc_device(ctx, dst, src->width, src->height, src->channels, src->type)
+            : fx_image_alloc(ctx, dst, src->width, src->height, src->channels, src->type);
     if (st == FX_OK) st = fx_filter_run(p, src, dst, NULL);
     if (st != FX_OK) fx_image_free(dst);
     fx_filter_free(p);

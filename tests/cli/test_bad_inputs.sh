@@ -115,15 +115,15 @@ expect_no_file mixed/truncated.png
 expect_no_file mixed/text.png
 expect_no_temp mixed
 
-t "--device gpu without a usable GPU: a clear message, exit 1"
+t "--device gpu without a usable GPU: a clear message, exit 2 (usage: nothing done)"
 if "$FXKIT" info | grep -q '^GPU: none'; then
     fx convert --device gpu "$SAMPLES/coffee.png" -o out/gpu.png
-    expect_exit 1
+    expect_exit 2
     expect_stderr_contains "--device gpu: "
     expect_no_file out/gpu.png
 fi
 fx convert --device gpu:999 "$SAMPLES/coffee.png" -o out/gpu.png
-expect_exit 1
+expect_exit 2
 expect_no_file out/gpu.png
 
 finish

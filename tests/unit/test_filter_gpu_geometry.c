@@ -3,8 +3,10 @@
  * 1-row bands; no budget exceeds the limits passed in; launch geometries cover the
  * image and respect the shared-memory, constant-memory and grid limits. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "filter/gpu_geometry.h"
+#include "fxkit/fxkit.h"
 #include "fxtest.h"
 
 static fxi_gpu_limits limits(size_t budget)
@@ -130,7 +132,9 @@ FXT_TEST(bands_big_image_overlap)
 static int covers(const fxi_gpu_launch *g, const fxi_gpu_shape *s, int64_t rows,
                   const fxi_gpu_limits *l)
 {
-    const int64_t n = s->width * s->channels;
+    /* box: the column pass covers the padded row */
+    const int64_t n =
+        s->width * s->channels + (g->kernel == FXI_GK_BOX ? (int64_t)(s->kw - 1) * s->channels : 0);
     int ok = FXT_CHECK(g->tiles_x * g->tile_w >= n) &&
              FXT_CHECK((g->tiles_x - 1) * g->tile_w < n) &&
              FXT_CHECK(g->tiles_y * g->tile_h >= rows) &&
@@ -151,7 +155,8 @@ static int covers(const fxi_gpu_launch *g, const fxi_gpu_shape *s, int64_t rows,
         ok = ok && FXT_CHECK(g->box_segment >= s->kw) && FXT_CHECK(g->box_strip >= s->kh) &&
              FXT_CHECK(g->box_items ==
                        rows * s->channels * ((s->width + g->box_segment - 1) / g->box_segment)) &&
-             FXT_CHECK(g->box_grid_x >= 1 && g->box_grid_x <= l->max_grid_x);
+             FXT_CHECK(g->box_grid_x >= 1 && g->box_grid_x <= l->max_grid_x) &&
+             FXT_CHECK(g->box_segment >= 1);
     return ok;
 }
 
@@ -210,6 +215,32 @@ FXT_TEST(launch_geometry_refuses)
     FXT_CHECK(fxi_gpu_block_valid(0) && fxi_gpu_block_valid(32) && !fxi_gpu_block_valid(64));
 }
 
-FXT_MAIN(FXT_CASE(bands_cover_every_row_once), FXT_CASE(bands_respect_texture_rows),
-         FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
-         FXT_CASE(launch_geometry_refuses))
+/* The planner on a CPU context: gpu-* strategies are a clear error; the names are in the
+ * option table in enum order. */
+FXT_TEST(gpu_strategies_need_a_gpu)
+{
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 1);
+    fx_kernel *k;
+    FXT_CHECK_OK(fx_kernel_parse(cpu, "box:3", &k), cpu);
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    FXT_CHECK_EQ(o.gpu_block, 0);
+    FXT_CHECK_EQ(o.gpu_memory_mib, 0);
+    fx_image_desc d = {16, 16, 3, FX_U8};
+    fx_filter_plan *p = NULL;
+    for (int s = FX_STRATEGY_GPU_GLOBAL; s < FX_STRATEGY_COUNT; s++) {
+        o.strategy = s;
+        FXT_CHECK_STATUS(fx_filter_plan_create(cpu, k, &o, &d, &p), FX_ENODEVICE, cpu);
+        FXT_CHECK_CONTAINS(fx_context_error(cpu), "--device gpu");
+        FXT_CHECK(p == NULL);
+    }
+    FXT_CHECK(!strcmp(fx_filter_strategy_name(FX_STRATEGY_GPU_GLOBAL), "gpu-global"));
+    FXT_CHECK(!strcmp(fx_filter_strategy_name(FX_STRATEGY_GPU_TEXTURE), "gpu-texture"));
+    FXT_CHECK(fx_filter_strategy_name(FX_STRATEGY_COUNT) == NULL);
+    fx_kernel_free(k);
+    fx_context_destroy(cpu);
+}
+
+FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(bands_cover_every_row_once),
+         FXT_CASE(bands_respect_texture_rows), FXT_CASE(bands_big_image_overlap),
+         FXT_CASE(launch_geometry_within_limits), FXT_CASE(launch_geometry_refuses))

@@ -1,0 +1,497 @@
+/* The filter plan on the context's GPU: taps uploaded once, device images filtered
+ * where they are, host images streamed through the GPU in row bands.
+ *
+ * Streaming: each band of output rows needs kh - 1 rows of halo; the band's input rows
+ * (borders applied: a row outside the image is the row the border rule names, or a
+ * constant row) are packed on the CPU's threads into a pinned staging buffer, copied to
+ * the device, filtered, copied back into pinned memory and unpacked into the output
+ * rows. Up to FXI_GPU_MAX_STREAMS bands are in flight, each on its own stream with its
+ * own staging and device buffers, so the upload of one band, the kernel of another and
+ * the download of a third overlap while the CPU packs the next. Band heights come from
+ * gpu_geometry.c under the memory cap (--gpu-memory, default a share of what is free);
+ * when an allocation still fails the cap is halved and the bands replanned, and only
+ * then is out of memory reported. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/filter_gpu.h"
+#include "filter_kernels.h"
+
+/* Share of the free device memory the bands may take by default. */
+#define FREE_MEMORY_SHARE 0.8
+#define MAX_SHRINKS 12
+#define MIB ((size_t)1 << 20)
+
+typedef struct slot {
+    cudaStream_t stream;
+    void *dev_in, *dev_out, *dev_work;
+    void *pin_in, *pin_out;
+    cudaEvent_t ev[4]; /* before upload, after upload, after compute, after download */
+    int64_t band;      /* the band in flight, -1 for none */
+} slot;
+
+typedef struct gpu_state {
+    fx_context *ctx;
+    fx_image_desc desc;
+    fx_filter_strategy strategy;
+    fxi_filter_args base; /* everything but buffers and rows */
+    fxi_gpu_shape shape;
+    fxi_gpu_limits lim;
+    int kernel, block;
+    size_t work_row; /* box: column sums per output row, bytes */
+    void *taps, *taps_row, *taps_col;
+    bool have_bands;
+    fxi_gpu_bands bands;
+    slot slots[FXI_GPU_MAX_STREAMS];
+} gpu_state;
+
+static int kernel_of(fx_filter_strategy s)
+{
+    switch (s) {
+    case FX_STRATEGY_GPU_GLOBAL: return FXI_GK_GLOBAL;
+    case FX_STRATEGY_GPU_CONSTANT: return FXI_GK_CONSTANT;
+    case FX_STRATEGY_GPU_SHARED: return FXI_GK_SHARED;
+    case FX_STRATEGY_GPU_TEXTURE: return FXI_GK_TEXTURE;
+    case FX_STRATEGY_SEPARABLE: return FXI_GK_SEPARABLE;
+    case FX_STRATEGY_BOX: return FXI_GK_BOX;
+    default: return FXI_GK_DIRECT; /* direct, and fft (see fxi_filter_gpu_prepare) */
+    }
+}
+
+static size_t acc_bytes(fxi_acc acc)
+{
+    return acc == FXI_ACC_I64 ? 8 : 4;
+}
+
+/* A weight array in the accumulator's type, uploaded. */
+static fx_status upload_weights(fx_context *ctx, fxi_acc acc, const int64_t *num, const float *w,
+                                size_t count, void **out)
+{
+    size_t bytes = count * acc_bytes(acc);
+    void *host;
+    FX_TRY(fxi_malloc(ctx, bytes, &host));
+    for (size_t i = 0; i < count; i++) {
+        if (acc == FXI_ACC_I32)
+            ((int32_t *)host)[i] = (int32_t)num[i];
+        else if (acc == FXI_ACC_I64)
+            ((int64_t *)host)[i] = num[i];
+        else
+            ((float *)host)[i] = w[i];
+    }
+    fx_status st = fxi_device_alloc(ctx, bytes, out);
+    if (st == FX_OK) st = fxi_copy_h2d(ctx, *out, host, bytes);
+    if (st == FX_OK) st = fxi_stream_sync(ctx); /* host is freed below */
+    free(host);
+    return st;
+}
+
+static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi_gpu_limits *l)
+{
+    const int dev = ctx->cuda->device;
+    int shared = 0, gx = 0, gy = 0, tex = 0;
+    FX_CUDA(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&gx, cudaDevAttrMaxGridDimX, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&gy, cudaDevAttrMaxGridDimY, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&tex, cudaDevAttrMaxTexture1DLinearWidth, dev));
+    size_t free_bytes = 0, total_bytes = 0;
+    FX_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    l->shared_bytes = (size_t)shared;
+    l->constant_bytes = FXI_GPU_CONSTANT_BYTES;
+    l->texture_elements = tex > 0 ? tex : ((int64_t)1 << 27);
+    l->max_grid_x = gx;
+    l->max_grid_y = gy;
+    l->memory_budget = d->gpu_memory_mib > 0 ? (size_t)d->gpu_memory_mib * MIB
+                                             : (size_t)((double)free_bytes * FREE_MEMORY_SHARE);
+    l->max_streams = FXI_GPU_MAX_STREAMS;
+    return FX_OK;
+}
+
+static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
+{
+    fx_context *ctx = s->ctx;
+    const fxi_taps *t = d->taps;
+    FX_RETURN_IF(!fxi_gpu_block_valid(d->gpu_block), FX_ERANGE,
+                 "--gpu-block %d: the GPU variants take 8, 16 or 32", d->gpu_block);
+    s->desc = d->desc;
+    s->strategy = d->strategy;
+    s->kernel = kernel_of(d->strategy);
+    s->block = d->gpu_block;
+    if (d->strategy == FX_STRATEGY_FFT)
+        fxi_log(ctx, FX_LOG_INFO,
+                "filter on the GPU: fft runs as the exact direct kernel (no cuFFT path yet)");
+    const size_t sample = fx_sample_size(d->desc.type);
+    fxi_gpu_shape *sh = &s->shape;
+    sh->width = d->desc.width;
+    sh->height = d->desc.height;
+    sh->channels = d->desc.channels;
+    sh->in_sample = sh->out_sample = (int)sample;
+    sh->acc_size = (int)acc_bytes(t->acc);
+    sh->kw = t->kw;
+    sh->kh = t->kh;
+    sh->ax = t->ax;
+    sh->ay = t->ay;
+    s->work_row = s->kernel == FXI_GK_BOX
+                      ? (size_t)(d->desc.width + t->kw - 1) * (size_t)d->desc.channels *
+                            (t->acc == FXI_ACC_I32 ? 4u : 8u)
+                      : 0;
+    FX_TRY(query_limits(ctx, d, &s->lim));
+    fxi_gpu_launch g;
+    const char *why;
+    FX_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim, &g, &why),
+                 FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
+                 fx_filter_strategy_name(d->strategy), why);
+    FX_RETURN_IF(s->kernel == FXI_GK_BOX && !t->box, FX_EINVAL, "filter: box needs a box kernel");
+    FX_RETURN_IF(s->kernel == FXI_GK_SEPARABLE && !t->rank1, FX_EINVAL,
+                 "filter: separable needs a rank-1 kernel");
+
+    const size_t n = (size_t)t->kw * (size_t)t->kh;
+    FX_TRY(upload_weights(ctx, t->acc, t->num, t->w, n, &s->taps));
+    if (s->kernel == FXI_GK_SEPARABLE) {
+        FX_TRY(upload_weights(ctx, t->acc, t->num_row, t->w_row, (size_t)t->kw, &s->taps_row));
+        FX_TRY(upload_weights(ctx, t->acc, t->num_col, t->w_col, (size_t)t->kh, &s->taps_col));
+    }
+
+    fxi_filter_args *a = &s->base;
+    a->src_type = d->desc.type;
+    a->width = d->desc.width;
+    a->height = d->desc.height;
+    a->channels = d->desc.channels;
+    a->filter_channels = d->filter_channels;
+    a->border = d->border;
+    for (int c = 0; c < d->desc.channels; c++)
+        a->border_value[c] = d->border_value[c];
+    a->kw = t->kw;
+    a->kh = t->kh;
+    a->ax = t->ax;
+    a->ay = t->ay;
+    a->acc = t->acc;
+    a->taps = s->taps;
+    a->taps_row = s->taps_row;
+    a->taps_col = s->taps_col;
+    a->offset = t->offset;
+    a->finish = t->finish;
+    a->integer_image = t->integer_image;
+    a->maxval = t->maxval;
+    a->box_num = t->num[0];
+    a->box_w = (double)t->w[0];
+    for (int i = 0; i < FXI_GPU_MAX_STREAMS; i++)
+        s->slots[i].band = -1;
+    return FX_OK;
+}
+
+static void free_slots(gpu_state *s)
+{
+    fx_context *ctx = s->ctx;
+    for (int i = 0; i < FXI_GPU_MAX_STREAMS; i++) {
+        slot *sl = &s->slots[i];
+        if (sl->stream) (void)cudaStreamSynchronize(sl->stream);
+        fxi_device_free(ctx, sl->dev_in);
+        fxi_device_free(ctx, sl->dev_out);
+        fxi_device_free(ctx, sl->dev_work);
+        fxi_pinned_free(ctx, sl->pin_in);
+        fxi_pinned_free(ctx, sl->pin_out);
+        for (int e = 0; e < 4; e++)
+            if (sl->ev[e]) (void)cudaEventDestroy(sl->ev[e]);
+        if (sl->stream) (void)cudaStreamDestroy(sl->stream);
+        memset(sl, 0, sizeof *sl);
+        sl->band = -1;
+    }
+    (void)cudaGetLastError();
+    s->have_bands = false;
+}
+
+fx_status fxi_filter_gpu_prepare(fx_context *ctx, const fxi_filter_gpu_desc *d, void **state)
+{
+    *state = NULL;
+    FX_TRY(fxi_cuda_require(ctx, "the GPU filter"));
+    gpu_state *s;
+    FX_TRY(fxi_calloc(ctx, 1, sizeof *s, (void **)&s));
+    s->ctx = ctx;
+    fxi_device_guard guard;
+    fx_status st = fxi_device_enter(ctx, &guard);
+    if (st != FX_OK) {
+        free(s);
+        return st;
+    }
+    st = prepare(s, d);
+    fxi_device_leave(&guard);
+    if (st != FX_OK) {
+        fxi_filter_gpu_release(s);
+        return st;
+    }
+    *state = s;
+    return FX_OK;
+}
+
+void fxi_filter_gpu_release(void *state)
+{
+    gpu_state *s = state;
+    if (!s) return;
+    fxi_device_guard guard;
+    if (fxi_device_enter(s->ctx, &guard) == FX_OK) {
+        free_slots(s);
+        fxi_device_free(s->ctx, s->taps);
+        fxi_device_free(s->ctx, s->taps_row);
+        fxi_device_free(s->ctx, s->taps_col);
+        fxi_device_leave(&guard);
+    }
+    free(s);
+}
+
+/* ---- runs ---- */
+
+static fx_status check_image(fx_context *ctx, const gpu_state *s, const fx_image *img,
+                             const char *which)
+{
+    const fx_image_desc *d = &s->desc;
+    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "filter: %s image has no pixels", which);
+    FX_RETURN_IF(img->width != d->width || img->height != d->height ||
+                     img->channels != d->channels || img->type != d->type,
+                 FX_EINVAL, "filter: %s image is %dx%dx%d %s, the plan is for %dx%dx%d %s", which,
+                 img->width, img->height, img->channels, fx_sample_type_name(img->type), d->width,
+                 d->height, d->channels, fx_sample_type_name(d->type));
+    size_t row;
+    FX_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
+    FX_RETURN_IF(img->stride < row, FX_EINVAL, "filter: %s stride %zu is shorter than a row (%zu)",
+                 which, img->stride, row);
+    return FX_OK;
+}
+
+static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream)
+{
+    fx_context *ctx = s->ctx;
+    const char *why;
+    FX_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
+                                          &a->launch, &why),
+                 FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
+                 fx_filter_strategy_name(s->strategy), why);
+    return fxi_filter_launch(ctx, a, stream);
+}
+
+static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx_timings *t)
+{
+    fx_context *ctx = s->ctx;
+    uint64_t t0 = fx_time_ns();
+    fxi_filter_args a = s->base;
+    a.src = src->data;
+    a.src_stride = src->stride;
+    a.resolved = 0;
+    a.v0 = -(int64_t)a.ay;
+    a.dst = dst->data;
+    a.dst_stride = dst->stride;
+    a.rows = src->height;
+    if (s->kernel == FXI_GK_TEXTURE) {
+        const size_t sample = fx_sample_size(src->type);
+        FX_RETURN_IF(src->stride % sample != 0 ||
+                         (int64_t)(src->stride / sample) * src->height > s->lim.texture_elements,
+                     FX_EUNSUPPORTED,
+                     "filter --strategy gpu-texture: this device image is larger than a 1-D "
+                     "texture (%lld elements); filter it from host memory (bands) or use "
+                     "gpu-global",
+                     (long long)s->lim.texture_elements);
+    }
+    if (s->work_row) {
+        a.work_stride = s->work_row;
+        FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, s->work_row * (size_t)src->height, &a.work));
+    }
+    FX_TRY(launch_pass(s, &a, ctx->cuda->stream));
+    if (t) {
+        FX_TRY(fxi_stream_sync(ctx));
+        t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+    }
+    return FX_OK;
+}
+
+static fx_status alloc_slots(gpu_state *s)
+{
+    fx_context *ctx = s->ctx;
+    const fxi_gpu_bands *b = &s->bands;
+    for (int i = 0; i < b->streams; i++) {
+        slot *sl = &s->slots[i];
+        FX_CUDA(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking));
+        for (int e = 0; e < 4; e++)
+            FX_CUDA(cudaEventCreate(&sl->ev[e]));
+        FX_TRY(fxi_device_alloc(ctx, b->in_bytes, &sl->dev_in));
+        FX_TRY(fxi_device_alloc(ctx, b->out_bytes, &sl->dev_out));
+        FX_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
+        FX_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
+        FX_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
+    }
+    /* The allocations were ordered on the context's stream; the bands use others. */
+    return fxi_stream_sync(ctx);
+}
+
+/* Plan the bands and allocate their buffers, halving the memory allowed while the
+ * device has less than planned. */
+static fx_status bands_ready(gpu_state *s)
+{
+    fx_context *ctx = s->ctx;
+    if (s->have_bands) return FX_OK;
+    fxi_gpu_limits lim = s->lim;
+    const int64_t n = s->shape.width * s->shape.channels;
+    const int64_t max_vrows = s->kernel == FXI_GK_TEXTURE ? lim.texture_elements / n : 0;
+    for (int attempt = 0;; attempt++) {
+        const char *why;
+        FX_RETURN_IF(!fxi_gpu_plan_bands(&s->shape, s->work_row, max_vrows, &lim, &s->bands, &why),
+                     FX_ENOMEM, "filter on the GPU: %s (%.1f MiB allowed%s)", why,
+                     (double)lim.memory_budget / (double)MIB,
+                     lim.memory_budget < s->lim.memory_budget ? ", after out-of-memory retries"
+                                                              : "; see --gpu-memory");
+        fx_status st = alloc_slots(s);
+        if (st == FX_OK) break;
+        free_slots(s);
+        if (st != FX_ENOMEM || attempt == MAX_SHRINKS) return st;
+        lim.memory_budget /= 2;
+        fxi_log(ctx, FX_LOG_INFO, "filter on the GPU: out of memory, retrying with %.1f MiB",
+                (double)lim.memory_budget / (double)MIB);
+    }
+    fxi_log(ctx, FX_LOG_INFO, "filter on the GPU: %lld bands of %lld rows on %d streams",
+            (long long)s->bands.count, (long long)s->bands.band_h, s->bands.streams);
+    s->have_bands = true;
+    return FX_OK;
+}
+
+typedef struct pack_job {
+    const gpu_state *s;
+    const fx_image *img;
+    uint8_t *staging;
+    size_t row_bytes;
+    int64_t v0; /* pack: first virtual row; unpack: first output row */
+    bool unpack;
+} pack_job;
+
+static void pack_rows(void *arg, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const pack_job *p = arg;
+    const fxi_filter_args *a = &p->s->base;
+    for (size_t q = begin; q < end; q++) {
+        uint8_t *stage = p->staging + q * p->row_bytes;
+        if (p->unpack) {
+            memcpy(fx_image_row(p->img, (int)(p->v0 + (int64_t)q)), stage, p->row_bytes);
+            continue;
+        }
+        int64_t yy = fxi_border_index(p->v0 + (int64_t)q, a->height, a->border);
+        if (yy >= 0) {
+            memcpy(stage, fx_image_row(p->img, (int)yy), p->row_bytes);
+            continue;
+        }
+        const int64_t n = a->width * a->channels;
+        for (int64_t i = 0; i < n; i++) { /* a constant row */
+            double v = a->border_value[i % a->channels];
+            switch (a->src_type) {
+            case FX_U8: stage[i] = (uint8_t)v; break;
+            case FX_U16: ((uint16_t *)(void *)stage)[i] = (uint16_t)v; break;
+            default: ((float *)(void *)stage)[i] = (float)v; break;
+            }
+        }
+    }
+}
+
+static void copy_rows(gpu_state *s, const fx_image *img, uint8_t *staging, size_t row_bytes,
+                      int64_t first, int64_t rows, bool unpack)
+{
+    pack_job p = {s, img, staging, row_bytes, first, unpack};
+    size_t grain = ((size_t)1 << 20) / row_bytes + 1;
+    fxi_parallel_for(s->ctx, (size_t)rows, grain, pack_rows, &p);
+}
+
+static fx_status finish_band(gpu_state *s, slot *sl, fx_image *dst, fx_timings *t)
+{
+    fx_context *ctx = s->ctx;
+    FX_CUDA(cudaStreamSynchronize(sl->stream));
+    fxi_gpu_band b = fxi_gpu_band_at(&s->bands, &s->shape, sl->band);
+    sl->band = -1;
+    uint64_t t0 = t ? fx_time_ns() : 0;
+    copy_rows(s, dst, sl->pin_out, fxi_gpu_out_row_bytes(&s->shape), b.y0, b.y1 - b.y0, true);
+    if (t) {
+        float up = 0, compute = 0, down = 0;
+        FX_CUDA(cudaEventElapsedTime(&up, sl->ev[0], sl->ev[1]));
+        FX_CUDA(cudaEventElapsedTime(&compute, sl->ev[1], sl->ev[2]));
+        FX_CUDA(cudaEventElapsedTime(&down, sl->ev[2], sl->ev[3]));
+        t->upload_ms += up;
+        t->compute_ms += compute;
+        t->download_ms += down + fx_elapsed_ms(t0, fx_time_ns());
+    }
+    return FX_OK;
+}
+
+static fx_status start_band(gpu_state *s, slot *sl, int64_t index, const fx_image *src,
+                            fx_timings *t)
+{
+    fx_context *ctx = s->ctx;
+    const fxi_gpu_band b = fxi_gpu_band_at(&s->bands, &s->shape, index);
+    const size_t in_row = fxi_gpu_in_row_bytes(&s->shape),
+                 out_row = fxi_gpu_out_row_bytes(&s->shape);
+    uint64_t t0 = t ? fx_time_ns() : 0;
+    copy_rows(s, src, sl->pin_in, in_row, b.v0, b.vrows, false);
+    if (t) {
+        t->upload_ms += fx_elapsed_ms(t0, fx_time_ns());
+        FX_CUDA(cudaEventRecord(sl->ev[0], sl->stream));
+    }
+    FX_CUDA(cudaMemcpyAsync(sl->dev_in, sl->pin_in, (size_t)b.vrows * in_row,
+                            cudaMemcpyHostToDevice, sl->stream));
+    if (t) FX_CUDA(cudaEventRecord(sl->ev[1], sl->stream));
+    fxi_filter_args a = s->base;
+    a.src = sl->dev_in;
+    a.src_stride = in_row;
+    a.resolved = 1;
+    a.v0 = b.v0;
+    a.dst = sl->dev_out;
+    a.dst_stride = out_row;
+    a.rows = b.y1 - b.y0;
+    a.work = sl->dev_work;
+    a.work_stride = s->work_row;
+    FX_TRY(launch_pass(s, &a, sl->stream));
+    if (t) FX_CUDA(cudaEventRecord(sl->ev[2], sl->stream));
+    FX_CUDA(cudaMemcpyAsync(sl->pin_out, sl->dev_out, (size_t)a.rows * out_row,
+                            cudaMemcpyDeviceToHost, sl->stream));
+    if (t) FX_CUDA(cudaEventRecord(sl->ev[3], sl->stream));
+    sl->band = index;
+    return FX_OK;
+}
+
+static fx_status run_host(gpu_state *s, const fx_image *src, fx_image *dst, fx_timings *t)
+{
+    FX_TRY(bands_ready(s));
+    const fxi_gpu_bands *b = &s->bands;
+    fx_status st = FX_OK;
+    for (int64_t i = 0; i < b->count && st == FX_OK; i++) {
+        slot *sl = &s->slots[i % b->streams];
+        if (sl->band >= 0) st = finish_band(s, sl, dst, t);
+        if (st == FX_OK) st = start_band(s, sl, i, src, t);
+    }
+    for (int64_t i = b->count - b->streams; i < b->count; i++) {
+        if (i < 0) continue;
+        slot *sl = &s->slots[i % b->streams];
+        if (sl->band < 0) continue;
+        if (st == FX_OK)
+            st = finish_band(s, sl, dst, t);
+        else { /* the pinned buffers must be idle before anyone reuses them */
+            (void)cudaStreamSynchronize(sl->stream);
+            sl->band = -1;
+        }
+    }
+    return st;
+}
+
+fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx_timings *t)
+{
+    gpu_state *s = state;
+    fx_context *ctx = s->ctx;
+    FX_TRY(check_image(ctx, s, src, "input"));
+    FX_TRY(check_image(ctx, s, dst, "output"));
+    FX_RETURN_IF(src->data == dst->data, FX_EINVAL,
+                 "filter: input and output must be different buffers");
+    FX_RETURN_IF(src->memory != dst->memory, FX_EINVAL,
+                 "filter: the input is in %s memory and the output in %s memory: give two "
+                 "device images or two host images",
+                 src->memory == FX_MEMORY_DEVICE ? "device" : "host",
+                 dst->memory == FX_MEMORY_DEVICE ? "device" : "host");
+    fxi_device_guard guard;
+    FX_TRY(fxi_device_enter(ctx, &guard));
+    fx_status st =
+        src->memory == FX_MEMORY_DEVICE ? run_device(s, src, dst, t) : run_host(s, src, dst, t);
+    fxi_device_leave(&guard);
+    return st;
+}

@@ -1,0 +1,34 @@
+/* The filter plan's GPU side (src/cuda/filter_gpu.c with CUDA, stubs in
+ * src/core/gpu_none.c without): the planner hands it the resolved taps and strategy. */
+#ifndef FXKIT_FILTER_GPU_H
+#define FXKIT_FILTER_GPU_H
+
+#include "filter/filter_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fxi_filter_gpu_desc {
+    const fxi_taps *taps; /* copied: the GPU state keeps what it needs */
+    fx_image_desc desc;
+    fx_filter_strategy strategy; /* resolved (never auto) */
+    int border;
+    const double *border_value; /* desc.channels values */
+    int filter_channels;
+    int gpu_block;      /* 0, 8, 16, 32 */
+    int gpu_memory_mib; /* 0 = what is free */
+} fxi_filter_gpu_desc;
+
+/* Upload the taps, choose the launch geometry; FX_EINVAL / FX_EUNSUPPORTED with a
+ * detail when the strategy cannot run this kernel on this GPU. */
+fx_status fxi_filter_gpu_prepare(fx_context *ctx, const fxi_filter_gpu_desc *d, void **state);
+/* src and dst: device images (filtered where they are) or host images (streamed in
+ * bands), of the planned shape. */
+fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx_timings *timings);
+void fxi_filter_gpu_release(void *state);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,363 @@
+/* GPU filter against the CPU's bytes: every GPU strategy and block size, awkward
+ * sizes, every border, 1-4 channels, 8/16-bit and float, host images (streamed in
+ * bands) and device images; banding forced by a tiny --gpu-memory gives the bytes of one
+ * pass; device-image round trips; errors and out of memory reported, not crashed. */
+#include <math.h>
+
+#include "gpu_common.h"
+
+#ifdef FXKIT_HAVE_CUDA
+
+typedef struct shape {
+    int w, h;
+} shape;
+static const shape shapes[] = {{1, 1}, {1, 37}, {37, 1}, {61, 29}, {130, 70}, {7, 300}};
+#define SHAPE_COUNT 6
+static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
+
+static void fill(fx_image *img, uint64_t seed)
+{
+    size_t n = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = fx_image_row(img, y);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = fxt_rand(&seed);
+            switch (img->type) {
+            case FX_U8: row[i] = (uint8_t)(r >> 56); break;
+            case FX_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)(r >> 48); break;
+            default: ((float *)(void *)row)[i] = (float)((r >> 40) % 1000001) / 1e6f; break;
+            }
+        }
+    }
+}
+
+/* Same samples; with `tol`, integer samples within 1 and float within 1e-5. */
+static int images_close(const fx_image *a, const fx_image *b, int tol)
+{
+    if (!tol) return gpu_images_equal(a, b);
+    size_t n = (size_t)a->width * (size_t)a->channels;
+    for (int y = 0; y < a->height; y++) {
+        const uint8_t *ra = fx_image_row(a, y), *rb = fx_image_row(b, y);
+        for (size_t i = 0; i < n; i++) {
+            double va, vb;
+            switch (a->type) {
+            case FX_U8: va = ra[i], vb = rb[i]; break;
+            case FX_U16:
+                va = ((const uint16_t *)(const void *)ra)[i];
+                vb = ((const uint16_t *)(const void *)rb)[i];
+                break;
+            default:
+                va = ((const float *)(const void *)ra)[i];
+                vb = ((const float *)(const void *)rb)[i];
+                break;
+            }
+            double lim = a->type == FX_F32 ? 1e-5 * (fabs(va) > 1 ? fabs(va) : 1) : 1;
+            if (!(fabs(va - vb) <= lim)) return 0;
+        }
+    }
+    return 1;
+}
+
+typedef struct kspec {
+    const char *text;
+    double scale;
+    const char *anchor;
+} kspec;
+
+/* Non-separable, exact and float, with zeros, anchors, offsets, larger than images. */
+static const kspec generic_kernels[] = {
+    {"sharpen", 1, NULL},
+    {"0.11 -0.3 0.7 0; 0.2 0.5 0.01 -0.02", 1, "3,0"},
+    {"1000000 1; 1 1 / 1000003", 1, NULL}, /* int64 sums on 16-bit images */
+    {"emboss", 1, NULL},
+    {"box:45x3", 0.37, NULL}, /* float weights, wider than most images */
+    {"1 0 2 0 1; 0 0 0 0 0; 3 0 -1 0 2; 1 1 1 1 1; 0 0 0 0 9 / 21", 1, "1,4"},
+};
+static const kspec separable_kernels[] = {
+    {"gaussian:5", 1, NULL},  {"gaussian:9:2.0", 1, NULL}, {"0.1 0.3 0.2 0 0.25", 1, "4,0"},
+    {"gaussian:41", 1, NULL}, {"box:3x7", 1, NULL},
+};
+static const kspec box_kernels[] = {
+    {"box:5", 1, NULL},
+    {"box:3x7", 1, "0,6"},
+    {"box:45", 1, NULL},
+    {"box:4x5", 0.3, NULL}, /* float weights: double sums */
+};
+
+typedef struct config {
+    fx_filter_strategy gpu, cpu;
+    int block;
+    const kspec *kernels;
+    int nkernels;
+} config;
+
+static fx_status plan_for(fx_context *ctx, const kspec *k, fx_filter_strategy s, int block,
+                          int border, int alpha, const fx_image *img, int memory_mib,
+                          fx_filter_plan **plan)
+{
+    fx_kernel *kernel = NULL;
+    fx_status st = fx_kernel_parse(ctx, k->text, &kernel);
+    if (st != FX_OK) return st;
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    o.strategy = s;
+    o.border = border;
+    o.border_value = img->type == FX_F32 ? "0.25" : "7";
+    o.scale = k->scale;
+    o.anchor = k->anchor;
+    o.alpha = alpha;
+    o.gpu_block = block;
+    o.gpu_memory_mib = memory_mib;
+    fx_image_desc d = {img->width, img->height, img->channels, img->type};
+    st = fx_filter_plan_create(ctx, kernel, &o, &d, plan);
+    fx_kernel_free(kernel);
+    return st;
+}
+
+/* The CPU's answer; the GPU's from host images and from device images. */
+static int compare_one(fx_context *cpu, fx_context *gpu, const config *c, const kspec *k,
+                       const fx_image *in, int border, int alpha, int memory_mib, int tol,
+                       int *skipped)
+{
+    fx_filter_plan *cp = NULL, *gp = NULL;
+    if (plan_for(cpu, k, c->cpu, 0, border, alpha, in, 0, &cp) != FX_OK) {
+        fprintf(stderr, "  CPU plan %s: %s\n", k->text, fx_context_error(cpu));
+        return 0;
+    }
+    fx_status st = plan_for(gpu, k, c->gpu, c->block, border, alpha, in, memory_mib, &gp);
+    if (st == FX_EUNSUPPORTED) { /* e.g. taps beyond constant or shared memory */
+        fx_filter_free(cp);
+        (*skipped)++;
+        return 1;
+    }
+    int ok = FXT_CHECK_OK(st, gpu);
+    fx_image want = gpu_padded_image(in->width, in->height, in->channels, in->type, 0);
+    fx_image got = gpu_padded_image(in->width, in->height, in->channels, in->type, 5);
+    ok = ok && FXT_CHECK_OK(fx_filter_run(cp, in, &want, NULL), cpu);
+    fx_timings t = {0};
+    ok = ok && FXT_CHECK_OK(fx_filter_run(gp, in, &got, &t), gpu);
+    int host_ok = ok && images_close(&want, &got, tol);
+    /* device images: no transfer inside the run */
+    fx_image din = {0}, dout = {0};
+    int dev_ok =
+        ok &&
+        FXT_CHECK_OK(
+            fx_image_alloc_device(gpu, &din, in->width, in->height, in->channels, in->type), gpu) &&
+        FXT_CHECK_OK(
+            fx_image_alloc_device(gpu, &dout, in->width, in->height, in->channels, in->type),
+            gpu) &&
+        FXT_CHECK_OK(fx_image_upload(gpu, in, &din), gpu);
+    st = dev_ok ? fx_filter_run(gp, &din, &dout, NULL) : FX_OK;
+    if (dev_ok && st == FX_EUNSUPPORTED) { /* gpu-texture beyond one texture: documented */
+        dev_ok = 1;
+    } else if (dev_ok) {
+        memset(got.data, 0, got.stride * (size_t)got.height);
+        dev_ok = FXT_CHECK_OK(st, gpu) && FXT_CHECK_OK(fx_image_download(gpu, &dout, &got), gpu) &&
+                 images_close(&want, &got, tol);
+    }
+    if (ok && (!host_ok || !dev_ok))
+        fprintf(stderr, "  %s block %d kernel '%s' %dx%dx%d %s border %d alpha %d: %s differs\n",
+                fx_filter_strategy_name(c->gpu), c->block, k->text, in->width, in->height,
+                in->channels, fx_sample_type_name(in->type), border, alpha,
+                !host_ok ? "host run" : "device run");
+    fx_image_free(&din);
+    fx_image_free(&dout);
+    free(want.data);
+    free(got.data);
+    fx_filter_free(cp);
+    fx_filter_free(gp);
+    return ok && host_ok && dev_ok;
+}
+
+static int run_configs(const config *configs, int count)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    int cases = 0, bad = 0, skipped = 0;
+    for (int ci = 0; ci < count; ci++) {
+        const config *c = &configs[ci];
+        for (int k = 0; k < c->nkernels; k++)
+            for (int t = 0; t < 3; t++)
+                for (int ch = 1; ch <= 4; ch++) {
+                    const int v = ci + k * 3 + t * 5 + ch;
+                    const shape s = shapes[v % SHAPE_COUNT];
+                    const int border = (v + ch) % 5, alpha = (v / 5) % 2;
+                    fx_image in = gpu_padded_image(s.w, s.h, ch, types[t], (size_t)(v % 3) * 4);
+                    fill(&in, (uint64_t)v * 7919 + (uint64_t)k);
+                    /* box on float weights sums in double in another order than the CPU */
+                    int tol = c->gpu == FX_STRATEGY_BOX && c->kernels[k].scale != 1;
+                    cases++;
+                    if (!compare_one(cpu, gpu, c, &c->kernels[k], &in, border, alpha, 0, tol,
+                                     &skipped))
+                        bad++;
+                    free(in.data);
+                }
+    }
+    fprintf(stderr, "  %d cases, %d differ, %d not applicable (EUNSUPPORTED)\n", cases, bad,
+            skipped);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+    return bad == 0;
+}
+
+#define GENERIC generic_kernels, (int)(sizeof generic_kernels / sizeof *generic_kernels)
+
+FXT_TEST(published_variants_match_cpu)
+{
+    config configs[12];
+    int n = 0;
+    static const fx_filter_strategy variants[] = {FX_STRATEGY_GPU_GLOBAL, FX_STRATEGY_GPU_CONSTANT,
+                                                  FX_STRATEGY_GPU_SHARED, FX_STRATEGY_GPU_TEXTURE};
+    static const int blocks[] = {8, 16, 32};
+    for (int v = 0; v < 4; v++)
+        for (int b = 0; b < 3; b++)
+            configs[n++] = (config){variants[v], FX_STRATEGY_DIRECT, blocks[b], GENERIC};
+    FXT_CHECK(run_configs(configs, n));
+}
+
+FXT_TEST(direct_separable_box_match_cpu)
+{
+    const config configs[] = {
+        {FX_STRATEGY_DIRECT, FX_STRATEGY_DIRECT, 0, GENERIC},
+        {FX_STRATEGY_SEPARABLE, FX_STRATEGY_SEPARABLE, 0, separable_kernels,
+         (int)(sizeof separable_kernels / sizeof *separable_kernels)},
+        {FX_STRATEGY_BOX, FX_STRATEGY_BOX, 0, box_kernels,
+         (int)(sizeof box_kernels / sizeof *box_kernels)},
+        {FX_STRATEGY_AUTO, FX_STRATEGY_AUTO, 0, separable_kernels,
+         (int)(sizeof separable_kernels / sizeof *separable_kernels)},
+    };
+    FXT_CHECK(run_configs(configs, 4));
+}
+
+/* A 1 MiB cap on wide images: many bands (down to a few rows) on 1 to 3 streams. */
+FXT_TEST(banding_gives_the_bytes_of_one_pass)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const shape big[] = {{600, 500}, {20000, 40}, {3001, 257}};
+    const config configs[] = {
+        {FX_STRATEGY_DIRECT, FX_STRATEGY_DIRECT, 0, GENERIC},
+        {FX_STRATEGY_SEPARABLE, FX_STRATEGY_SEPARABLE, 0, separable_kernels, 2},
+        {FX_STRATEGY_BOX, FX_STRATEGY_BOX, 0, box_kernels, 3},
+        {FX_STRATEGY_GPU_TEXTURE, FX_STRATEGY_DIRECT, 16, GENERIC},
+        {FX_STRATEGY_GPU_SHARED, FX_STRATEGY_DIRECT, 32, GENERIC},
+    };
+    int skipped = 0, bad = 0;
+    for (int ci = 0; ci < 5; ci++)
+        for (int i = 0; i < 3; i++) {
+            const int ch = 1 + (ci + i) % 4, k = (ci + i) % configs[ci].nkernels;
+            fx_image in = gpu_padded_image(big[i].w, big[i].h, ch, types[(ci + i) % 3], 3);
+            fill(&in, (uint64_t)(ci * 10 + i));
+            if (!compare_one(cpu, gpu, &configs[ci], &configs[ci].kernels[k], &in, (ci + i) % 5, 0,
+                             1, 0, &skipped))
+                bad++;
+            free(in.data);
+        }
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+FXT_TEST(device_images_round_trip)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    fx_image in = gpu_padded_image(301, 199, 3, FX_U8, 7),
+             back = gpu_padded_image(301, 199, 3, FX_U8, 0);
+    fill(&in, 5);
+    fx_image dev = {0}, out = {0}, want = {0};
+    FXT_CHECK_OK(fx_image_alloc_device(gpu, &dev, 301, 199, 3, FX_U8), gpu);
+    FXT_CHECK_OK(fx_image_upload(gpu, &in, &dev), gpu);
+    FXT_CHECK_OK(fx_image_download(gpu, &dev, &back), gpu);
+    FXT_CHECK(gpu_images_equal(&in, &back));
+    /* one call: a device image in gives a device image out */
+    fx_kernel *k;
+    FXT_CHECK_OK(fx_kernel_parse(gpu, "gaussian:7", &k), gpu);
+    FXT_CHECK_OK(fx_filter(gpu, k, NULL, &dev, &out), gpu);
+    FXT_CHECK_EQ(out.memory, FX_MEMORY_DEVICE);
+    FXT_CHECK_OK(fx_filter(cpu, k, NULL, &in, &want), cpu);
+    FXT_CHECK_OK(fx_image_download(gpu, &out, &back), gpu);
+    FXT_CHECK(gpu_images_equal(&want, &back));
+    /* mixed host and device images are refused */
+    fx_filter_plan *p;
+    fx_image_desc d = {301, 199, 3, FX_U8};
+    FXT_CHECK_OK(fx_filter_plan_create(gpu, k, NULL, &d, &p), gpu);
+    FXT_CHECK_STATUS(fx_filter_run(p, &dev, &back, NULL), FX_EINVAL, gpu);
+    FXT_CHECK_CONTAINS(fx_context_error(gpu), "device");
+    fx_timings t = {0};
+    FXT_CHECK_OK(fx_filter_run(p, &in, &back, &t), gpu);
+    FXT_CHECK(t.upload_ms > 0 && t.compute_ms > 0 && t.download_ms > 0);
+    fx_filter_free(p);
+    fx_kernel_free(k);
+    fx_image_free(&dev);
+    fx_image_free(&out);
+    fx_image_free(&want);
+    free(in.data);
+    free(back.data);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+FXT_TEST(errors_and_out_of_memory_are_reported)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2);
+    fx_kernel *k;
+    FXT_CHECK_OK(fx_kernel_parse(gpu, "box:11", &k), gpu);
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    fx_filter_plan *p = NULL;
+    /* one row of a band does not fit in 1 MiB: a clear error at run time */
+    fx_image_desc wide = {200000, 4, 4, FX_F32};
+    o.gpu_memory_mib = 1;
+    FXT_CHECK_OK(fx_filter_plan_create(gpu, k, &o, &wide, &p), gpu);
+    fx_image in = gpu_padded_image(200000, 4, 4, FX_F32, 0),
+             out = gpu_padded_image(200000, 4, 4, FX_F32, 0);
+    FXT_CHECK_STATUS(fx_filter_run(p, &in, &out, NULL), FX_ENOMEM, gpu);
+    FXT_CHECK_CONTAINS(fx_context_error(gpu), "GPU memory");
+    fx_filter_free(p);
+    free(in.data);
+    free(out.data);
+    /* bad block size, wrong strategy for the kernel */
+    o.gpu_memory_mib = 0;
+    o.gpu_block = 12;
+    fx_image_desc d = {64, 64, 1, FX_U8};
+    FXT_CHECK(fx_filter_plan_create(gpu, k, &o, &d, &p) != FX_OK);
+    o.gpu_block = 0;
+    fx_kernel *sharp;
+    FXT_CHECK_OK(fx_kernel_parse(gpu, "sharpen", &sharp), gpu);
+    o.strategy = FX_STRATEGY_BOX;
+    FXT_CHECK_STATUS(fx_filter_plan_create(gpu, sharp, &o, &d, &p), FX_EINVAL, gpu);
+    fx_kernel_free(sharp);
+    /* real device out of memory: device images until the GPU is full */
+    fx_image imgs[8];
+    memset(imgs, 0, sizeof imgs);
+    fx_status st = FX_OK;
+    int made = 0;
+    for (; made < 8; made++) {
+        st = fx_image_alloc_device(gpu, &imgs[made], 46000, 46000, 4, FX_F32); /* 33.9 GB */
+        if (st != FX_OK) break;
+    }
+    if (made < 8) {
+        FXT_CHECK_EQ(st, FX_ENOMEM);
+        FXT_CHECK_CONTAINS(fx_context_error(gpu), "out of memory");
+    }
+    for (int i = 0; i < 8; i++)
+        fx_image_free(&imgs[i]);
+    /* and the context still works */
+    fx_image small = gpu_padded_image(64, 64, 1, FX_U8, 0), res = {0};
+    fill(&small, 1);
+    FXT_CHECK_OK(fx_filter(gpu, k, NULL, &small, &res), gpu);
+    fx_image_free(&res);
+    free(small.data);
+    fx_kernel_free(k);
+    fx_context_destroy(gpu);
+}
+
+GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
+              FXT_CASE(banding_gives_the_bytes_of_one_pass), FXT_CASE(device_images_round_trip),
+              FXT_CASE(errors_and_out_of_memory_are_reported))
+
+#else
+int main(void)
+{
+    gpu_require();
+    return 0;
+}
+#endif
