@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check, for a machine with an NVIDIA GPU: the GPU tests (with
-# FXKIT_REQUIRE_GPU=1, so a missing GPU fails instead of skipping), `fxkit info`,
-# then a short benchmark; a summary table comes last.
+# FXKIT_REQUIRE_GPU=1, so a missing GPU fails instead of skipping), compute-sanitizer
+# over them when it exists, `fxkit info`, then a short benchmark and the filter
+# benchmark; a summary table comes last.
 #
 # usage: tests/gpu/check.sh [BUILD_DIR]      (default: $FXKIT_BUILD, else build)
 #
@@ -55,6 +56,36 @@ for test in "$build"/tests/gpu_test_*; do
     failed=$((failed + f))
 done
 
+# ---- compute-sanitizer (memcheck, racecheck, initcheck, synccheck) ----
+# Over every GPU test program when the tool exists (the filter test: its banding case,
+# which runs every fast strategy on several streams; its full matrix is thousands of
+# plans). A tool's run fails when it reports any error.
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+san_summary="not run (no compute-sanitizer)"
+if [ -x "$sanitizer" ]; then
+    san_failed=""
+    san_runs=0
+    for tool in memcheck racecheck initcheck synccheck; do
+        for test in "$build"/tests/gpu_test_*; do
+            name=$(basename "$test")
+            case "$name" in *bench*) continue ;; esac
+            args=()
+            if [ "$name" = gpu_test_gpu_filter ]; then
+                args=(banding_gives_the_bytes_of_one_pass)
+            fi
+            san_runs=$((san_runs + 1))
+            echo "== compute-sanitizer --tool $tool $name ${args[*]}"
+            "$sanitizer" --tool "$tool" --error-exitcode 99 "$test" "${args[@]}" \
+                >"$logs/san_${tool}_$name.log" 2>&1
+            rc=$?
+            tail -n 3 "$logs/san_${tool}_$name.log"
+            [ "$rc" -eq 0 ] || san_failed="$san_failed $tool:$name(rc=$rc)"
+        done
+    done
+    san_summary="$san_runs runs, ${san_failed:-no errors}"
+    [ -z "$san_failed" ] || failed=$((failed + 1))
+fi
+
 # ---- fxkit info ----
 echo "== fxkit info"
 if [ -x "$build/fxkit" ]; then
@@ -74,6 +105,23 @@ else
     bench_ok=0
     : >"$logs/bench.log"
 fi
+# ---- filter benchmark (issue 11 workloads) ----
+echo "== filter benchmark"
+filter_bench_ok=1
+if [ -x "$build/tests/gpu_test_gpu_filter_bench" ]; then
+    "$build/tests/gpu_test_gpu_filter_bench" --bench 2>&1 | tee "$logs/filter_bench.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || filter_bench_ok=0
+else
+    echo "check: $build/tests/gpu_test_gpu_filter_bench is missing"
+    filter_bench_ok=0
+    : >"$logs/filter_bench.log"
+fi
+fresult() { # value of "RESULT key ..." from the filter benchmark, or "-"
+    local v
+    v=$(grep -E "^RESULT $1 " "$logs/filter_bench.log" | tail -n1 | cut -d' ' -f3-)
+    echo "${v:--}"
+}
+
 result() { # value of "RESULT key ..." from the benchmark, or "-"
     local v
     v=$(grep -E "^RESULT $1 " "$logs/bench.log" | tail -n1 | cut -d' ' -f3-)
@@ -97,4 +145,13 @@ printf '%-34s GPU %s ms vs CPU %s ms (%s), identical: %s\n' "convert u8->f32 100
     "$speedup" "$(result convert_identical)"
 printf '%-34s %s\n' "  GPU stages (ms)" "$(result convert_gpu_stages_ms)"
 
-[ "$failed" -eq 0 ] && [ "$bench_ok" -eq 1 ] && [ "$programs" -gt 0 ]
+printf '%-34s %s\n' "compute-sanitizer" "$san_summary"
+printf '%-34s %s\n' "filter dev 10000x6000x3 box:3" "$(fresult filter_dev_box3_ms) ms (target 0.2)"
+printf '%-34s %s\n' "filter dev gaussian:3" "$(fresult filter_dev_gauss3_ms) ms (target 0.2)"
+printf '%-34s %s\n' "filter dev box:121" "$(fresult filter_dev_box121_ms) ms (target 2)"
+printf '%-34s %s\n' "filter dev gaussian:121" "$(fresult filter_dev_gauss121_ms) ms (target 2)"
+printf '%-34s %s\n' "filter dev float 31x31" "$(fresult filter_dev_float31_ms) ms (target 10)"
+printf '%-34s %s\n' "filter host->host box:3" "$(fresult filter_host_box3_ms)"
+printf '%-34s %s\n' "filter host 10000x100000 box:11" "$(fresult filter_host_10000x100000_box11_ms)"
+
+[ "$failed" -eq 0 ] && [ "$bench_ok" -eq 1 ] && [ "$filter_bench_ok" -eq 1 ] && [ "$programs" -gt 0 ]
