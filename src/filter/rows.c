@@ -91,10 +91,34 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
 /* Finishing a whole row when every channel is filtered: one loop per (accumulator,
  * output type), the rounding rule chosen outside it, so each vectorises. The
  * arithmetic is fxi_finish_exact / fxi_finish_float's, written out for the loop. */
-/* Clamp to [0, max] as two independent selections (min and max instructions). */
-#define SATURATE(v, max) CLAMP_HIGH(CLAMP_LOW(v), max)
-#define CLAMP_LOW(v) ((v) > 0 ? (v) : 0)
-#define CLAMP_HIGH(v, max) ((v) < (max) ? (v) : (max))
+/* Clamp to [0, max]: two selections the compiler turns into max and min. */
+
+static inline int32_t clamp_i32(int32_t v, int32_t max)
+{
+    v = v > 0 ? v : 0;
+    return v < max ? v : max;
+}
+static inline int64_t clamp_i64(int64_t v, int64_t max)
+{
+    v = v > 0 ? v : 0;
+    return v < max ? v : max;
+}
+static inline double clamp_f64(double v, double max)
+{
+    v = v > 0 ? v : 0;
+    return v < max ? v : max;
+}
+static inline float clamp_f32(float v, float max)
+{
+    v = v > 0 ? v : 0;
+    return v < max ? v : max;
+}
+#define CLAMP(v, max)                                                                              \
+    _Generic((v), int32_t                                                                          \
+             : clamp_i32, int64_t                                                                  \
+             : clamp_i64, double                                                                   \
+             : clamp_f64, float                                                                    \
+             : clamp_f32)(v, max)
 #define DEFINE_FINISH(suffix, attr)                                                                \
     DEFINE_FINISH_EXACT(int32_t, int32_t, uint8_t, i32_u8_##suffix, attr)                          \
     DEFINE_FINISH_EXACT(int32_t, int32_t, uint16_t, i32_u16_##suffix, attr)                        \
@@ -106,14 +130,14 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
     {                                                                                              \
         for (int64_t x = 0; x < n; x++) {                                                          \
             float r = nearbyintf(a[x]);                                                            \
-            d[x] = (uint8_t)SATURATE(r, max);                                                      \
+            d[x] = (uint8_t)CLAMP(r, max);                                                         \
         }                                                                                          \
     }                                                                                              \
     attr static void finish_f32_u16_##suffix(const float *a, uint16_t *d, int64_t n, float max)    \
     {                                                                                              \
         for (int64_t x = 0; x < n; x++) {                                                          \
             float r = nearbyintf(a[x]);                                                            \
-            d[x] = (uint16_t)SATURATE(r, max);                                                     \
+            d[x] = (uint16_t)CLAMP(r, max);                                                        \
         }                                                                                          \
     }
 #define DEFINE_FINISH_EXACT(SIN, S, D, name, attr)                                                 \
@@ -124,7 +148,7 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
             const double bias = f->bias, den = f->den;                                             \
             for (int64_t x = 0; x < n; x++) {                                                      \
                 double q = nearbyint(((double)((S)in[x]) + bias) / den);                           \
-                d[x] = (D)SATURATE(q, max);                                                        \
+                d[x] = (D)CLAMP(q, max);                                                           \
             }                                                                                      \
         } else if (f->pow2_shift >= 0) {                                                           \
             /* nearest, ties to even, by shifts: s = q * 2^k + r with 0 <= r < 2^k */              \
@@ -135,7 +159,7 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
             for (int64_t x = 0; x < n; x++) {                                                      \
                 S v = (S)in[x];                                                                    \
                 S q = ((v + half + ((v >> k) & odd)) >> k) + off;                                  \
-                d[x] = (D)SATURATE(q, top);                                                        \
+                d[x] = (D)CLAMP(q, top);                                                           \
             }                                                                                      \
         } else if (f->mode == FXI_ROUND_MULSHIFT && f->mul == 1) {                                 \
             /* fixed point rounded half up (Gaussian): integers only, exact */                     \
@@ -143,7 +167,7 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
             const int shift = -ilogb(f->unit);                                                     \
             for (int64_t x = 0; x < n; x++) {                                                      \
                 S q = (((S)in[x]) + add) >> shift;                                                 \
-                d[x] = (D)SATURATE(q, (S)max);                                                     \
+                d[x] = (D)CLAMP(q, (S)max);                                                        \
             }                                                                                      \
         } else if (f->mode == FXI_ROUND_MULSHIFT && f->u32_mulshift) {                             \
             /* fixed point with 32-bit factors: a 64-bit product, then the shift */                \
@@ -157,13 +181,13 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
             const double add = f->add, mul = f->mul * f->unit;                                     \
             for (int64_t x = 0; x < n; x++) {                                                      \
                 double q = floor(((double)((S)in[x]) + add) * mul);                                \
-                d[x] = (D)SATURATE(q, max);                                                        \
+                d[x] = (D)CLAMP(q, max);                                                           \
             }                                                                                      \
         } else {                                                                                   \
             const float mul = (float)f->mul;                                                       \
             for (int64_t x = 0; x < n; x++) {                                                      \
                 float q = nearbyintf((float)((S)in[x]) * mul);                                     \
-                d[x] = (D)SATURATE(q, (float)max);                                                 \
+                d[x] = (D)CLAMP(q, (float)max);                                                    \
             }                                                                                      \
         }                                                                                          \
     }
