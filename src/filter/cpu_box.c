@@ -86,7 +86,7 @@ FXI_SIMD_VARIANTS(DEFINE_BOX_F32X)
  * them exactly, converted to float as they are stored. */
 #define HSCAN(T, T_SUM, name)                                                                      \
     static inline __attribute__((always_inline)) void name##_c(float *h, const T *p, int64_t kw,   \
-                                                               int64_t n, const int64_t C)        \
+                                                               int64_t n, const int64_t C)         \
     {                                                                                              \
         T_SUM s[FX_MAX_IMAGE_CHANNELS] = {0};                                                      \
         for (int64_t c = 0; c < C; c++)                                                            \
@@ -102,7 +102,7 @@ FXI_SIMD_VARIANTS(DEFINE_BOX_F32X)
         }                                                                                          \
     }                                                                                              \
     /* C as a constant, so the C running sums live in registers */                                 \
-    static void name(float *h, const T *p, int64_t kw, int64_t n, int64_t C)                      \
+    static void name(float *h, const T *p, int64_t kw, int64_t n, int64_t C)                       \
     {                                                                                              \
         switch (C) {                                                                               \
         case 1: name##_c(h, p, kw, n, 1); break;                                                   \
@@ -254,7 +254,8 @@ fx_status fxi_box_geometry(fx_context *ctx, const fxi_taps *t, int width, int he
     int min_band = BOX_BAND_PER_TAP * t->kh;
     if (min_band < BOX_MIN_BAND) min_band = BOX_MIN_BAND;
     /* +1 row for the column sums and the output: (kh + 2) rows cover ring, pad, v, out. */
-    return fxi_geometry(ctx, t, width, height, channels, min_band, box_elem(t), 0, s);
+    return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX, box_elem(t), 0,
+                        s);
 }
 
 fx_status fxi_filter_box(const fxi_filter_job *job, void *state)

@@ -38,15 +38,17 @@ fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi
 }
 
 fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
-                       int min_band, size_t elem, size_t extra_bytes, fxi_cpu_state *s)
+                       int min_band, int tile_max, size_t elem, size_t extra_bytes,
+                       fxi_cpu_state *s)
 {
     int workers = fx_context_threads(ctx);
     s->workers = workers;
-    /* Tiles: wide enough to amortise the kernel's overhang, narrow enough that the ring
-     * of rows stays near the cache. */
+    /* Tiles: wide enough to amortise the kernel's overhang (at least FXI_TILE_PER_TAP
+     * columns per tap), narrow enough that the rows a block keeps stay near the cache. */
     int64_t per_column = (int64_t)t->kh * channels * (int64_t)elem;
     int64_t tile = FXI_RING_BUDGET / (per_column ? per_column : 1) - (t->kw - 1);
-    if (tile > FXI_TILE_MAX) tile = FXI_TILE_MAX;
+    if (tile > tile_max) tile = tile_max;
+    if (tile < (int64_t)FXI_TILE_PER_TAP * t->kw) tile = (int64_t)FXI_TILE_PER_TAP * t->kw;
     if (tile < FXI_TILE_MIN) tile = FXI_TILE_MIN;
     if (tile > width) tile = width;
     s->tile_w = (int)tile;

@@ -7,6 +7,9 @@
 /* Ring budget per worker (bytes): the rows a block keeps should stay near L2. */
 #define FXI_RING_BUDGET (2u << 20)
 #define FXI_TILE_MAX 256
+/* Box blocks touch two of their kh rows per output row, so they can be wider. */
+#define FXI_BOX_TILE_MAX 2048
+#define FXI_TILE_PER_TAP 4
 #define FXI_TILE_MIN 16
 #define FXI_SCRATCH_ALIGN 64
 
@@ -32,6 +35,7 @@ fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi
  * row plus an output row, in elements of `elem` bytes, and extra_bytes more; bands of at least
  * min_band rows. */
 fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
-                       int min_band, size_t elem, size_t extra_bytes, fxi_cpu_state *s);
+                       int min_band, int tile_max, size_t elem, size_t extra_bytes,
+                       fxi_cpu_state *s);
 
 #endif

@@ -76,7 +76,7 @@ static void direct_block(const fxi_filter_job *job, const fxi_cpu_state *s, cons
      * exact sums read the samples as they are (no widened copy). */
     const fxi_acc acc_type = t->float_exact ? FXI_ACC_F32X : t->acc;
     const fxi_acc row_type = t->float_exact ? FXI_ACC_F32 : t->acc;
-    const bool raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32;
+    const bool raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32 && !t->float_exact;
     const size_t es = raw ? 1 : fxi_acc_size(row_type);
     const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
     uint8_t *ring = scratch;
@@ -110,8 +110,8 @@ fx_status fxi_direct_geometry(fx_context *ctx, const fxi_taps *t, int width, int
 {
     /* Room for a pointer and a weight per non-zero tap. */
     size_t extra = (size_t)t->nonzero * (sizeof(void *) + sizeof(int64_t));
-    return fxi_geometry(ctx, t, width, height, channels, DIRECT_MIN_BAND, fxi_acc_size(t->acc),
-                        extra, s);
+    return fxi_geometry(ctx, t, width, height, channels, DIRECT_MIN_BAND, FXI_TILE_MAX,
+                        fxi_acc_size(t->acc), extra, s);
 }
 
 fx_status fxi_filter_direct(const fxi_filter_job *job, void *state)

@@ -97,7 +97,7 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
      * exact sums read the samples as they are (no widened copy). */
     const fxi_acc acc_type = t->float_exact ? FXI_ACC_F32X : t->acc;
     const fxi_acc row_type = t->float_exact ? FXI_ACC_F32 : t->acc;
-    const bool raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32;
+    const bool raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32 && !t->float_exact;
     const size_t es = fxi_acc_size(row_type);
     const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
     uint8_t *ring = scratch; /* kh row results of n elements */
@@ -131,7 +131,8 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
 {
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
-    return fxi_geometry(ctx, t, width, height, channels, min_band, fxi_acc_size(t->acc), 0, s);
+    return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_TILE_MAX,
+                        fxi_acc_size(t->acc), 0, s);
 }
 
 fx_status fxi_filter_separable(const fxi_filter_job *job, void *state)
