@@ -31,25 +31,40 @@ static void put(fxi_acc acc, void *out, int64_t i, double v)
     }
 }
 
+/* The straight runs of the common conversions, vectorised for each instruction set. */
+#define DEFINE_WIDEN(suffix, attr)                                                                 \
+    attr static void widen_u8_i32_##suffix(const uint8_t *s, int32_t *d, int64_t n)                \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            d[i] = s[i];                                                                           \
+    }                                                                                              \
+    attr static void widen_u8_f32_##suffix(const uint8_t *s, float *d, int64_t n)                  \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            d[i] = s[i];                                                                           \
+    }                                                                                              \
+    attr static void widen_u16_f32_##suffix(const uint16_t *s, float *d, int64_t n)                \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            d[i] = s[i];                                                                           \
+    }
+FXI_SIMD_VARIANTS(DEFINE_WIDEN)
+
 /* Convert `count` samples of a source row starting at sample s0 to the working type
- * at out[o0...]: the straight run inside the image, written for the common types so
- * the compiler vectorises it. */
+ * at out[o0...]: the straight run inside the image. */
 static void convert_run(const fx_image *img, fxi_acc acc, const uint8_t *row, int64_t s0,
                         int64_t count, void *out, int64_t o0)
 {
+    const uint16_t *row16 = (const uint16_t *)(const void *)row;
     if (acc == FXI_ACC_RAW) {
         size_t size = fx_sample_size(img->type);
         memcpy((uint8_t *)out + o0 * (int64_t)size, row + s0 * (int64_t)size, (size_t)count * size);
     } else if (img->type == FX_U8 && acc == FXI_ACC_I32) {
-        const uint8_t *s = row + s0;
-        int32_t *d = (int32_t *)out + o0;
-        for (int64_t i = 0; i < count; i++)
-            d[i] = s[i];
+        FXI_PICK(widen_u8_i32)(row + s0, (int32_t *)out + o0, count);
     } else if (img->type == FX_U8 && acc == FXI_ACC_F32) {
-        const uint8_t *s = row + s0;
-        float *d = (float *)out + o0;
-        for (int64_t i = 0; i < count; i++)
-            d[i] = s[i];
+        FXI_PICK(widen_u8_f32)(row + s0, (float *)out + o0, count);
+    } else if (img->type == FX_U16 && acc == FXI_ACC_F32) {
+        FXI_PICK(widen_u16_f32)(row16 + s0, (float *)out + o0, count);
     } else if (img->type == FX_F32 && acc == FXI_ACC_F32) {
         memcpy((float *)out + o0, (const float *)(const void *)row + s0,
                (size_t)count * sizeof(float));
