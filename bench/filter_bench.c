@@ -2,7 +2,7 @@
  * plan reused over a batch against one plan per image.
  *
  *   filter_bench compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY]]]
- *   filter_bench reuse [COUNT [SIDE]]
+ *   filter_bench reuse [COUNT [SIDE [KERNEL]]]
  *
  * Build: cc -O2 bench/filter_bench.c -Iinclude -Lbuild/src -lfxkit -o filter_bench
  * (bench/filter_vs_opencv.py does it). Prints "RESULT name value" lines.
@@ -107,13 +107,15 @@ static int compute(int argc, char **argv)
     return 0;
 }
 
-/* COUNT images of SIDE x SIDE RGB with gaussian:5: one plan for all, then a plan each. */
+/* COUNT images of SIDE x SIDE RGB with KERNEL (gaussian:5): one plan for all, then a plan
+ * each (fx_filter, which also allocates each output). */
 static int reuse(int argc, char **argv)
 {
     int count = argc > 2 ? atoi(argv[2]) : 1000, side = argc > 3 ? atoi(argv[3]) : 256;
+    const char *text = argc > 4 ? argv[4] : "gaussian:5";
     fx_context *ctx = context(0);
     fx_kernel *k;
-    if (fx_kernel_parse(ctx, "gaussian:5", &k) != FX_OK) return fail(ctx, "kernel");
+    if (fx_kernel_parse(ctx, text, &k) != FX_OK) return fail(ctx, "kernel");
     fx_image src, dst;
     fx_image_alloc(ctx, &src, side, side, 3, FX_U8);
     fx_image_alloc(ctx, &dst, side, side, 3, FX_U8);
@@ -133,8 +135,9 @@ static int reuse(int argc, char **argv)
         fx_image_free(&out);
     }
     double each = fx_elapsed_ms(t0, fx_time_ns());
-    printf("RESULT reuse_ms %.1f\nRESULT plan_each_ms %.1f\nRESULT reuse_speedup %.2f\n", reused,
-           each, each / reused);
+    printf("RESULT kernel %s\nRESULT reuse_ms %.1f\nRESULT plan_each_ms %.1f\n"
+           "RESULT reuse_speedup %.2f\n",
+           text, reused, each, each / reused);
     fx_image_free(&src);
     fx_image_free(&dst);
     fx_kernel_free(k);
