@@ -1,0 +1,180 @@
+/* GPU benchmarks of the equalize and normalize jobs (the filter has its own), against
+ * the same calls on a CPU context with every core, in one run. Prints RESULT lines.
+ *
+ *   gpu_jobs_bench [WIDTH HEIGHT] [REPEAT]
+ *
+ * Equalize: a WIDTHxHEIGHT RGB 8-bit image (10000x6000 by default), resident on the
+ * device (the compute of fx_equalize_run on device images) and from host memory (host
+ * images on a GPU context: upload, compute, download), each --space, CLAHE on the
+ * gray image, and a --gpu-block sweep. Normalize: the published GPU variant's preset on
+ * a 20 s mono 44.1 kHz signal and a 6 min stereo one, one call, GPU against CPU.
+ * Build: cc -O2 bench/gpu_jobs_bench.c -Iinclude -Lbuild/src -lfxkit (with CUDA).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxkit/fxkit.h"
+
+#define EQ_BLOCKS 6
+static const int eq_blocks[EQ_BLOCKS] = {64, 128, 256, 512, 1024, 0};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static fx_context *context(fx_device_kind kind)
+{
+    fx_context_options o;
+    fx_context_options_init(&o);
+    o.device = kind;
+    fx_context *ctx = NULL;
+    if (fx_context_create(&o, &ctx) != FX_OK) return NULL;
+    return ctx;
+}
+
+/* A smooth gradient with texture, so histograms are not trivial. */
+static void fill_image(fx_image *img)
+{
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = fx_image_row(img, y);
+        for (int x = 0; x < img->width; x++)
+            for (int c = 0; c < img->channels; c++)
+                row[(size_t)x * img->channels + c] =
+                    (uint8_t)((x * 7 + y * 3 + c * 50 + ((x * y) >> 9)) % 181 + 30);
+    }
+}
+
+/* Median ms of REPEAT runs of fx_equalize_run(plan, in, out): wall time, or with `stage`
+ * the compute stage the library measures (it waits for the GPU's stream), which is what
+ * a run on device images costs (the call itself returns once the work is queued). */
+static double time_equalize(fx_equalizer *plan, const fx_image *in, fx_image *out, int repeat,
+                            fx_timings *last, int stage)
+{
+    double ms[64];
+    if (repeat > 64) repeat = 64;
+    fx_equalize_run(plan, in, out, NULL); /* warm-up */
+    for (int r = 0; r < repeat; r++) {
+        fx_timings t = {0};
+        uint64_t t0 = fx_time_ns();
+        if (fx_equalize_run(plan, in, out, &t) != FX_OK) return -1;
+        ms[r] = stage ? t.compute_ms : fx_elapsed_ms(t0, fx_time_ns());
+        if (last) *last = t;
+    }
+    qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
+    return ms[repeat / 2];
+}
+
+static const char *const space_names[] = {"gray", "hsv", "luma", "rgb", "hsv-float"};
+
+static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host, const char *name,
+                          fx_equalize_options *o, int repeat)
+{
+    fx_image dev_in, dev_out, host_out, cpu_out;
+    int out_ch = fx_equalize_output_channels(o, host->channels);
+    fx_equalizer *pg = NULL, *pc = NULL;
+    if (fx_image_alloc_device(gpu, &dev_in, host->width, host->height, host->channels, FX_U8) ||
+        fx_image_alloc_device(gpu, &dev_out, host->width, host->height, out_ch, FX_U8) ||
+        fx_image_upload(gpu, host, &dev_in) || fx_equalize_plan(gpu, o, host, &pg) ||
+        fx_equalize_plan(cpu, o, host, &pc)) {
+        printf("RESULT eq_%s_error %s\n", name, fx_context_error(gpu));
+        return;
+    }
+    fx_image_alloc(gpu, &host_out, host->width, host->height, out_ch, FX_U8);
+    fx_image_alloc(cpu, &cpu_out, host->width, host->height, out_ch, FX_U8);
+    fx_timings t = {0};
+    double device_ms = time_equalize(pg, &dev_in, &dev_out, repeat, NULL, 1);
+    double host_ms = time_equalize(pg, host, &host_out, repeat, &t, 0);
+    double cpu_ms = time_equalize(pc, host, &cpu_out, repeat > 5 ? 5 : repeat, NULL, 0);
+    int same = memcmp(host_out.data, cpu_out.data, host_out.stride * (size_t)host_out.height) == 0;
+    printf("RESULT eq_%s_device_ms %.3f\nRESULT eq_%s_host_ms %.3f (upload %.2f compute %.3f "
+           "download %.2f)\nRESULT eq_%s_cpu_ms %.2f\nRESULT eq_%s_identical %s\n",
+           name, device_ms, name, host_ms, t.upload_ms, t.compute_ms, t.download_ms, name, cpu_ms,
+           name, same ? "yes" : "NO");
+    fx_image_free(&dev_in);
+    fx_image_free(&dev_out);
+    fx_image_free(&host_out);
+    fx_image_free(&cpu_out);
+    fx_equalize_free(pg);
+    fx_equalize_free(pc);
+}
+
+static void normalize_case(fx_context *gpu, fx_context *cpu, const char *name, double seconds,
+                           int channels)
+{
+    fx_audio in;
+    size_t frames = (size_t)(seconds * 44100);
+    if (fx_audio_alloc(cpu, &in, frames, channels, 44100) != FX_OK) return;
+    for (size_t i = 0; i < frames; i++)
+        for (int c = 0; c < channels; c++) /* speech-like: a tone under a slow envelope */
+            in.data[i * channels + c] =
+                0.5 * sin(i * 0.031 + c) * (0.05 + 0.9 * fabs(sin(i * 3e-5)));
+    fx_normalize_options o;
+    fx_normalize_options_init(&o);
+    o.preset = FX_NORMALIZE_PRESET_DANPI;
+    fx_audio out_g, out_c;
+    uint64_t t0 = fx_time_ns();
+    fx_status sg = fx_normalize_audio(gpu, &o, &in, &out_g);
+    double gpu_ms = fx_elapsed_ms(t0, fx_time_ns());
+    t0 = fx_time_ns();
+    fx_status sc = fx_normalize_audio(cpu, &o, &in, &out_c);
+    double cpu_ms = fx_elapsed_ms(t0, fx_time_ns());
+    int same = sg == FX_OK && sc == FX_OK && out_g.frames == out_c.frames &&
+               !memcmp(out_g.data, out_c.data, out_g.frames * channels * sizeof(double));
+    printf("RESULT nm_%s_gpu_ms %.2f\nRESULT nm_%s_cpu_ms %.2f\nRESULT nm_%s_identical %s\n", name,
+           gpu_ms, name, cpu_ms, name, same ? "yes" : "NO");
+    if (sg == FX_OK) fx_audio_free(&out_g);
+    if (sc == FX_OK) fx_audio_free(&out_c);
+    fx_audio_free(&in);
+}
+
+int main(int argc, char **argv)
+{
+    int w = argc > 2 ? atoi(argv[1]) : 10000, h = argc > 2 ? atoi(argv[2]) : 6000;
+    int repeat = argc > 3 ? atoi(argv[3]) : 10;
+    fx_context *gpu = context(FX_DEVICE_GPU), *cpu = context(FX_DEVICE_CPU);
+    if (!gpu || !cpu) {
+        fprintf(stderr, "gpu_jobs_bench: needs a GPU\n");
+        return 1;
+    }
+    fx_gpu_info info;
+    fx_gpu_info_get(gpu, 0, &info);
+    printf("RESULT gpu_name %s\nRESULT cpu_threads %d\n", info.name, fx_context_threads(cpu));
+    fx_image rgb, gray;
+    fx_image_alloc(cpu, &rgb, w, h, 3, FX_U8);
+    fx_image_alloc(cpu, &gray, w, h, 1, FX_U8);
+    fill_image(&rgb);
+    fill_image(&gray);
+    for (int s = 0; s < 5; s++) {
+        fx_equalize_options o;
+        fx_equalize_options_init(&o);
+        o.space = s;
+        equalize_case(gpu, cpu, &rgb, space_names[s], &o, repeat);
+    }
+    fx_equalize_options o;
+    fx_equalize_options_init(&o);
+    equalize_case(gpu, cpu, &gray, "gray1", &o, repeat);
+    o.adaptive = 1;
+    o.clip = 40;
+    o.tiles = "8x8";
+    equalize_case(gpu, cpu, &gray, "clahe", &o, repeat);
+    for (int b = 0; b < EQ_BLOCKS; b++) {
+        fx_equalize_options_init(&o);
+        o.space = FX_EQ_SPACE_HSV_FLOAT;
+        o.scale = FX_EQ_SCALE_MMS;
+        o.gpu_block = eq_blocks[b];
+        char name[32];
+        snprintf(name, sizeof name, "hsvfloat_block%d", eq_blocks[b]);
+        equalize_case(gpu, cpu, &rgb, name, &o, repeat);
+    }
+    normalize_case(gpu, cpu, "20s_mono", 20, 1);
+    normalize_case(gpu, cpu, "6min_stereo", 360, 2);
+    fx_image_free(&rgb);
+    fx_image_free(&gray);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+    return 0;
+}
