@@ -19,6 +19,24 @@ static inline size_t fxi_align_up(size_t bytes)
     return (bytes + FXI_SCRATCH_ALIGN - 1) / FXI_SCRATCH_ALIGN * FXI_SCRATCH_ALIGN;
 }
 
+/* The types a block works in: exact sums below 2^24 run in float (exact there, and
+ * faster); other exact 8-bit work reads the samples as they are (no widened copy). */
+typedef struct fxi_block_types {
+    fxi_acc acc;  /* accumulators, as fxi_store_row takes them */
+    fxi_acc rows; /* padded rows (FXI_ACC_RAW when raw) */
+    bool raw;     /* rows are the image's own 8-bit samples */
+} fxi_block_types;
+
+static inline fxi_block_types fxi_block_types_of(const fxi_filter_job *job)
+{
+    const fxi_taps *t = job->taps;
+    fxi_block_types b;
+    b.acc = t->float_exact ? FXI_ACC_F32X : t->acc;
+    b.raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32 && !t->float_exact;
+    b.rows = b.raw ? FXI_ACC_RAW : t->float_exact ? FXI_ACC_F32 : t->acc;
+    return b;
+}
+
 typedef struct fxi_block {
     int y0, y1;     /* output rows */
     int64_t x0, x1; /* output columns */

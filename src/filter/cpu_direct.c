@@ -72,12 +72,10 @@ static void direct_block(const fxi_filter_job *job, const fxi_cpu_state *s, cons
 {
     const fxi_taps *t = job->taps;
     const int64_t C = job->channels, kh = t->kh;
-    /* Exact sums below 2^24 run in float (exact there, and faster); 8-bit images with
-     * exact sums read the samples as they are (no widened copy). */
-    const fxi_acc acc_type = t->float_exact ? FXI_ACC_F32X : t->acc;
-    const fxi_acc row_type = t->float_exact ? FXI_ACC_F32 : t->acc;
-    const bool raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32 && !t->float_exact;
-    const size_t es = raw ? 1 : fxi_acc_size(row_type);
+    const fxi_block_types bt = fxi_block_types_of(job);
+    const fxi_acc acc_type = bt.acc, row_type = bt.rows;
+    const bool raw = bt.raw;
+    const size_t es = fxi_acc_size(row_type);
     const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
     uint8_t *ring = scratch;
     uint8_t *acc = ring + fxi_align_up((size_t)(kh * padded) * es);
@@ -95,8 +93,8 @@ static void direct_block(const fxi_filter_job *job, const fxi_cpu_state *s, cons
         for (int64_t r = first_new; r < top + kh; r++) {
             int64_t slot = fxi_mod(r, kh);
             views[slot] =
-                fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1, t->ax,
-                                    t->kw - 1 - t->ax, ring + (size_t)(slot * padded) * es);
+                fxi_padded_row_view(job, row_type, r, b->x0, b->x1, t->ax, t->kw - 1 - t->ax,
+                                    ring + (size_t)(slot * padded) * es);
         }
         for (int64_t i = 0; i < kh; i++)
             rows[i] = views[fxi_mod(top + i, kh)];

@@ -93,12 +93,10 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
 {
     const fxi_taps *t = job->taps;
     const int64_t C = job->channels, kh = t->kh;
-    /* Exact sums below 2^24 run in float (exact there, and faster); 8-bit images with
-     * exact sums read the samples as they are (no widened copy). */
-    const fxi_acc acc_type = t->float_exact ? FXI_ACC_F32X : t->acc;
-    const fxi_acc row_type = t->float_exact ? FXI_ACC_F32 : t->acc;
-    const bool raw = job->src->type == FX_U8 && t->acc == FXI_ACC_I32 && !t->float_exact;
-    const size_t es = fxi_acc_size(row_type);
+    const fxi_block_types bt = fxi_block_types_of(job);
+    const fxi_acc acc_type = bt.acc, row_type = bt.rows;
+    const bool raw = bt.raw;
+    const size_t es = fxi_acc_size(acc_type); /* ring rows and the accumulator */
     const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
     uint8_t *ring = scratch; /* kh row results of n elements */
     uint8_t *pad = ring + fxi_align_up((size_t)(kh * n) * es);
@@ -115,8 +113,8 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++) {
-            const void *in = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : row_type, r, b->x0, b->x1,
-                                                 t->ax, t->kw - 1 - t->ax, pad);
+            const void *in =
+                fxi_padded_row_view(job, row_type, r, b->x0, b->x1, t->ax, t->kw - 1 - t->ax, pad);
             row(ring + (size_t)(fxi_mod(r, kh) * n) * es, in, NULL, w_row, t->kw, C, 0, n);
         }
         for (int64_t i = 0; i < kh; i++)

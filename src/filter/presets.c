@@ -121,8 +121,9 @@ typedef struct preset_args {
     char variant; /* emboss:h|v|d */
 } preset_args;
 
-typedef fx_status (*preset_build)(fx_context *ctx, const char *spec, const preset_args *a,
-                                  fx_kernel **out);
+typedef struct preset preset;
+typedef fx_status (*preset_build)(fx_context *ctx, const char *spec, const preset *p,
+                                  const preset_args *a, fx_kernel **out);
 
 /* A small integer kernel, exact. */
 static fx_status build_fixed(fx_context *ctx, const char *spec, int size, const int *taps, int den,
@@ -148,46 +149,14 @@ static const int emboss_d_taps[] = {-1, -1, 0, -1, 0, 1, 0, 1, 1};
 static const int emboss_h_taps[] = {-1, -1, -1, 0, 0, 0, 1, 1, 1};
 static const int emboss_v_taps[] = {-1, 0, 1, -1, 0, 1, -1, 0, 1};
 
-static fx_status build_identity(fx_context *ctx, const char *spec, const preset_args *a,
-                                fx_kernel **out)
-{
-    (void)a;
-    return build_fixed(ctx, spec, 1, identity_taps, 1, out);
-}
-static fx_status build_sharpen(fx_context *ctx, const char *spec, const preset_args *a,
-                               fx_kernel **out)
-{
-    (void)a;
-    return build_fixed(ctx, spec, 3, sharpen_taps, 1, out);
-}
-static fx_status build_edge(fx_context *ctx, const char *spec, const preset_args *a,
-                            fx_kernel **out)
-{
-    (void)a;
-    return build_fixed(ctx, spec, 3, edge_taps, 1, out);
-}
-static fx_status build_edge4(fx_context *ctx, const char *spec, const preset_args *a,
-                             fx_kernel **out)
-{
-    (void)a;
-    return build_fixed(ctx, spec, 3, edge4_taps, 1, out);
-}
-static fx_status build_sobel_x(fx_context *ctx, const char *spec, const preset_args *a,
-                               fx_kernel **out)
-{
-    (void)a;
-    return build_fixed(ctx, spec, 3, sobel_x_taps, 1, out);
-}
-static fx_status build_sobel_y(fx_context *ctx, const char *spec, const preset_args *a,
-                               fx_kernel **out)
-{
-    (void)a;
-    return build_fixed(ctx, spec, 3, sobel_y_taps, 1, out);
-}
+/* A preset with fixed taps: its table row names them. */
+static fx_status build_taps(fx_context *ctx, const char *spec, const preset *p,
+                            const preset_args *a, fx_kernel **out);
 
-static fx_status build_emboss(fx_context *ctx, const char *spec, const preset_args *a,
-                              fx_kernel **out)
+static fx_status build_emboss(fx_context *ctx, const char *spec, const preset *p,
+                              const preset_args *a, fx_kernel **out)
 {
+    (void)p;
     const int *taps = a->variant == 'h'   ? emboss_h_taps
                       : a->variant == 'v' ? emboss_v_taps
                                           : emboss_d_taps;
@@ -196,8 +165,10 @@ static fx_status build_emboss(fx_context *ctx, const char *spec, const preset_ar
     return FX_OK;
 }
 
-static fx_status build_box(fx_context *ctx, const char *spec, const preset_args *a, fx_kernel **out)
+static fx_status build_box(fx_context *ctx, const char *spec, const preset *p, const preset_args *a,
+                           fx_kernel **out)
 {
+    (void)p;
     FX_TRY(fxi_kernel_new(ctx, a->kw, a->kh, true, spec, out));
     fx_kernel *k = *out;
     int64_t area = (int64_t)a->kw * a->kh;
@@ -210,9 +181,10 @@ static fx_status build_box(fx_context *ctx, const char *spec, const preset_args 
     return FX_OK;
 }
 
-static fx_status build_gaussian(fx_context *ctx, const char *spec, const preset_args *a,
-                                fx_kernel **out)
+static fx_status build_gaussian(fx_context *ctx, const char *spec, const preset *p,
+                                const preset_args *a, fx_kernel **out)
 {
+    (void)p;
     int n = (int)a->v[0];
     double sigma = a->n > 1 ? a->v[1] : 0;
     FX_TRY(fxi_kernel_new(ctx, n, n, false, spec, out));
@@ -240,24 +212,34 @@ typedef enum preset_params {
     PARAMS_VARIANT   /* "emboss[:h|v|d]" */
 } preset_params;
 
-typedef struct preset {
+struct preset {
     const char *name;
     preset_params params;
     const char *syntax;
     const char *help;
     preset_build build;
-} preset;
+    const int *taps; /* build_taps: size x size weights */
+    int size;
+};
+
+static fx_status build_taps(fx_context *ctx, const char *spec, const preset *p,
+                            const preset_args *a, fx_kernel **out)
+{
+    (void)a;
+    return build_fixed(ctx, spec, p->size, p->taps, 1, out);
+}
 
 static const preset presets[] = {
     {"identity", PARAMS_NONE, "identity", "1x1 [1]: a copy (with --scale/--offset, a level map)",
-     build_identity},
+     build_taps, identity_taps, 1},
     {"box", PARAMS_SIZE, "box:K | box:KWxKH", "mean of a KxK (or KWxKH) window", build_box},
     {"gaussian", PARAMS_GAUSSIAN, "gaussian:K[:SIGMA]",
      "OpenCV's Gaussian (K odd; SIGMA default 0.3*((K-1)/2-1)+0.8)", build_gaussian},
-    {"sharpen", PARAMS_NONE, "sharpen", "0 -1 0; -1 5 -1; 0 -1 0", build_sharpen},
-    {"edge", PARAMS_NONE, "edge", "-1 -1 -1; -1 8 -1; -1 -1 -1 (8-neighbour Laplacian)",
-     build_edge},
-    {"edge4", PARAMS_NONE, "edge4", "0 -1 0; -1 4 -1; 0 -1 0 (4-neighbour Laplacian)", build_edge4},
+    {"sharpen", PARAMS_NONE, "sharpen", "0 -1 0; -1 5 -1; 0 -1 0", build_taps, sharpen_taps, 3},
+    {"edge", PARAMS_NONE, "edge", "-1 -1 -1; -1 8 -1; -1 -1 -1 (8-neighbour Laplacian)", build_taps,
+     edge_taps, 3},
+    {"edge4", PARAMS_NONE, "edge4", "0 -1 0; -1 4 -1; 0 -1 0 (4-neighbour Laplacian)", build_taps,
+     edge4_taps, 3},
     {"emboss", PARAMS_VARIANT, "emboss[:d|h|v]",
      "d: -1 -1 0; -1 0 1; 0 1 1, h: rows -1/0/+1, v: columns -1/0/+1; plus mid-grey "
      "(128 on 8-bit)",
@@ -265,8 +247,8 @@ static const preset presets[] = {
     {"sobel-x", PARAMS_NONE, "sobel-x",
      "-1 0 1; -2 0 2; -1 0 1 (negative values clip on "
      "integer images)",
-     build_sobel_x},
-    {"sobel-y", PARAMS_NONE, "sobel-y", "-1 -2 -1; 0 0 0; 1 2 1", build_sobel_y},
+     build_taps, sobel_x_taps, 3},
+    {"sobel-y", PARAMS_NONE, "sobel-y", "-1 -2 -1; 0 0 0; 1 2 1", build_taps, sobel_y_taps, 3},
 };
 #define PRESET_COUNT (int)(sizeof presets / sizeof *presets)
 
@@ -370,5 +352,5 @@ fx_status fx_kernel_preset(fx_context *ctx, const char *spec, fx_kernel **out)
                  spec);
     preset_args a;
     FX_TRY(parse_args(ctx, spec, p, spec + n, &a));
-    return p->build(ctx, spec, &a, out);
+    return p->build(ctx, spec, p, &a, out);
 }
