@@ -232,9 +232,10 @@ static fx_status build_taps(fx_context *ctx, const char *spec, const preset *p,
 static const preset presets[] = {
     {"identity", PARAMS_NONE, "identity", "1x1 [1]: a copy (with --scale/--offset, a level map)",
      build_taps, identity_taps, 1},
-    {"box", PARAMS_SIZE, "box:K | box:KWxKH", "mean of a KxK (or KWxKH) window", build_box},
+    {"box", PARAMS_SIZE, "box:K | box:KWxKH", "mean of a KxK (or KWxKH) window", build_box, NULL,
+     0},
     {"gaussian", PARAMS_GAUSSIAN, "gaussian:K[:SIGMA]",
-     "OpenCV's Gaussian (K odd; SIGMA default 0.3*((K-1)/2-1)+0.8)", build_gaussian},
+     "OpenCV's Gaussian (K odd; SIGMA default 0.3*((K-1)/2-1)+0.8)", build_gaussian, NULL, 0},
     {"sharpen", PARAMS_NONE, "sharpen", "0 -1 0; -1 5 -1; 0 -1 0", build_taps, sharpen_taps, 3},
     {"edge", PARAMS_NONE, "edge", "-1 -1 -1; -1 8 -1; -1 -1 -1 (8-neighbour Laplacian)", build_taps,
      edge_taps, 3},
@@ -243,7 +244,7 @@ static const preset presets[] = {
     {"emboss", PARAMS_VARIANT, "emboss[:d|h|v]",
      "d: -1 -1 0; -1 0 1; 0 1 1, h: rows -1/0/+1, v: columns -1/0/+1; plus mid-grey "
      "(128 on 8-bit)",
-     build_emboss},
+     build_emboss, NULL, 0},
     {"sobel-x", PARAMS_NONE, "sobel-x",
      "-1 0 1; -2 0 2; -1 0 1 (negative values clip on "
      "integer images)",
