@@ -324,6 +324,12 @@ fx_sample_type fxcli_image_target_type(const fxcli_image_target *t, fx_sample_ty
 /* Check channels and type; false with a message naming the format's limits. */
 bool fxcli_image_target_check(const fxcli_image_target *t, int channels, fx_sample_type type,
                               char *msg, size_t size);
+/* An image job's input and output, timed into res (decode_ms, encode_ms); the read
+ * also records the image's size in res. The write uses the target's format and the
+ * library's default write options. */
+fx_status fxcli_read_image(fx_context *ctx, const char *path, fx_image *img, fxcli_result *res);
+fx_status fxcli_write_image(fx_context *ctx, const char *path, const fx_image *img,
+                            const fxcli_image_target *target, fxcli_result *res);
 /* "gray", "gray+alpha", "RGB", "RGBA". */
 const char *fxcli_channel_names(int channels);
 /* Comma-separated image extensions, for messages. */

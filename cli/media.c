@@ -77,6 +77,30 @@ const fxcli_image_target *fxcli_image_target_of(const char *path)
     return NULL;
 }
 
+fx_status fxcli_read_image(fx_context *ctx, const char *path, fx_image *img, fxcli_result *res)
+{
+    uint64_t t0 = fx_time_ns();
+    fx_status st = fx_image_read_file(ctx, path, img);
+    res->timings.decode_ms = fx_elapsed_ms(t0, fx_time_ns());
+    if (st != FX_OK) return st;
+    res->width = img->width;
+    res->height = img->height;
+    res->channels = img->channels;
+    return FX_OK;
+}
+
+fx_status fxcli_write_image(fx_context *ctx, const char *path, const fx_image *img,
+                            const fxcli_image_target *target, fxcli_result *res)
+{
+    fx_image_write_options wo;
+    fx_image_write_options_init(&wo);
+    wo.format = target->format;
+    uint64_t t0 = fx_time_ns();
+    fx_status st = fx_image_write_file(ctx, path, img, &wo);
+    res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());
+    return st;
+}
+
 fx_sample_type fxcli_image_target_type(const fxcli_image_target *t, fx_sample_type want)
 {
     /* Closest first: never lose precision when a wider type is available. */

@@ -64,13 +64,8 @@ static fx_status equalize_item(const fxcli_run *run, fx_context *ctx, const fxcl
         return fxcli_fail(res, FX_EUNSUPPORTED, "'%s': unknown image format (use one of: %s)",
                           item->output, fxcli_image_extensions());
     fx_image in = {0}, out = {0};
-    uint64_t t0 = fx_time_ns();
-    fx_status st = fx_image_read_file(ctx, item->input, &in);
-    res->timings.decode_ms = fx_elapsed_ms(t0, fx_time_ns());
+    fx_status st = fxcli_read_image(ctx, item->input, &in, res);
     if (st != FX_OK) return st;
-    res->width = in.width;
-    res->height = in.height;
-    res->channels = in.channels;
 
     char why[FXCLI_MESSAGE_MAX];
     const int out_channels = fx_equalize_output_channels(&o, in.channels);
@@ -80,12 +75,7 @@ static fx_status equalize_item(const fxcli_run *run, fx_context *ctx, const fxcl
     }
     st = fx_equalize(ctx, &o, &in, &out, &res->timings);
     if (st != FX_OK) goto out;
-    fx_image_write_options wo;
-    fx_image_write_options_init(&wo);
-    wo.format = target->format;
-    t0 = fx_time_ns();
-    st = fx_image_write_file(ctx, out_path, &out, &wo);
-    res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());
+    st = fxcli_write_image(ctx, out_path, &out, target, res);
 out:
     fx_image_free(&out);
     fx_image_free(&in);

@@ -274,13 +274,8 @@ static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli
                           "'%s': unknown image format (name it .png, .jpg, .ppm, .pgm, .pfm)",
                           item->output);
     fx_image img = {0}, out = {0};
-    uint64_t t0 = fx_time_ns();
-    fx_status st = fx_image_read_file(ctx, item->input, &img);
-    res->timings.decode_ms = fx_elapsed_ms(t0, fx_time_ns());
+    fx_status st = fxcli_read_image(ctx, item->input, &img, res);
     if (st != FX_OK) return st;
-    res->width = img.width;
-    res->height = img.height;
-    res->channels = img.channels;
 
     fx_sample_type out_type = o->depth == DEPTH_SAME ? img.type : depth_types[o->depth];
     char why[FXCLI_MESSAGE_MAX];
@@ -300,12 +295,7 @@ static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli
     if ((st = fx_filter_run(plan, &img, &out, &res->timings)) != FX_OK) goto out;
     if ((st = convert_to(ctx, &out, out_type, &res->timings)) != FX_OK) goto out;
 
-    fx_image_write_options wo;
-    fx_image_write_options_init(&wo);
-    wo.format = target->format;
-    t0 = fx_time_ns();
-    st = fx_image_write_file(ctx, out_path, &out, &wo);
-    res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());
+    st = fxcli_write_image(ctx, out_path, &out, target, res);
 out:
     fx_image_free(&out);
     fx_image_free(&img);
