@@ -99,8 +99,8 @@ __device__ __forceinline__ A fetch_texture(const fxi_filter_args &a, cudaTexture
     const int64_t xx = x >= 0 && x < a.width ? x : fxi_border_index(x, a.width, a.border);
     if (xx < 0) return border_sample<A>(a, c);
     const size_t size = a.src_type == FX_U8 ? 1 : a.src_type == FX_U16 ? 2 : 4;
-    const int i =
-        static_cast<int>(row * static_cast<int64_t>(a.src_stride / size) + xx * a.channels + c);
+    const int i = static_cast<int>(a.tex_offset + row * static_cast<int64_t>(a.src_stride / size) +
+                                   xx * a.channels + c);
     switch (a.src_type) {
     case FX_U8: return static_cast<A>(tex1Dfetch<unsigned char>(tex, i));
     case FX_U16: return static_cast<A>(tex1Dfetch<unsigned short>(tex, i));
@@ -456,16 +456,24 @@ fx_status launch_box(fx_context *ctx, const fxi_filter_args &a, cudaStream_t str
     return check(ctx, "filter box (rows)");
 }
 
-fx_status make_texture(fx_context *ctx, const fxi_filter_args &a, cudaTextureObject_t *tex)
+fx_status make_texture(fx_context *ctx, fxi_filter_args &a, cudaTextureObject_t *tex)
 {
+    /* The texture starts at the aligned address at or below src; indices add the rest. */
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(a.src);
+    const uintptr_t base = addr & ~static_cast<uintptr_t>(FXI_GPU_TEXTURE_ALIGN - 1);
+    const size_t size = a.src_type == FX_U8 ? 1 : a.src_type == FX_U16 ? 2 : 4;
+    FX_RETURN_IF((addr - base) % size != 0 || a.src_stride % size != 0, FX_EUNSUPPORTED,
+                 "filter --strategy gpu-texture: the image's address or stride is not a whole "
+                 "number of samples");
+    a.tex_offset = static_cast<int64_t>((addr - base) / size);
     cudaResourceDesc res = {};
     res.resType = cudaResourceTypeLinear;
-    res.res.linear.devPtr = const_cast<uint8_t *>(a.src);
+    res.res.linear.devPtr = reinterpret_cast<void *>(base);
     res.res.linear.desc = a.src_type == FX_U8    ? cudaCreateChannelDesc<unsigned char>()
                           : a.src_type == FX_U16 ? cudaCreateChannelDesc<unsigned short>()
                                                  : cudaCreateChannelDesc<float>();
     const int64_t rows = a.resolved ? a.rows + a.kh - 1 : a.height;
-    res.res.linear.sizeInBytes = static_cast<size_t>(rows) * a.src_stride;
+    res.res.linear.sizeInBytes = static_cast<size_t>(rows) * a.src_stride + (addr - base);
     cudaTextureDesc td = {};
     td.readMode = cudaReadModeElementType;
     td.addressMode[0] = cudaAddressModeClamp; /* borders are applied before the fetch */
@@ -478,7 +486,7 @@ fx_status make_texture(fx_context *ctx, const fxi_filter_args &a, cudaTextureObj
 extern "C" fx_status fxi_filter_launch(fx_context *ctx, const fxi_filter_args *ap,
                                        cudaStream_t stream)
 {
-    const fxi_filter_args &a = *ap;
+    fxi_filter_args a = *ap;
     if (a.launch.kernel == FXI_GK_BOX) {
         switch (a.acc) {
         case FXI_ACC_I32: return launch_box<int32_t, int32_t>(ctx, a, stream);

@@ -97,7 +97,8 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
     FX_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
     l->shared_bytes = (size_t)shared;
     l->constant_bytes = FXI_GPU_CONSTANT_BYTES;
-    l->texture_elements = tex > 0 ? tex : ((int64_t)1 << 27);
+    /* less the alignment slack a texture may start with (filter.cu) */
+    l->texture_elements = (tex > 0 ? tex : ((int64_t)1 << 27)) - FXI_GPU_TEXTURE_ALIGN;
     l->max_grid_x = gx;
     l->max_grid_y = gy;
     l->memory_budget = d->gpu_memory_mib > 0 ? (size_t)d->gpu_memory_mib * MIB

@@ -52,7 +52,13 @@ typedef struct fxi_filter_args {
     double box_w;
     void *work;
     size_t work_stride; /* bytes per row of work */
+    /* gpu-texture: src's offset, in samples, from the aligned address the texture starts at */
+    int64_t tex_offset;
 } fxi_filter_args;
+
+/* Texture objects start at addresses aligned to this (cudaDevAttrTextureAlignment is at
+ * most 512 bytes). */
+#define FXI_GPU_TEXTURE_ALIGN 512
 
 /* Queue the pass on `stream` (the context's GPU is current): one launch, two for box,
  * each checked with fxi_cuda_check_launch. gpu-constant copies the taps to constant

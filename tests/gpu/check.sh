@@ -116,6 +116,11 @@ else
     filter_bench_ok=0
     : >"$logs/filter_bench.log"
 fi
+# GPU peers (PyTorch, CuPy, CV-CUDA) where importable; informational, never fails the check
+if command -v python3 >/dev/null; then
+    echo "== GPU peers"
+    timeout 600 python3 "$root/bench/filter_gpu_peers.py" 2>&1 | tee -a "$logs/filter_bench.log"
+fi
 fresult() { # value of "RESULT key ..." from the filter benchmark, or "-"
     local v
     v=$(grep -E "^RESULT $1 " "$logs/filter_bench.log" | tail -n1 | cut -d' ' -f3-)
@@ -151,6 +156,7 @@ printf '%-34s %s\n' "filter dev gaussian:3" "$(fresult filter_dev_gauss3_ms) ms 
 printf '%-34s %s\n' "filter dev box:121" "$(fresult filter_dev_box121_ms) ms (target 2)"
 printf '%-34s %s\n' "filter dev gaussian:121" "$(fresult filter_dev_gauss121_ms) ms (target 2)"
 printf '%-34s %s\n' "filter dev float 31x31" "$(fresult filter_dev_float31_ms) ms (target 10)"
+printf '%-34s %s\n' "peers box:3 torch / cupy / cvcuda" "$(fresult peer_torch_box3_ms) / $(fresult peer_cupy_box3_ms) / $(fresult peer_cvcuda_box3_ms) ms"
 printf '%-34s %s\n' "filter host->host box:3" "$(fresult filter_host_box3_ms)"
 printf '%-34s %s\n' "filter host 10000x100000 box:11" "$(fresult filter_host_10000x100000_box11_ms)"
 
