@@ -75,6 +75,7 @@ fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, 
                  fx_sample_type_name(type));
     void *data;
     FX_TRY(fxi_calloc(ctx, 1, bytes, &data));
+    fxi_advise_huge_pages(data, bytes);
     img->data = data;
     img->width = width;
     img->height = height;

@@ -86,6 +86,8 @@ static inline bool fxi_mul3_size(size_t a, size_t b, size_t c, size_t *out)
 /* malloc/calloc that record FX_ENOMEM with the byte count on failure. */
 fx_status fxi_malloc(fx_context *ctx, size_t bytes, void **out);
 fx_status fxi_calloc(fx_context *ctx, size_t count, size_t size, void **out);
+/* Ask for transparent huge pages over a large buffer not yet touched (a hint, never an error). */
+void fxi_advise_huge_pages(void *data, size_t bytes);
 
 /* Context scratch buffer of at least `bytes`, reused across calls (not thread-safe:
  * one user at a time, like the context). */

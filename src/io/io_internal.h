@@ -35,4 +35,23 @@ fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi
 fx_status fxi_pnm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
 fx_status fxi_pfm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
 
+/* Where a streaming encoder puts its bytes, in file order. */
+typedef struct fxi_byte_sink {
+    fx_status (*write)(void *opaque, const void *data, size_t size);
+    void *opaque;
+} fxi_byte_sink;
+
+/* A PNG encoder that takes rows in bands, top to bottom, and hands its bytes to a
+ * sink as they are ready, so a writer needs memory for a band, not the image.
+ * write_rows takes a band of consecutive rows (width, channels and type as opened).
+ * close writes what remains (the end of the stream, IEND) and frees the encoder;
+ * discard frees it without finishing (after an error). */
+typedef struct fxi_png_stream fxi_png_stream;
+fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
+                              fx_sample_type type, int compression, fxi_byte_sink sink,
+                              fxi_png_stream **out);
+fx_status fxi_png_stream_write_rows(fxi_png_stream *s, const fx_image *rows);
+fx_status fxi_png_stream_close(fxi_png_stream *s);
+void fxi_png_stream_discard(fxi_png_stream *s);
+
 #endif
