@@ -174,9 +174,8 @@ extern "C" fx_status fxi_fft_extract_launch(fx_context *ctx, const fxi_fft_batch
     return fxi_cuda_check_launch(ctx, "k_extract (fft)");
 }
 
-extern "C" fx_status fxi_fft_conjugate_scale_launch(fx_context *ctx, float *spectrum,
-                                                    int64_t count, float scale,
-                                                    cudaStream_t stream)
+extern "C" fx_status fxi_fft_conjugate_scale_launch(fx_context *ctx, float *spectrum, int64_t count,
+                                                    float scale, cudaStream_t stream)
 {
     k_conjugate_scale<<<blocks_for(count, MULTIPLY_THREADS), MULTIPLY_THREADS, 0, stream>>>(
         reinterpret_cast<float2 *>(spectrum), count, scale);

@@ -67,9 +67,8 @@ typedef struct fxi_fft_batch {
  * kernel's spectrum, and engine 0 for whole-image passes. FX_ENOMEM with a detail when
  * cuFFT or the buffers find no memory even for one tile per batch. The context's GPU is
  * current. */
-fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t width,
-                              int64_t height, int filter_channels, size_t engine_budget,
-                              fxi_gpu_fft *f);
+fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t width, int64_t height,
+                              int filter_channels, size_t engine_budget, fxi_gpu_fft *f);
 /* Make engine `index` for passes of pass_rows output rows, unless made: the batch is
  * the geometry's, balanced over such a pass, halved while cuFFT or the allocations run
  * out of memory. */

@@ -167,16 +167,16 @@ static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, fxi_gpu_fft *
     return st;
 }
 
-fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t width,
-                              int64_t height, int filter_channels, size_t engine_budget,
-                              fxi_gpu_fft *f)
+fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t width, int64_t height,
+                              int filter_channels, size_t engine_budget, fxi_gpu_fft *f)
 {
     memset(f, 0, sizeof *f);
     FX_RETURN_IF(!taps->w, FX_EINVAL, "the fft strategy needs float taps");
     const char *why;
     FX_RETURN_IF(!fxi_gpu_fft_plan(width, height, taps->kw, taps->kh, filter_channels,
                                    engine_budget, &f->geom, &why),
-                 FX_ENOMEM, "filter --strategy fft on the GPU: %s (%.1f MiB per fft engine; see "
+                 FX_ENOMEM,
+                 "filter --strategy fft on the GPU: %s (%.1f MiB per fft engine; see "
                  "--gpu-memory)",
                  why, (double)engine_budget / MIB);
     fxi_log(ctx, FX_LOG_INFO, "filter fft on the GPU: %dx%d tiles (%dx%d outputs), %lld per batch",

@@ -44,8 +44,8 @@ typedef struct gpu_state {
     int kernel, block;
     size_t work_row; /* box: column sums per output row, bytes */
     void *taps, *taps_row, *taps_col;
-    fxi_gpu_fft *fft;    /* the fft strategy (filter_fft.h), else NULL */
-    size_t fft_budget;   /* bytes of the memory budget set aside for fft engines */
+    fxi_gpu_fft *fft;  /* the fft strategy (filter_fft.h), else NULL */
+    size_t fft_budget; /* bytes of the memory budget set aside for fft engines */
     bool have_bands;
     fxi_gpu_bands bands;
     slot slots[FXI_GPU_MAX_STREAMS];
@@ -142,10 +142,10 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
     const bool fft = d->strategy == FX_STRATEGY_FFT;
     fxi_gpu_launch g;
     const char *why;
-    FX_RETURN_IF(!fft && !fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim,
-                                                  &g, &why),
-                 FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
-                 fx_filter_strategy_name(d->strategy), why);
+    FX_RETURN_IF(
+        !fft && !fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim, &g, &why),
+        FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
+        fx_filter_strategy_name(d->strategy), why);
     FX_RETURN_IF(s->kernel == FXI_GK_BOX && !t->box, FX_EINVAL, "filter: box needs a box kernel");
     FX_RETURN_IF(s->kernel == FXI_GK_SEPARABLE && !t->rank1, FX_EINVAL,
                  "filter: separable needs a rank-1 kernel");
@@ -273,8 +273,7 @@ static fx_status check_image(fx_context *ctx, const gpu_state *s, const fx_image
 }
 
 /* fft_engine: the fft engine of this stream (FXI_FFT_DEVICE_ENGINE, or 1 + the slot). */
-static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream,
-                             int fft_engine)
+static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream, int fft_engine)
 {
     fx_context *ctx = s->ctx;
     if (s->fft) return fxi_gpu_fft_pass(ctx, s->fft, fft_engine, a, stream);
@@ -334,8 +333,7 @@ static fx_status alloc_slots(gpu_state *s)
         FX_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
         FX_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
         FX_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
-        if (s->fft)
-            FX_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
+        if (s->fft) FX_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
     }
     /* The allocations were ordered on the context's stream; the bands use others. */
     return fxi_stream_sync(ctx);

@@ -75,9 +75,9 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
     }
     const int min_r = next_nice_side(kh), min_c = next_nice_side(kw);
     int max_r = next_nice_side(2 * (int64_t)kh > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kh
-                                                                       : FXI_GPU_FFT_MAX_SIDE);
+                                                                      : FXI_GPU_FFT_MAX_SIDE);
     int max_c = next_nice_side(2 * (int64_t)kw > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kw
-                                                                       : FXI_GPU_FFT_MAX_SIDE);
+                                                                      : FXI_GPU_FFT_MAX_SIDE);
     /* no tile larger than the whole image plus its halo */
     const int whole_r = next_nice_side(height + kh - 1), whole_c = next_nice_side(width + kw - 1);
     if (max_r > whole_r) max_r = whole_r;

@@ -223,7 +223,7 @@ static int run_configs(const config *configs, int count)
                     fx_image in = gpu_padded_image(s.w, s.h, ch, types[t], (size_t)(v % 3) * 4);
                     fill(&in, (uint64_t)v * 7919 + (uint64_t)k);
                     /* box on float weights sums in double in another order than the CPU */
-                    int tol = c->gpu == FX_STRATEGY_FFT ? TOL_FFT
+                    int tol = c->gpu == FX_STRATEGY_FFT                               ? TOL_FFT
                               : c->gpu == FX_STRATEGY_BOX && c->kernels[k].scale != 1 ? TOL_ONE
                                                                                       : TOL_EXACT;
                     cases++;
@@ -300,8 +300,10 @@ FXT_TEST(banding_gives_the_bytes_of_one_pass)
 
 /* ---- fft (cuFFT): within 1 unit of the CPU's exact direct result ---- */
 
-#define FFT_CONFIG(kernels) {FX_STRATEGY_FFT, FX_STRATEGY_DIRECT, 0, kernels, \
-                             (int)(sizeof kernels / sizeof *kernels)}
+#define FFT_CONFIG(kernels)                                                                        \
+    {                                                                                              \
+        FX_STRATEGY_FFT, FX_STRATEGY_DIRECT, 0, kernels, (int)(sizeof kernels / sizeof *kernels)   \
+    }
 
 FXT_TEST(fft_matches_cpu_exact)
 {
@@ -341,10 +343,10 @@ FXT_TEST(fft_large_kernels_and_bands)
     static const fft_case cases[] = {
         {33, 29, 300, 200, 3, FX_U8, FX_BORDER_REFLECT101, 0, 0},
         {33, 29, 300, 200, 1, FX_F32, FX_BORDER_CONSTANT, 0, 0},
-        {61, 61, 40, 30, 4, FX_U8, FX_BORDER_WRAP, 1, 0},        /* kernel > image */
-        {61, 61, 40, 30, 2, FX_U16, FX_BORDER_REFLECT, 0, 0},    /* kernel > image */
-        {101, 1, 257, 33, 3, FX_U8, FX_BORDER_REPLICATE, 0, 0},  /* 1xN */
-        {1, 101, 33, 257, 1, FX_F32, FX_BORDER_REFLECT101, 0, 0},/* Nx1 */
+        {61, 61, 40, 30, 4, FX_U8, FX_BORDER_WRAP, 1, 0},         /* kernel > image */
+        {61, 61, 40, 30, 2, FX_U16, FX_BORDER_REFLECT, 0, 0},     /* kernel > image */
+        {101, 1, 257, 33, 3, FX_U8, FX_BORDER_REPLICATE, 0, 0},   /* 1xN */
+        {1, 101, 33, 257, 1, FX_F32, FX_BORDER_REFLECT101, 0, 0}, /* Nx1 */
         {121, 121, 500, 380, 3, FX_U8, FX_BORDER_REFLECT101, 0, 0},
         {121, 121, 130, 1, 1, FX_U16, FX_BORDER_CONSTANT, 0, 0}, /* one row */
         /* banded: 8 MiB allowed (half to fft engines) */
@@ -423,8 +425,8 @@ FXT_TEST(fft_out_of_memory_is_reported)
     int made = 0;
     for (int big = 1; big >= 0; big--)
         while (made < MAX_FILL &&
-               fx_image_alloc_device(gpu, &fillers[made], big ? 16384 : 2048, 16384, 4,
-                                     FX_F32) == FX_OK) /* 4 GiB, then 512 MiB */
+               fx_image_alloc_device(gpu, &fillers[made], big ? 16384 : 2048, 16384, 4, FX_F32) ==
+                   FX_OK) /* 4 GiB, then 512 MiB */
             made++;
     o.gpu_memory_mib = 8192; /* more than is free: cuFFT or the buffers run out */
     fx_image_desc huge = {10000, 6000, 3, FX_U8};
@@ -439,8 +441,8 @@ FXT_TEST(fft_out_of_memory_is_reported)
     o.gpu_memory_mib = 0;
     fx_image_desc small = {300, 200, 3, FX_U8};
     FXT_CHECK_OK(fx_filter_plan_create(gpu, k, &o, &small, &p), gpu);
-    fx_image in = gpu_padded_image(300, 200, 3, FX_U8, 0), out = gpu_padded_image(300, 200, 3,
-                                                                                  FX_U8, 0);
+    fx_image in = gpu_padded_image(300, 200, 3, FX_U8, 0),
+             out = gpu_padded_image(300, 200, 3, FX_U8, 0);
     fill(&in, 3);
     FXT_CHECK_OK(fx_filter_run(p, &in, &out, NULL), gpu);
     fx_filter_free(p);

@@ -127,8 +127,8 @@ static int run_bench(const scale *s, int print)
     }
     char *k31 = random_kernel(31), *k121 = random_kernel(121);
     if (ok) {
-        double ms =
-            time_plan(gpu, k31, FX_STRATEGY_DIRECT, 0, &din, &dout, 1, NULL, explain, sizeof explain);
+        double ms = time_plan(gpu, k31, FX_STRATEGY_DIRECT, 0, &din, &dout, 1, NULL, explain,
+                              sizeof explain);
         ok = FXT_CHECK(ms >= 0);
         if (print) printf("RESULT filter_dev_float31_direct_ms %.2f\n  (%s)\n", ms, explain);
     }
@@ -164,7 +164,8 @@ static int run_bench(const scale *s, int print)
     /* 2. host to host */
     if (ok) {
         fx_timings t = {0};
-        double ms = time_plan(gpu, k121, FX_STRATEGY_FFT, 0, &host, &host_out, s->reps, &t, NULL, 0);
+        double ms =
+            time_plan(gpu, k121, FX_STRATEGY_FFT, 0, &host, &host_out, s->reps, &t, NULL, 0);
         ok = FXT_CHECK(ms >= 0);
         if (print)
             printf("RESULT filter_host_float121_ms %.2f (stage sums: upload %.2f compute %.2f "

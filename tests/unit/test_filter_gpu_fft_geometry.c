@@ -61,10 +61,9 @@ static int check_plan(int64_t w, int64_t h, int kw, int kh, int planes, size_t b
     ok = ok && FXT_CHECK_EQ(g.row_floats, (size_t)(2 * (g.n_cols / 2 + 1))) &&
          FXT_CHECK_EQ(g.plane_floats, (size_t)g.n_rows * g.row_floats);
     /* the batch within the budget, the cap and the grid */
-    ok = ok && FXT_CHECK(g.batch_tiles >= 1) &&
-         FXT_CHECK(g.batch_bytes + g.work_bytes <= budget) &&
-         FXT_CHECK_EQ(g.batch_bytes, g.plane_floats * sizeof(float) * (size_t)planes *
-                                         (size_t)g.batch_tiles) &&
+    ok = ok && FXT_CHECK(g.batch_tiles >= 1) && FXT_CHECK(g.batch_bytes + g.work_bytes <= budget) &&
+         FXT_CHECK_EQ(g.batch_bytes,
+                      g.plane_floats * sizeof(float) * (size_t)planes * (size_t)g.batch_tiles) &&
          FXT_CHECK(g.batch_tiles * planes <= FXI_GPU_FFT_MAX_PLANES) &&
          FXT_CHECK(g.batch_tiles == 1 || g.batch_bytes <= FXI_GPU_FFT_MAX_BATCH_BYTES) &&
          FXT_CHECK_EQ(fxi_gpu_fft_batch_footprint(&g, g.batch_tiles), g.batch_bytes + g.work_bytes);
@@ -84,10 +83,11 @@ FXT_TEST(tiles_cover_every_output_once)
         int64_t w, h;
         int kw, kh, planes;
     } cases[] = {
-        {1, 1, 1, 1, 1},       {1, 1, 121, 121, 3},  {37, 1, 21, 21, 1},    {1, 37, 3, 45, 4},
-        {61, 29, 45, 3, 2},    {130, 70, 5, 5, 3},   {7, 300, 101, 1, 1},   {300, 7, 1, 101, 1},
-        {500, 380, 121, 121, 3}, {2000, 1000, 31, 31, 3}, {3001, 257, 31, 31, 3},
-        {20000, 40, 25, 21, 1},  {40, 30, 61, 61, 4},  {257, 33, 101, 1, 3},
+        {1, 1, 1, 1, 1},         {1, 1, 121, 121, 3},    {37, 1, 21, 21, 1},
+        {1, 37, 3, 45, 4},       {61, 29, 45, 3, 2},     {130, 70, 5, 5, 3},
+        {7, 300, 101, 1, 1},     {300, 7, 1, 101, 1},    {500, 380, 121, 121, 3},
+        {2000, 1000, 31, 31, 3}, {3001, 257, 31, 31, 3}, {20000, 40, 25, 21, 1},
+        {40, 30, 61, 61, 4},     {257, 33, 101, 1, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         /* a large budget, a middling one, one for a few tiles */
@@ -95,11 +95,11 @@ FXT_TEST(tiles_cover_every_output_once)
         for (int b = 0; b < 3; b++) {
             fxi_gpu_fft_geometry g;
             const char *why;
-            if (!fxi_gpu_fft_plan(cases[i].w, cases[i].h, cases[i].kw, cases[i].kh,
-                                  cases[i].planes, budgets[b], &g, &why))
+            if (!fxi_gpu_fft_plan(cases[i].w, cases[i].h, cases[i].kw, cases[i].kh, cases[i].planes,
+                                  budgets[b], &g, &why))
                 continue; /* checked in not_one_tile_is_refused */
-            FXT_CHECK(check_plan(cases[i].w, cases[i].h, cases[i].kw, cases[i].kh,
-                                 cases[i].planes, budgets[b], NULL));
+            FXT_CHECK(check_plan(cases[i].w, cases[i].h, cases[i].kw, cases[i].kh, cases[i].planes,
+                                 budgets[b], NULL));
         }
     }
 }
@@ -110,8 +110,8 @@ FXT_TEST(big_kernels_take_big_tiles)
 {
     fxi_gpu_fft_geometry g;
     FXT_CHECK(check_plan(10000, 6000, 121, 121, 3, (size_t)8 << 30, &g));
-    fprintf(stderr, "  121x121 on 10000x6000x3: %dx%d tiles, %lld per batch\n", g.n_cols,
-            g.n_rows, (long long)g.batch_tiles);
+    fprintf(stderr, "  121x121 on 10000x6000x3: %dx%d tiles, %lld per batch\n", g.n_cols, g.n_rows,
+            (long long)g.batch_tiles);
     /* at least half of each transform is kept output */
     FXT_CHECK((double)g.out_rows * g.out_cols >= 0.5 * (double)g.n_rows * g.n_cols);
     FXT_CHECK(g.n_rows <= FXI_GPU_FFT_MAX_SIDE && g.n_cols <= FXI_GPU_FFT_MAX_SIDE);
@@ -175,8 +175,8 @@ FXT_TEST(balanced_batches)
             FXT_CHECK_EQ(after, before);
             /* idle slots over all batches: fewer than one per batch */
             FXT_CHECK(after * b.batch_tiles - pass < after);
-            FXT_CHECK_EQ(b.batch_bytes, b.plane_floats * sizeof(float) * (size_t)b.planes *
-                                            (size_t)b.batch_tiles);
+            FXT_CHECK_EQ(b.batch_bytes,
+                         b.plane_floats * sizeof(float) * (size_t)b.planes * (size_t)b.batch_tiles);
         }
 }
 
