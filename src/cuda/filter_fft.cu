@@ -30,29 +30,17 @@ __device__ __forceinline__ float fetch(const fxi_filter_args &a, int64_t v, int6
     }
 }
 
-struct tile_box {
-    int64_t y0, x0; /* first output row (of the pass) and column */
-    int oh, ow;     /* valid outputs */
-};
-
-__device__ __forceinline__ tile_box tile_at(const fxi_fft_batch &b, int64_t local)
+__device__ __forceinline__ fxi_fft_tile tile_at(const fxi_fft_batch &b, int64_t local)
 {
-    const int64_t t = b.first_tile + local;
-    tile_box box;
-    box.y0 = t / b.tiles_x * b.out_rows;
-    box.x0 = t % b.tiles_x * b.out_cols;
-    box.oh = static_cast<int>(min(static_cast<int64_t>(b.out_rows), b.a.rows - box.y0));
-    box.ow = static_cast<int>(min(static_cast<int64_t>(b.out_cols), b.a.width - box.x0));
-    return box;
+    return fxi_fft_tile_at(b.first_tile + local, b.tiles_x, b.out_rows, b.out_cols, b.a.rows,
+                           b.a.width);
 }
 
-/* The bias of a tile's channel: the sample at the centre of its input block (0 when
- * not finite: such a sample spreads over the whole tile anyway). */
-__device__ __forceinline__ float tile_bias(const fxi_fft_batch &b, const tile_box &box, int c)
+__device__ __forceinline__ float tile_bias(const fxi_fft_batch &b, const fxi_fft_tile &box, int c)
 {
-    const int in_h = box.oh + b.a.kh - 1, in_w = box.ow + b.a.kw - 1;
-    const float v = fetch(b.a, box.y0 + in_h / 2, box.x0 - b.a.ax + in_w / 2, c);
-    return isfinite(v) ? v : 0.0f;
+    int64_t v, x;
+    fxi_fft_bias_point(&box, b.a.kw, b.a.kh, b.a.ax, &v, &x);
+    return fxi_fft_bias(fetch(b.a, v, x, c));
 }
 
 /* grid: x over the tile's columns, y over its rows, z over the batch's planes */
@@ -63,12 +51,12 @@ __global__ void k_pack(const fxi_fft_batch b)
     if (j >= b.n_cols || i >= b.n_rows) return;
     const int64_t plane = blockIdx.z;
     const int c = static_cast<int>(plane % b.planes);
-    const tile_box box = tile_at(b, plane / b.planes);
-    const int in_h = box.oh + b.a.kh - 1, in_w = box.ow + b.a.kw - 1;
-    float v = 0;
-    if (i < in_h && j < in_w)
-        v = fetch(b.a, box.y0 + i, box.x0 - b.a.ax + j, c) - tile_bias(b, box, c);
-    b.data[plane * b.plane_floats + static_cast<int64_t>(i) * b.row_floats + j] = v;
+    const fxi_fft_tile box = tile_at(b, plane / b.planes);
+    int64_t v, x;
+    float value = 0;
+    if (fxi_fft_block_point(&box, b.a.kw, b.a.kh, b.a.ax, i, j, &v, &x))
+        value = fetch(b.a, v, x, c) - tile_bias(b, box, c);
+    b.data[plane * b.plane_floats + static_cast<int64_t>(i) * b.row_floats + j] = value;
 }
 
 /* grid: x strides over one spectrum, y over the batch's planes (the kernel's spectrum is
@@ -98,7 +86,7 @@ __global__ void k_extract(const fxi_fft_batch b)
     const fxi_filter_args &a = b.a;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * BLOCK_X + threadIdx.x;
     const int r = static_cast<int>(blockIdx.y) * BLOCK_Y + static_cast<int>(threadIdx.y);
-    const tile_box box = tile_at(b, blockIdx.z);
+    const fxi_fft_tile box = tile_at(b, blockIdx.z);
     const int64_t xl = e / a.channels;
     const int c = static_cast<int>(e % a.channels);
     if (xl >= box.ow || r >= box.oh) return;
@@ -116,11 +104,8 @@ __global__ void k_extract(const fxi_fft_batch b)
         }
     } else {
         const int64_t plane = static_cast<int64_t>(blockIdx.z) * b.planes + c;
-        /* the CPU's arithmetic: add = float(offset + bias * sum(w)) in double, one float add */
-        const float add =
-            static_cast<float>(a.offset + static_cast<double>(tile_bias(b, box, c)) * b.weight_sum);
-        const float acc = b.data[plane * b.plane_floats + r * b.row_floats + xl] + add;
-        out = a.integer_image ? fxi_finish_float(acc, a.maxval) : acc;
+        out = fxi_fft_output(b.data[plane * b.plane_floats + r * b.row_floats + xl], a.offset,
+                             tile_bias(b, box, c), b.weight_sum, a.integer_image, a.maxval);
     }
     switch (a.src_type) {
     case FX_U8: d[at] = static_cast<uint8_t>(out); break;

@@ -31,6 +31,7 @@
 extern "C" {
 #endif
 #include "filter/gpu_fft_geometry.h"
+#include "filter/gpu_fft_tiles.h"
 
 #define FXI_FFT_ENGINES (FXI_GPU_MAX_STREAMS + 1)
 #define FXI_FFT_DEVICE_ENGINE 0

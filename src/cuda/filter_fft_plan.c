@@ -128,15 +128,8 @@ static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, fxi_gpu_fft *
     const fxi_gpu_fft_geometry *g = &f->geom;
     const size_t bytes = g->plane_floats * sizeof(float);
     float *host;
-    FX_TRY(fxi_calloc(ctx, g->plane_floats, sizeof(float), (void **)&host));
-    double sum = 0;
-    for (int i = 0; i < t->kh; i++)
-        for (int j = 0; j < t->kw; j++) {
-            const float w = t->w[(size_t)i * (size_t)t->kw + (size_t)j];
-            host[(size_t)i * g->row_floats + (size_t)j] = w;
-            sum += w;
-        }
-    f->weight_sum = sum;
+    FX_TRY(fxi_malloc(ctx, bytes, (void **)&host));
+    f->weight_sum = fxi_gpu_fft_kernel_plane(t->w, t->kw, t->kh, g, host);
     f->offset = t->offset;
     fx_status st = fxi_device_alloc(ctx, bytes, (void **)&f->spectrum);
     if (st == FX_OK) st = fxi_copy_h2d(ctx, f->spectrum, host, bytes);

@@ -126,3 +126,18 @@ void fxi_gpu_fft_balance(fxi_gpu_fft_geometry *g, int64_t pass_tiles)
     g->batch_bytes = g->plane_floats * sizeof(float) * (size_t)g->planes * (size_t)g->batch_tiles;
     g->work_bytes = fxi_gpu_fft_batch_footprint(g, g->batch_tiles) - g->batch_bytes;
 }
+
+double fxi_gpu_fft_kernel_plane(const float *w, int kw, int kh, const fxi_gpu_fft_geometry *g,
+                                float *plane)
+{
+    double sum = 0;
+    for (size_t k = 0; k < g->plane_floats; k++)
+        plane[k] = 0;
+    for (int i = 0; i < kh; i++)
+        for (int j = 0; j < kw; j++) {
+            const float v = w[(size_t)i * (size_t)kw + (size_t)j];
+            plane[(size_t)i * g->row_floats + (size_t)j] = v;
+            sum += v;
+        }
+    return sum;
+}

@@ -61,6 +61,14 @@ int64_t fxi_gpu_fft_tiles_y(const fxi_gpu_fft_geometry *g, int64_t rows);
 /* Bytes of data + work allowance for a batch of `tiles` tiles. */
 size_t fxi_gpu_fft_batch_footprint(const fxi_gpu_fft_geometry *g, int64_t tiles);
 
+/* The kernel's plane before its transform: the kw x kh taps (row-major w) at the origin
+ * of a zeroed plane of g->plane_floats floats, rows of g->row_floats; returns the sum of
+ * the taps (the response to a constant, for the bias). The spectrum multiplied in is
+ * conj(R2C(plane)) / (N M): the conjugate makes the circular convolution a correlation,
+ * c(y, x) = sum w[i][j] in((y + i) mod N, (x + j) mod M). */
+double fxi_gpu_fft_kernel_plane(const float *w, int kw, int kh, const fxi_gpu_fft_geometry *g,
+                                float *plane);
+
 #ifdef __cplusplus
 }
 #endif

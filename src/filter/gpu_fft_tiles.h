@@ -1,0 +1,78 @@
+/* Per-element rules of the GPU fft strategy, shared by its CUDA kernels
+ * (src/cuda/filter_fft.cu) and the CPU test that replays them through FFTW
+ * (tests/unit/test_filter_gpu_fft_tiles.c): where a tile lies, which virtual row and
+ * column each point of its transform plane holds, where its bias sample is, and how a
+ * correlation becomes an output sample. FX_HD is empty in C and __host__ __device__ in
+ * CUDA, as in filter_math.h. Keep to the C/CUDA common subset.
+ *
+ * Rows are virtual rows of the pass (gpu_geometry.h): output row r of a pass reads
+ * virtual rows r … r + kh - 1. Columns are pixels; x < 0 or x >= width take the border.
+ */
+#ifndef FXKIT_FILTER_GPU_FFT_TILES_H
+#define FXKIT_FILTER_GPU_FFT_TILES_H
+
+#include <stdint.h>
+
+#include "filter/filter_math.h"
+
+typedef struct fxi_fft_tile {
+    int64_t y0, x0; /* first output row (of the pass) and column */
+    int oh, ow;     /* outputs kept: the tile's share of the pass */
+} fxi_fft_tile;
+
+static inline FX_HD int64_t fxi_fft_min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Tile t of a pass of `rows` output rows and `width` columns, tiles_x tiles a row, each
+ * keeping at most out_rows x out_cols outputs. */
+static inline FX_HD fxi_fft_tile fxi_fft_tile_at(int64_t t, int64_t tiles_x, int out_rows,
+                                                 int out_cols, int64_t rows, int64_t width)
+{
+    fxi_fft_tile b;
+    b.y0 = t / tiles_x * out_rows;
+    b.x0 = t % tiles_x * out_cols;
+    b.oh = (int)fxi_fft_min64(out_rows, rows - b.y0);
+    b.ow = (int)fxi_fft_min64(out_cols, width - b.x0);
+    return b;
+}
+
+/* Point (i, j) of the tile's plane: 1 with its virtual row *v and column *x when it is
+ * inside the input block (the (oh + kh - 1) x (ow + kw - 1) samples the kept outputs
+ * read), 0 for the zeros beyond. */
+static inline FX_HD int fxi_fft_block_point(const fxi_fft_tile *b, int kw, int kh, int ax, int i,
+                                            int j, int64_t *v, int64_t *x)
+{
+    if (i >= b->oh + kh - 1 || j >= b->ow + kw - 1) return 0;
+    *v = b->y0 + i;
+    *x = b->x0 - ax + j;
+    return 1;
+}
+
+/* The bias sample of a tile's channel: the centre of its input block. */
+static inline FX_HD void fxi_fft_bias_point(const fxi_fft_tile *b, int kw, int kh, int ax,
+                                            int64_t *v, int64_t *x)
+{
+    *v = b->y0 + (b->oh + kh - 1) / 2;
+    *x = b->x0 - ax + (b->ow + kw - 1) / 2;
+}
+
+/* A bias that is not finite (inf or NaN samples) is no bias: such a sample spreads over
+ * the whole tile anyway. */
+static inline FX_HD float fxi_fft_bias(float sample)
+{
+    return sample - sample == 0 ? sample : 0.0f;
+}
+
+/* Output sample from the plane's correlation value at a kept point: plus the offset and
+ * the bias's response, float(offset + bias * sum(w)) in double, as the CPU fft; then the
+ * CPU's float finish on integer images. */
+static inline FX_HD double fxi_fft_output(float corr, float offset, float bias, double weight_sum,
+                                          int integer_image, float maxval)
+{
+    const float acc = corr + (float)((double)offset + (double)bias * weight_sum);
+    return integer_image ? fxi_finish_float(acc, maxval) : acc;
+}
+
+#endif
