@@ -1,7 +1,11 @@
 /* fxkit filter benchmarks that need no files: the compute stage of one plan, and a
  * plan reused over a batch against one plan per image.
  *
- *   filter_bench compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY]]]
+ *   filter_bench compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY [DEVICE]]]]
+ *
+ * DEVICE: cpu (default) or gpu (host images through the GPU, bands overlapped; the
+ * device-resident workloads, fft 31x31 and 121x121 among them, are in
+ * tests/gpu/test_gpu_filter_bench.c, run by tests/gpu/check.sh).
  *   filter_bench reuse [COUNT [SIDE [KERNEL]]]
  *
  * Build: cc -O2 bench/filter_bench.c -Iinclude -Lbuild/src -lfxkit -o filter_bench
@@ -50,11 +54,11 @@ static int fail(fx_context *ctx, const char *what)
     return 1;
 }
 
-static fx_context *context(int threads)
+static fx_context *context(int threads, fx_device_kind device)
 {
     fx_context_options o;
     fx_context_options_init(&o);
-    o.device = FX_DEVICE_CPU;
+    o.device = device;
     o.threads = threads;
     fx_context *ctx = NULL;
     fx_context_create(&o, &ctx);
@@ -64,10 +68,13 @@ static fx_context *context(int threads)
 static int compute(int argc, char **argv)
 {
     if (argc < 6)
-        return fail(NULL, "compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY]]]");
+        return fail(NULL,
+                    "compute KERNEL WIDTH HEIGHT CHANNELS [REPEAT [THREADS [STRATEGY [DEVICE]]]]");
     int w = atoi(argv[3]), h = atoi(argv[4]), ch = atoi(argv[5]);
     int repeat = argc > 6 ? atoi(argv[6]) : 7, threads = argc > 7 ? atoi(argv[7]) : 0;
-    fx_context *ctx = context(threads);
+    const int gpu = argc > 9 && !strcmp(argv[9], "gpu");
+    fx_context *ctx = context(threads, gpu ? FX_DEVICE_GPU : FX_DEVICE_CPU);
+    if (!ctx) return fail(NULL, gpu ? "no GPU context" : "no context");
     fx_kernel *k;
     if (fx_kernel_parse(ctx, argv[2], &k) != FX_OK) return fail(ctx, argv[2]);
     fx_filter_options o;
@@ -113,7 +120,7 @@ static int reuse(int argc, char **argv)
 {
     int count = argc > 2 ? atoi(argv[2]) : 1000, side = argc > 3 ? atoi(argv[3]) : 256;
     const char *text = argc > 4 ? argv[4] : "gaussian:5";
-    fx_context *ctx = context(0);
+    fx_context *ctx = context(0, FX_DEVICE_CPU);
     fx_kernel *k;
     if (fx_kernel_parse(ctx, text, &k) != FX_OK) return fail(ctx, "kernel");
     fx_image src, dst;
@@ -149,7 +156,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "compute")) return compute(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "reuse")) return reuse(argc, argv);
-    fprintf(stderr, "usage: filter_bench compute KERNEL W H C [REPEAT [THREADS [STRATEGY]]] | "
-                    "reuse [COUNT [SIDE]]\n");
+    fprintf(stderr,
+            "usage: filter_bench compute KERNEL W H C [REPEAT [THREADS [STRATEGY [DEVICE]]]] | "
+            "reuse [COUNT [SIDE]]\n");
     return 2;
 }

@@ -15,12 +15,16 @@
 #include <string.h>
 
 #include "filter/filter_gpu.h"
+#include "filter_fft.h"
 #include "filter_kernels.h"
 
 /* Share of the free device memory the bands may take by default. */
 #define FREE_MEMORY_SHARE 0.8
 #define MAX_SHRINKS 12
 #define MIB ((size_t)1 << 20)
+/* fft: share of the memory budget its engines (batch buffers, cuFFT work areas) may
+ * take, split over FXI_FFT_ENGINES; the bands get the rest. */
+#define FFT_MEMORY_SHARE 0.5
 
 typedef struct slot {
     cudaStream_t stream;
@@ -40,6 +44,8 @@ typedef struct gpu_state {
     int kernel, block;
     size_t work_row; /* box: column sums per output row, bytes */
     void *taps, *taps_row, *taps_col;
+    fxi_gpu_fft *fft;  /* the fft strategy (filter_fft.h), else NULL */
+    size_t fft_budget; /* bytes of the memory budget set aside for fft engines */
     bool have_bands;
     fxi_gpu_bands bands;
     slot slots[FXI_GPU_MAX_STREAMS];
@@ -54,7 +60,7 @@ static int kernel_of(fx_filter_strategy s)
     case FX_STRATEGY_GPU_TEXTURE: return FXI_GK_TEXTURE;
     case FX_STRATEGY_SEPARABLE: return FXI_GK_SEPARABLE;
     case FX_STRATEGY_BOX: return FXI_GK_BOX;
-    default: return FXI_GK_DIRECT; /* direct, and fft (see fxi_filter_gpu_prepare) */
+    default: return FXI_GK_DIRECT; /* direct; fft has its own pass (filter_fft.h) */
     }
 }
 
@@ -117,9 +123,6 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
     s->strategy = d->strategy;
     s->kernel = kernel_of(d->strategy);
     s->block = d->gpu_block;
-    if (d->strategy == FX_STRATEGY_FFT)
-        fxi_log(ctx, FX_LOG_INFO,
-                "filter on the GPU: fft runs as the exact direct kernel (no cuFFT path yet)");
     const size_t sample = fx_sample_size(d->desc.type);
     fxi_gpu_shape *sh = &s->shape;
     sh->width = d->desc.width;
@@ -136,18 +139,20 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
                             (t->acc == FXI_ACC_I32 ? 4u : 8u)
                       : 0;
     FX_TRY(query_limits(ctx, d, &s->lim));
+    const bool fft = d->strategy == FX_STRATEGY_FFT;
     fxi_gpu_launch g;
     const char *why;
-    FX_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim, &g, &why),
-                 FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
-                 fx_filter_strategy_name(d->strategy), why);
-    if (g.ring) s->work_row = 0; /* the ring kernels keep their sums in shared memory */
+    FX_RETURN_IF(
+        !fft && !fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim, &g, &why),
+        FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
+        fx_filter_strategy_name(d->strategy), why);
+    if (!fft && g.ring) s->work_row = 0; /* the ring kernels keep their sums in shared memory */
     FX_RETURN_IF(s->kernel == FXI_GK_BOX && !t->box, FX_EINVAL, "filter: box needs a box kernel");
     FX_RETURN_IF(s->kernel == FXI_GK_SEPARABLE && !t->rank1, FX_EINVAL,
                  "filter: separable needs a rank-1 kernel");
 
     const size_t n = (size_t)t->kw * (size_t)t->kh;
-    FX_TRY(upload_weights(ctx, t->acc, t->num, t->w, n, &s->taps));
+    if (!fft) FX_TRY(upload_weights(ctx, t->acc, t->num, t->w, n, &s->taps));
     if (s->kernel == FXI_GK_SEPARABLE) {
         FX_TRY(upload_weights(ctx, t->acc, t->num_row, t->w_row, (size_t)t->kw, &s->taps_row));
         FX_TRY(upload_weights(ctx, t->acc, t->num_col, t->w_col, (size_t)t->kh, &s->taps_col));
@@ -178,6 +183,12 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
     a->box_w = (double)t->w[0];
     for (int i = 0; i < FXI_GPU_MAX_STREAMS; i++)
         s->slots[i].band = -1;
+    if (fft) {
+        s->fft_budget = (size_t)((double)s->lim.memory_budget * FFT_MEMORY_SHARE);
+        FX_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
+        FX_TRY(fxi_gpu_fft_prepare(ctx, t, d->desc.width, d->desc.height, d->filter_channels,
+                                   s->fft_budget / FXI_FFT_ENGINES, s->fft));
+    }
     return FX_OK;
 }
 
@@ -197,6 +208,7 @@ static void free_slots(gpu_state *s)
         if (sl->stream) (void)cudaStreamDestroy(sl->stream);
         memset(sl, 0, sizeof *sl);
         sl->band = -1;
+        if (s->fft) fxi_gpu_fft_engine_drop(ctx, s->fft, 1 + i);
     }
     (void)cudaGetLastError();
     s->have_bands = false;
@@ -235,8 +247,10 @@ void fxi_filter_gpu_release(void *state)
         fxi_device_free(s->ctx, s->taps);
         fxi_device_free(s->ctx, s->taps_row);
         fxi_device_free(s->ctx, s->taps_col);
+        if (s->fft) fxi_gpu_fft_release(s->ctx, s->fft);
         fxi_device_leave(&guard);
     }
+    free(s->fft);
     free(s);
 }
 
@@ -259,9 +273,11 @@ static fx_status check_image(fx_context *ctx, const gpu_state *s, const fx_image
     return FX_OK;
 }
 
-static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream)
+/* fft_engine: the fft engine of this stream (FXI_FFT_DEVICE_ENGINE, or 1 + the slot). */
+static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream, int fft_engine)
 {
     fx_context *ctx = s->ctx;
+    if (s->fft) return fxi_gpu_fft_pass(ctx, s->fft, fft_engine, a, stream);
     const char *why;
     FX_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
                                           &a->launch, &why),
@@ -296,7 +312,7 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
         a.work_stride = s->work_row;
         FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, s->work_row * (size_t)src->height, &a.work));
     }
-    FX_TRY(launch_pass(s, &a, ctx->cuda->stream));
+    FX_TRY(launch_pass(s, &a, ctx->cuda->stream, FXI_FFT_DEVICE_ENGINE));
     if (t) {
         FX_TRY(fxi_stream_sync(ctx));
         t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
@@ -318,6 +334,7 @@ static fx_status alloc_slots(gpu_state *s)
         FX_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
         FX_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
         FX_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
+        if (s->fft) FX_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
     }
     /* The allocations were ordered on the context's stream; the bands use others. */
     return fxi_stream_sync(ctx);
@@ -330,15 +347,27 @@ static fx_status bands_ready(gpu_state *s)
     fx_context *ctx = s->ctx;
     if (s->have_bands) return FX_OK;
     fxi_gpu_limits lim = s->lim;
+    lim.memory_budget -= s->fft_budget; /* the fft engines' share (0 without fft) */
     const int64_t n = s->shape.width * s->shape.channels;
     const int64_t max_vrows = s->kernel == FXI_GK_TEXTURE ? lim.texture_elements / n : 0;
+    const size_t first_budget = lim.memory_budget;
     for (int attempt = 0;; attempt++) {
         const char *why;
         FX_RETURN_IF(!fxi_gpu_plan_bands(&s->shape, s->work_row, max_vrows, &lim, &s->bands, &why),
                      FX_ENOMEM, "filter on the GPU: %s (%.1f MiB allowed%s)", why,
                      (double)lim.memory_budget / (double)MIB,
-                     lim.memory_budget < s->lim.memory_budget ? ", after out-of-memory retries"
-                                                              : "; see --gpu-memory");
+                     lim.memory_budget < first_budget ? ", after out-of-memory retries"
+                                                      : "; see --gpu-memory");
+        /* fft: bands of whole tile rows where a band holds several (a band's last tile
+         * row is transformed whole however few of its rows the band needs) */
+        const int64_t tile_rows = s->fft ? s->fft->geom.out_rows : 0;
+        fxi_gpu_bands whole;
+        if (tile_rows && s->bands.band_h > tile_rows && s->bands.band_h % tile_rows &&
+            s->bands.count > 1 &&
+            fxi_gpu_plan_bands(&s->shape, s->work_row,
+                               s->bands.band_h / tile_rows * tile_rows + s->shape.kh - 1, &lim,
+                               &whole, &why))
+            s->bands = whole;
         fx_status st = alloc_slots(s);
         if (st == FX_OK) break;
         free_slots(s);
@@ -444,7 +473,7 @@ static fx_status start_band(gpu_state *s, slot *sl, int64_t index, const fx_imag
     a.rows = b.y1 - b.y0;
     a.work = sl->dev_work;
     a.work_stride = s->work_row;
-    FX_TRY(launch_pass(s, &a, sl->stream));
+    FX_TRY(launch_pass(s, &a, sl->stream, 1 + (int)(sl - s->slots)));
     if (t) FX_CUDA(cudaEventRecord(sl->ev[2], sl->stream));
     FX_CUDA(cudaMemcpyAsync(sl->pin_out, sl->dev_out, (size_t)a.rows * out_row,
                             cudaMemcpyDeviceToHost, sl->stream));

@@ -5,8 +5,9 @@
  * result does not depend on where it ran:
  *   1. every tap the same and at least BOX_MIN_TAPS of them: box (running sums);
  *   2. rank 1 with at least SEPARABLE_MIN_TAPS taps: separable (kw + kh per output);
- *   3. otherwise direct, unless the non-zero taps reach FFT_MIN_TAPS and the build has
- *      FFTW: then fft, which is within 1 unit of the exact result and far faster there.
+ *   3. otherwise direct, unless the non-zero taps reach FFT_MIN_TAPS and an fft is there
+ *      (FFTW in the build on the CPU; cuFFT, always, on the GPU): then fft, which is
+ *      within 1 unit of the exact result and far faster there.
  * The thresholds are crossover points measured with bench/filter_crossover.sh on the
  * 2-core development machine (docs/BENCHMARKS.md).
  */
@@ -44,7 +45,7 @@ static const char *acc_words(const fxi_taps *t)
     }
 }
 
-static fx_filter_strategy choose(const fxi_taps *t, char *why, size_t size)
+static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *why, size_t size)
 {
     const int taps = t->kw * t->kh;
     if (t->box && taps >= BOX_MIN_TAPS) {
@@ -55,7 +56,7 @@ static fx_filter_strategy choose(const fxi_taps *t, char *why, size_t size)
         snprintf(why, size, "rank 1: %d + %d taps per output instead of %d", t->kw, t->kh, taps);
         return FX_STRATEGY_SEPARABLE;
     }
-    if (t->nonzero >= FFT_MIN_TAPS && fxi_fft_available()) {
+    if (t->nonzero >= FFT_MIN_TAPS && fft_available) {
         snprintf(why, size,
                  "%d non-zero taps, not rank 1: FFT is far faster than direct here (results "
                  "within 1 unit of the exact sums)",
@@ -113,9 +114,9 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
     p->filter_channels = has_alpha && o->alpha == FX_ALPHA_KEEP ? d->channels - 1 : d->channels;
 
     char why[200];
-    fx_filter_strategy auto_choice = choose(&p->taps, why, sizeof why);
-    p->strategy = o->strategy == FX_STRATEGY_AUTO ? auto_choice : (fx_filter_strategy)o->strategy;
     const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
+    fx_filter_strategy auto_choice = choose(&p->taps, gpu || fxi_fft_available(), why, sizeof why);
+    p->strategy = o->strategy == FX_STRATEGY_AUTO ? auto_choice : (fx_filter_strategy)o->strategy;
     if (o->strategy != FX_STRATEGY_AUTO) {
         FX_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
         snprintf(why, sizeof why, "forced by --strategy (auto would pick %s)",

@@ -31,8 +31,14 @@ static void fill(fx_image *img, uint64_t seed)
     }
 }
 
-/* Same samples; with `tol`, integer samples within 1 and float within 1e-5. */
-static int images_close(const fx_image *a, const fx_image *b, int tol)
+/* fft (float transforms): float outputs within this times L1(weights) times the largest
+ * sample (1 here) of the exact result, as the CPU fft's tests (test_filter_fft.c). */
+#define FFT_FLOAT_REL_TOL 1e-5
+
+/* Same samples; with `tol`, integer samples within 1 and float within 1e-5 (relative),
+ * or, with tol = TOL_FFT, within float_abs. */
+enum { TOL_EXACT = 0, TOL_ONE = 1, TOL_FFT = 2 };
+static int images_close(const fx_image *a, const fx_image *b, int tol, double float_abs)
 {
     if (!tol) return gpu_images_equal(a, b);
     size_t n = (size_t)a->width * (size_t)a->channels;
@@ -51,7 +57,9 @@ static int images_close(const fx_image *a, const fx_image *b, int tol)
                 vb = ((const float *)(const void *)rb)[i];
                 break;
             }
-            double lim = a->type == FX_F32 ? 1e-5 * (fabs(va) > 1 ? fabs(va) : 1) : 1;
+            double lim = a->type != FX_F32 ? 1
+                         : tol == TOL_FFT  ? float_abs
+                                           : 1e-5 * (fabs(va) > 1 ? fabs(va) : 1);
             if (!(fabs(va - vb) <= lim)) return 0;
         }
     }
@@ -63,6 +71,22 @@ typedef struct kspec {
     double scale;
     const char *anchor;
 } kspec;
+
+/* Sum of |weights| of a kernel as applied (scale included): fft tolerances. */
+static double kernel_l1(fx_context *ctx, const kspec *k, fx_sample_type type)
+{
+    fx_kernel *kernel = NULL;
+    double l1 = 0, offset;
+    if (fx_kernel_parse(ctx, k->text, &kernel) != FX_OK) return 0;
+    const size_t n = (size_t)fx_kernel_width(kernel) * (size_t)fx_kernel_height(kernel);
+    double *w = malloc(n * sizeof *w);
+    if (w && fx_kernel_weights(ctx, kernel, type, w, &offset) == FX_OK)
+        for (size_t i = 0; i < n; i++)
+            l1 += fabs(w[i]);
+    free(w);
+    fx_kernel_free(kernel);
+    return l1 * fabs(k->scale);
+}
 
 /* Non-separable, exact and float, with zeros, anchors, offsets, larger than images. */
 static const kspec generic_kernels[] = {
@@ -82,6 +106,18 @@ static const kspec box_kernels[] = {
     {"box:3x7", 1, "0,6"},
     {"box:45", 1, NULL},
     {"box:4x5", 0.3, NULL}, /* float weights: double sums */
+};
+
+/* fft: non-separable, float and exact, anchors, offsets (emboss), larger than most
+ * images (45x3), 1xN and Nx1; compared with the CPU's exact direct result. */
+static const kspec fft_kernels[] = {
+    {"sharpen", 1, NULL},
+    {"0.11 -0.3 0.7 0; 0.2 0.5 0.01 -0.02", 1, "3,0"},
+    {"emboss", 1, NULL},
+    {"box:45x3", 0.37, NULL},
+    {"1 0 2 0 1; 0 0 0 0 0; 3 0 -1 0 2; 1 1 1 1 1; 0 0 0 0 9 / 21", 1, "1,4"},
+    {"1 -2 3 4 5 -6 7 8 9 / 21", 1, "2,0"},
+    {"1; 2; -3; 4; 5 / 9", 1, "0,3"},
 };
 
 typedef struct config {
@@ -136,7 +172,8 @@ static int compare_one(fx_context *cpu, fx_context *gpu, const config *c, const 
     ok = ok && FXT_CHECK_OK(fx_filter_run(cp, in, &want, NULL), cpu);
     fx_timings t = {0};
     ok = ok && FXT_CHECK_OK(fx_filter_run(gp, in, &got, &t), gpu);
-    int host_ok = ok && images_close(&want, &got, tol);
+    const double float_abs = FFT_FLOAT_REL_TOL * kernel_l1(cpu, k, in->type);
+    int host_ok = ok && images_close(&want, &got, tol, float_abs);
     /* device images: no transfer inside the run */
     fx_image din = {0}, dout = {0};
     int dev_ok =
@@ -153,7 +190,7 @@ static int compare_one(fx_context *cpu, fx_context *gpu, const config *c, const 
     } else if (dev_ok) {
         memset(got.data, 0, got.stride * (size_t)got.height);
         dev_ok = FXT_CHECK_OK(st, gpu) && FXT_CHECK_OK(fx_image_download(gpu, &dout, &got), gpu) &&
-                 images_close(&want, &got, tol);
+                 images_close(&want, &got, tol, float_abs);
     }
     if (ok && (!host_ok || !dev_ok))
         fprintf(stderr, "  %s block %d kernel '%s' %dx%dx%d %s border %d alpha %d: %s differs\n",
@@ -168,6 +205,8 @@ static int compare_one(fx_context *cpu, fx_context *gpu, const config *c, const 
     fx_filter_free(gp);
     return ok && host_ok && dev_ok;
 }
+
+static int last_skipped; /* run_configs: cases not applicable in the last call */
 
 static int run_configs(const config *configs, int count)
 {
@@ -184,7 +223,9 @@ static int run_configs(const config *configs, int count)
                     fx_image in = gpu_padded_image(s.w, s.h, ch, types[t], (size_t)(v % 3) * 4);
                     fill(&in, (uint64_t)v * 7919 + (uint64_t)k);
                     /* box on float weights sums in double in another order than the CPU */
-                    int tol = c->gpu == FX_STRATEGY_BOX && c->kernels[k].scale != 1;
+                    int tol = c->gpu == FX_STRATEGY_FFT                               ? TOL_FFT
+                              : c->gpu == FX_STRATEGY_BOX && c->kernels[k].scale != 1 ? TOL_ONE
+                                                                                      : TOL_EXACT;
                     cases++;
                     if (!compare_one(cpu, gpu, c, &c->kernels[k], &in, border, alpha, 0, tol,
                                      &skipped))
@@ -194,6 +235,7 @@ static int run_configs(const config *configs, int count)
     }
     fprintf(stderr, "  %d cases, %d differ, %d not applicable (EUNSUPPORTED)\n", cases, bad,
             skipped);
+    last_skipped = skipped;
     fx_context_destroy(gpu);
     fx_context_destroy(cpu);
     return bad == 0;
@@ -255,6 +297,161 @@ FXT_TEST(banding_gives_the_bytes_of_one_pass)
     FXT_CHECK_EQ(bad, 0);
     fx_context_destroy(gpu);
     fx_context_destroy(cpu);
+}
+
+/* ---- fft (cuFFT): within 1 unit of the CPU's exact direct result ---- */
+
+#define FFT_CONFIG(kernels)                                                                        \
+    {                                                                                              \
+        FX_STRATEGY_FFT, FX_STRATEGY_DIRECT, 0, kernels, (int)(sizeof kernels / sizeof *kernels)   \
+    }
+
+FXT_TEST(fft_matches_cpu_exact)
+{
+    const config configs[] = {FFT_CONFIG(fft_kernels)};
+    FXT_CHECK(run_configs(configs, 1));
+    FXT_CHECK_EQ(last_skipped, 0);
+}
+
+/* A random non-separable kw x kh kernel (weights summing to about 0.2, some negative)
+ * as text. */
+static char *random_kernel(int kw, int kh, uint64_t seed)
+{
+    size_t size = (size_t)kw * (size_t)kh * 16 + 16;
+    char *text = malloc(size), *p = text;
+    for (int i = 0; i < kh; i++) {
+        for (int j = 0; j < kw; j++) {
+            double w = ((double)(fxt_rand(&seed) >> 44) / 1048576.0 - 0.4) / (kw * kh) * 1.5;
+            p += sprintf(p, "%s%.6f", j ? " " : "", w);
+        }
+        p += sprintf(p, "%s", i + 1 < kh ? ";" : "");
+    }
+    return text;
+}
+
+typedef struct fft_case {
+    int kw, kh;
+    int w, h, ch;
+    fx_sample_type type;
+    int border, alpha, memory_mib;
+} fft_case;
+
+/* Large kernels (several tiles, kernels larger than the image, 1xN and Nx1), and banding
+ * forced by a small --gpu-memory (host images in many bands, each tiled). */
+FXT_TEST(fft_large_kernels_and_bands)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const fft_case cases[] = {
+        {33, 29, 300, 200, 3, FX_U8, FX_BORDER_REFLECT101, 0, 0},
+        {33, 29, 300, 200, 1, FX_F32, FX_BORDER_CONSTANT, 0, 0},
+        {61, 61, 40, 30, 4, FX_U8, FX_BORDER_WRAP, 1, 0},         /* kernel > image */
+        {61, 61, 40, 30, 2, FX_U16, FX_BORDER_REFLECT, 0, 0},     /* kernel > image */
+        {101, 1, 257, 33, 3, FX_U8, FX_BORDER_REPLICATE, 0, 0},   /* 1xN */
+        {1, 101, 33, 257, 1, FX_F32, FX_BORDER_REFLECT101, 0, 0}, /* Nx1 */
+        {121, 121, 500, 380, 3, FX_U8, FX_BORDER_REFLECT101, 0, 0},
+        {121, 121, 130, 1, 1, FX_U16, FX_BORDER_CONSTANT, 0, 0}, /* one row */
+        /* banded: 8 MiB allowed (half to fft engines) */
+        {25, 25, 600, 500, 3, FX_U8, FX_BORDER_REFLECT101, 0, 8},
+        {25, 21, 20000, 40, 1, FX_U8, FX_BORDER_WRAP, 0, 8},
+        {31, 31, 3001, 257, 4, FX_U16, FX_BORDER_CONSTANT, 1, 8},
+        {21, 21, 1200, 900, 1, FX_F32, FX_BORDER_REPLICATE, 0, 8},
+    };
+    const config c = {FX_STRATEGY_FFT, FX_STRATEGY_DIRECT, 0, NULL, 0};
+    int skipped = 0, bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const fft_case *fc = &cases[i];
+        char *text = random_kernel(fc->kw, fc->kh, (uint64_t)i + 11);
+        const kspec k = {text, 1, NULL};
+        fx_image in = gpu_padded_image(fc->w, fc->h, fc->ch, fc->type, (size_t)(i % 3) * 4);
+        fill(&in, (uint64_t)i * 31 + 5);
+        if (!compare_one(cpu, gpu, &c, &k, &in, fc->border, fc->alpha, fc->memory_mib, TOL_FFT,
+                         &skipped)) {
+            fprintf(stderr, "  fft case %zu (%dx%d kernel on %dx%dx%d) differs\n", i, fc->kw,
+                    fc->kh, fc->w, fc->h, fc->ch);
+            bad++;
+        }
+        free(in.data);
+        free(text);
+    }
+    FXT_CHECK_EQ(bad, 0);
+    FXT_CHECK_EQ(skipped, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+/* auto picks fft on the GPU by the CPU planner's rule (>= 400 non-zero taps, not rank 1),
+ * direct below it. */
+FXT_TEST(fft_auto_rule)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2);
+    static const struct {
+        int k;
+        fx_filter_strategy want;
+    } rule[] = {{19, FX_STRATEGY_DIRECT}, {21, FX_STRATEGY_FFT}};
+    fx_image_desc d = {200, 100, 3, FX_U8};
+    for (int i = 0; i < 2; i++) {
+        char *text = random_kernel(rule[i].k, rule[i].k, 3);
+        fx_kernel *k;
+        fx_filter_plan *p = NULL;
+        FXT_CHECK_OK(fx_kernel_parse(gpu, text, &k), gpu);
+        FXT_CHECK_OK(fx_filter_plan_create(gpu, k, NULL, &d, &p), gpu);
+        if (p) FXT_CHECK_EQ(fx_filter_plan_strategy(p), rule[i].want);
+        fx_filter_free(p);
+        fx_kernel_free(k);
+        free(text);
+    }
+    fx_context_destroy(gpu);
+}
+
+/* Too little memory for one tile: a clear error at plan time; a full GPU: FX_ENOMEM from
+ * cuFFT or the buffers, never a crash, and the context still works afterwards. */
+FXT_TEST(fft_out_of_memory_is_reported)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2);
+    char *text = random_kernel(121, 121, 9);
+    fx_kernel *k;
+    FXT_CHECK_OK(fx_kernel_parse(gpu, text, &k), gpu);
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    o.strategy = FX_STRATEGY_FFT;
+    o.gpu_memory_mib = 1;
+    fx_filter_plan *p = NULL;
+    fx_image_desc d = {2000, 1000, 3, FX_U8};
+    FXT_CHECK_STATUS(fx_filter_plan_create(gpu, k, &o, &d, &p), FX_ENOMEM, gpu);
+    FXT_CHECK_CONTAINS(fx_context_error(gpu), "fft");
+    FXT_CHECK(p == NULL);
+    /* fill the GPU, then ask for more than is left */
+    enum { MAX_FILL = 4096 };
+    static fx_image fillers[MAX_FILL];
+    int made = 0;
+    for (int big = 1; big >= 0; big--)
+        while (made < MAX_FILL &&
+               fx_image_alloc_device(gpu, &fillers[made], big ? 16384 : 2048, 16384, 4, FX_F32) ==
+                   FX_OK) /* 4 GiB, then 512 MiB */
+            made++;
+    o.gpu_memory_mib = 8192; /* more than is free: cuFFT or the buffers run out */
+    fx_image_desc huge = {10000, 6000, 3, FX_U8};
+    fx_status st = fx_filter_plan_create(gpu, k, &o, &huge, &p);
+    FXT_CHECK(st == FX_OK || st == FX_ENOMEM);
+    if (st == FX_ENOMEM) FXT_CHECK_CONTAINS(fx_context_error(gpu), "memory");
+    fx_filter_free(p);
+    p = NULL;
+    for (int i = 0; i < made; i++)
+        fx_image_free(&fillers[i]);
+    /* and the context still works */
+    o.gpu_memory_mib = 0;
+    fx_image_desc small = {300, 200, 3, FX_U8};
+    FXT_CHECK_OK(fx_filter_plan_create(gpu, k, &o, &small, &p), gpu);
+    fx_image in = gpu_padded_image(300, 200, 3, FX_U8, 0),
+             out = gpu_padded_image(300, 200, 3, FX_U8, 0);
+    fill(&in, 3);
+    FXT_CHECK_OK(fx_filter_run(p, &in, &out, NULL), gpu);
+    fx_filter_free(p);
+    free(in.data);
+    free(out.data);
+    fx_kernel_free(k);
+    free(text);
+    fx_context_destroy(gpu);
 }
 
 FXT_TEST(device_images_round_trip)
@@ -353,7 +550,9 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
 
 GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
               FXT_CASE(banding_gives_the_bytes_of_one_pass), FXT_CASE(device_images_round_trip),
-              FXT_CASE(errors_and_out_of_memory_are_reported))
+              FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),
+              FXT_CASE(fft_large_kernels_and_bands), FXT_CASE(fft_auto_rule),
+              FXT_CASE(fft_out_of_memory_is_reported))
 
 #else
 int main(void)

@@ -5,9 +5,11 @@
  * queued; the compute time is measured through fx_timings, which synchronises).
  *
  *   1. 10000x6000 RGB u8 on the device: box and gaussian k=3 and 121 (auto: box and
- *      separable), arbitrary float 31x31 and 121x121 (direct; 121x121 on a 2000x1200
- *      crop, see docs/ALGORITHMS.md: without a cuFFT path it is FP32-bound);
- *   2. the same image from host memory to host memory (banded, overlapped);
+ *      separable), arbitrary float 31x31 and 121x121 with the fft strategy (cuFFT), and
+ *      for comparison direct (31x31 on the image, 121x121 on a 2000x1200 crop: direct is
+ *      FP32-bound, see docs/ALGORITHMS.md);
+ *   2. the same image from host memory to host memory (banded, overlapped), also the
+ *      121x121 float kernel through fft;
  *   3. the published sweep: 1000x1000 RGB u8 box k=3…121 through every gpu-* variant and
  *      block size, on the device;
  *   4. 10000x100000 RGB u8 box 11x11 from host memory to host memory.
@@ -125,10 +127,18 @@ static int run_bench(const scale *s, int print)
     }
     char *k31 = random_kernel(31), *k121 = random_kernel(121);
     if (ok) {
-        double ms =
-            time_plan(gpu, k31, FX_STRATEGY_AUTO, 0, &din, &dout, 1, NULL, explain, sizeof explain);
+        double ms = time_plan(gpu, k31, FX_STRATEGY_DIRECT, 0, &din, &dout, 1, NULL, explain,
+                              sizeof explain);
         ok = FXT_CHECK(ms >= 0);
-        if (print) printf("RESULT filter_dev_float31_ms %.2f\n  (%s)\n", ms, explain);
+        if (print) printf("RESULT filter_dev_float31_direct_ms %.2f\n  (%s)\n", ms, explain);
+    }
+    /* fft (cuFFT): 31x31 and 121x121 on the whole image */
+    for (int i = 0; i < 2 && ok; i++) {
+        double ms = time_plan(gpu, i ? k121 : k31, FX_STRATEGY_FFT, 0, &din, &dout, s->reps, NULL,
+                              explain, sizeof explain);
+        ok = FXT_CHECK(ms >= 0);
+        if (print)
+            printf("RESULT filter_dev_float%s_ms %.2f\n  (%s)\n", i ? "121" : "31", ms, explain);
     }
     fx_image_free(&din);
     fx_image_free(&dout);
@@ -140,19 +150,29 @@ static int run_bench(const scale *s, int print)
         ok = FXT_CHECK_OK(fx_image_alloc_device(gpu, &cin, s->crop_w, s->crop_h, 3, FX_U8), gpu) &&
              FXT_CHECK_OK(fx_image_alloc_device(gpu, &cout, s->crop_w, s->crop_h, 3, FX_U8), gpu) &&
              FXT_CHECK_OK(fx_image_upload(gpu, &crop, &cin), gpu);
-        double ms = ok ? time_plan(gpu, k121, FX_STRATEGY_AUTO, 0, &cin, &cout, 1, NULL, explain,
+        double ms = ok ? time_plan(gpu, k121, FX_STRATEGY_DIRECT, 0, &cin, &cout, 1, NULL, explain,
                                    sizeof explain)
                        : -1;
         ok = ok && FXT_CHECK(ms >= 0);
         if (print)
-            printf("RESULT filter_dev_float121_%dx%d_ms %.2f\n  (%s)\n", s->crop_w, s->crop_h, ms,
-                   explain);
+            printf("RESULT filter_dev_float121_direct_%dx%d_ms %.2f\n  (%s)\n", s->crop_w,
+                   s->crop_h, ms, explain);
         fx_image_free(&cin);
         fx_image_free(&cout);
     }
     free(k31);
-    free(k121);
     /* 2. host to host */
+    if (ok) {
+        fx_timings t = {0};
+        double ms =
+            time_plan(gpu, k121, FX_STRATEGY_FFT, 0, &host, &host_out, s->reps, &t, NULL, 0);
+        ok = FXT_CHECK(ms >= 0);
+        if (print)
+            printf("RESULT filter_host_float121_ms %.2f (stage sums: upload %.2f compute %.2f "
+                   "download %.2f)\n",
+                   ms, t.upload_ms, t.compute_ms, t.download_ms);
+    }
+    free(k121);
     for (int i = 0; i < 2 && ok; i++) {
         fx_timings t = {0};
         double ms = time_plan(gpu, i ? "gaussian:3" : "box:3", FX_STRATEGY_AUTO, 0, &host,

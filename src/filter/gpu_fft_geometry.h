@@ -1,0 +1,67 @@
+/* Geometry of the GPU fft strategy (src/cuda/filter_fft*.{c,cu}), as plain C so it is
+ * unit-tested without a GPU (tests/unit/test_filter_gpu_fft_geometry.c).
+ *
+ * Overlap-save on tiles: a tile is an N x M real transform whose top-left
+ * (N - kh + 1) x (M - kw + 1) outputs are exact correlations (no wrap-around). One tile
+ * holds one plane per filtered channel; planes are stored for cuFFT's in-place
+ * real-to-complex transform, rows of 2 * (M / 2 + 1) floats. Tiles are transformed in
+ * batches whose data and cuFFT work area fit the memory budget passed in.
+ */
+#ifndef FXKIT_FILTER_GPU_FFT_GEOMETRY_H
+#define FXKIT_FILTER_GPU_FFT_GEOMETRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sides are 2^a, 3 * 2^a or 5 * 2^a (cuFFT's fastest radices), at least this. */
+#define FXI_GPU_FFT_MIN_SIDE 16
+/* Largest side the cost model considers (or the next side above twice the kernel, when
+ * that is larger): cuFFT transforms a row of up to 1024 points in one pass through
+ * shared memory, so a 2-D transform of such tiles is two passes over memory. */
+#define FXI_GPU_FFT_MAX_SIDE 1024
+/* Data bytes of one batch need be no larger than this to keep the GPU busy. */
+#define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
+/* Planes of one batch: the extract kernel's grid.z holds tiles, pack's holds planes. */
+#define FXI_GPU_FFT_MAX_PLANES 65535
+
+typedef struct fxi_gpu_fft_geometry {
+    int n_rows, n_cols;     /* transform size N x M */
+    int out_rows, out_cols; /* valid outputs per tile: N - kh + 1, M - kw + 1 */
+    int planes;             /* per tile: the filtered channels */
+    size_t row_floats;      /* floats per plane row: 2 * (M / 2 + 1) */
+    size_t plane_floats;    /* N * row_floats; also 2 * the complex values of a spectrum */
+    int64_t batch_tiles;    /* tiles per cuFFT execution */
+    size_t batch_bytes;     /* data buffer of one batch */
+    size_t work_bytes;      /* allowance for cuFFT's work area (the real one is queried) */
+} fxi_gpu_fft_geometry;
+
+/* Choose the tile for a kw x kh kernel on a width x height image (channels_filtered
+ * planes per tile) and the batch under memory_budget bytes (data + work area). The
+ * sides minimise the modelled memory traffic of the whole image, tiles x N x M x
+ * (log2(N M) + a constant for packing, multiplying and extracting), among sides whose
+ * one-tile batch fits the budget. False with *why when not even one tile of the
+ * smallest side fits. */
+bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                      size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why);
+
+/* Shrink the batch to split a pass of pass_tiles tiles into equal batches: the same
+ * number of batches, none of them mostly idle (every execution transforms a whole
+ * batch). Never grows the batch. */
+void fxi_gpu_fft_balance(fxi_gpu_fft_geometry *g, int64_t pass_tiles);
+
+/* Tiles covering `rows` output rows of `width` columns: tiles_x * tiles_y. */
+int64_t fxi_gpu_fft_tiles_x(const fxi_gpu_fft_geometry *g, int64_t width);
+int64_t fxi_gpu_fft_tiles_y(const fxi_gpu_fft_geometry *g, int64_t rows);
+
+/* Bytes of data + work allowance for a batch of `tiles` tiles. */
+size_t fxi_gpu_fft_batch_footprint(const fxi_gpu_fft_geometry *g, int64_t tiles);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
