@@ -146,6 +146,7 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
         !fft && !fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim, &g, &why),
         FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
         fx_filter_strategy_name(d->strategy), why);
+    if (!fft && g.ring) s->work_row = 0; /* the ring kernels keep their sums in shared memory */
     FX_RETURN_IF(s->kernel == FXI_GK_BOX && !t->box, FX_EINVAL, "filter: box needs a box kernel");
     FX_RETURN_IF(s->kernel == FXI_GK_SEPARABLE && !t->rank1, FX_EINVAL,
                  "filter: separable needs a rank-1 kernel");

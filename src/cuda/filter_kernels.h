@@ -56,6 +56,9 @@ typedef struct fxi_filter_args {
     int64_t tex_offset;
 } fxi_filter_args;
 
+/* Dynamic shared memory a block gets without opting in (cudaFuncAttribute...). */
+#define FXI_GPU_DEFAULT_SHARED_BYTES (48 * 1024)
+
 /* Texture objects start at addresses aligned to this (cudaDevAttrTextureAlignment is at
  * most 512 bytes). */
 #define FXI_GPU_TEXTURE_ALIGN 512
@@ -68,5 +71,7 @@ fx_status fxi_filter_launch(fx_context *ctx, const fxi_filter_args *a, cudaStrea
 
 #ifdef __cplusplus
 }
+/* The ring kernels (filter_ring.cu), for launches with launch.ring set. */
+fx_status fxi_filter_launch_ring(fx_context *ctx, const fxi_filter_args &a, cudaStream_t stream);
 #endif
 #endif

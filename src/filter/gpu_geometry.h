@@ -69,6 +69,18 @@ typedef struct fxi_gpu_launch {
     int box_segment;
     int64_t box_items, box_grid_x;
     int box_strip; /* box: rows per thread of the column pass */
+    /* ring (separable and box, when its shared memory fits; else the layouts above):
+     * one block of ring_threads threads walks down a tile of tile_h output rows.
+     * separable: tile_w output elements, one per thread; chunk_rows input rows at a time
+     * are staged (in_width elements each: the tile and its halo) and row-filtered into a
+     * ring of ring_rows rows (kh - 1 + chunk_rows), which the column pass reads.
+     * box: box_groups groups of `channels` threads, each group box_segment pixels; the
+     * block covers tile_w = box_groups * box_segment pixels (all channels), keeps the
+     * column sums of its padded width in shared memory and updates them row by row. */
+    int ring;
+    int ring_rows;
+    int in_width;
+    int box_groups;
 } fxi_gpu_launch;
 
 /* Block sizes of the published variants (--gpu-block), and the default. */

@@ -86,6 +86,16 @@ if [ -x "$sanitizer" ]; then
     [ -z "$san_failed" ] || failed=$((failed + 1))
 fi
 
+# ---- CPU == GPU on images outside the test suite, through the program ----
+echo "== identity"
+identity="not run"
+if [ -x "$build/fxkit" ]; then
+    "$root/tests/gpu/identity.sh" "$build/fxkit" 2>&1 | tee "$logs/identity.log"
+    identity_rc=${PIPESTATUS[0]}
+    identity=$(grep '^identity:' "$logs/identity.log" | tail -n1)
+    [ "$identity_rc" -eq 0 ] || failed=$((failed + 1))
+fi
+
 # ---- fxkit info ----
 echo "== fxkit info"
 if [ -x "$build/fxkit" ]; then
@@ -151,6 +161,7 @@ printf '%-34s GPU %s ms vs CPU %s ms (%s), identical: %s\n' "convert u8->f32 100
 printf '%-34s %s\n' "  GPU stages (ms)" "$(result convert_gpu_stages_ms)"
 
 printf '%-34s %s\n' "compute-sanitizer" "$san_summary"
+printf '%-34s %s\n' "CPU == GPU (program)" "$identity"
 printf '%-34s %s\n' "filter dev 10000x6000x3 box:3" "$(fresult filter_dev_box3_ms) ms (target 0.2)"
 printf '%-34s %s\n' "filter dev gaussian:3" "$(fresult filter_dev_gauss3_ms) ms (target 0.2)"
 printf '%-34s %s\n' "filter dev box:121" "$(fresult filter_dev_box121_ms) ms (target 2)"

@@ -133,8 +133,9 @@ static int covers(const fxi_gpu_launch *g, const fxi_gpu_shape *s, int64_t rows,
                   const fxi_gpu_limits *l)
 {
     /* box: the column pass covers the padded row */
-    const int64_t n =
-        s->width * s->channels + (g->kernel == FXI_GK_BOX ? (int64_t)(s->kw - 1) * s->channels : 0);
+    const int64_t n = g->kernel == FXI_GK_BOX && g->ring ? s->width /* tiles of pixels */
+                      : s->width * s->channels +
+                            (g->kernel == FXI_GK_BOX ? (int64_t)(s->kw - 1) * s->channels : 0);
     int ok = FXT_CHECK(g->tiles_x * g->tile_w >= n) &&
              FXT_CHECK((g->tiles_x - 1) * g->tile_w < n) &&
              FXT_CHECK(g->tiles_y * g->tile_h >= rows) &&
@@ -147,6 +148,23 @@ static int covers(const fxi_gpu_launch *g, const fxi_gpu_shape *s, int64_t rows,
         size_t width = ((size_t)g->tile_w + (size_t)(s->kw - 1) * s->channels) * s->acc_size;
         ok = ok && FXT_CHECK(g->chunk_rows >= 1 && g->chunk_rows <= s->kh) &&
              FXT_CHECK(width * (size_t)(g->tile_h + g->chunk_rows - 1) == g->shared_bytes);
+    }
+    if (g->ring && g->kernel == FXI_GK_SEPARABLE) {
+        /* the ring holds a chunk and the kh - 1 rows before it; staged rows span the halo */
+        size_t bytes = ((size_t)g->ring_rows * g->tile_w + (size_t)g->chunk_rows * g->in_width +
+                        (size_t)(s->kw + s->kh)) *
+                       (size_t)s->acc_size;
+        return ok && FXT_CHECK(g->ring_rows == s->kh - 1 + g->chunk_rows) &&
+               FXT_CHECK(g->in_width == g->tile_w + (s->kw - 1) * s->channels) &&
+               FXT_CHECK(g->tile_h >= 2 * (s->kh - 1)) && FXT_CHECK(bytes == g->shared_bytes);
+    }
+    if (g->ring && g->kernel == FXI_GK_BOX) {
+        /* every thread of a group has a channel; the column sums span the padded width */
+        return ok && FXT_CHECK(g->box_groups * s->channels <= g->block_x) &&
+               FXT_CHECK((g->box_groups + 1) * s->channels > g->block_x) &&
+               FXT_CHECK(g->tile_w == g->box_groups * g->box_segment) &&
+               FXT_CHECK(g->in_width == (g->tile_w + s->kw - 1) * s->channels) &&
+               FXT_CHECK(g->box_segment >= 1);
     }
     if (g->kernel == FXI_GK_SEPARABLE)
         ok = ok && FXT_CHECK(g->chunk_rows >= 1 && g->chunk_rows <= g->tile_h + s->kh - 1) &&

@@ -1,0 +1,174 @@
+/* GPU benchmark of the normalize job against the CPU path, in one run: the published GPU
+ * variant's experiment (its preset; files of 10 s to 6 min; frame lengths 2 to 1024
+ * samples; two filter widths) with the four stage times it logs, and a batch of long
+ * stereo files. Prints RESULT lines; every GPU output is compared with the CPU's bits.
+ *
+ *   normalize_gpu_bench [REPEAT]        (default 3; medians)
+ *
+ * Build: cc -O2 bench/normalize_gpu_bench.c -Iinclude -Lbuild/src -lfxkit -lm (with CUDA).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxkit/fxkit.h"
+
+#define RATE 44100
+#define BATCH_FILES 8
+#define BATCH_SECONDS 360
+#define MAX_REPEAT 15
+
+static const double durations_s[] = {10, 20, 60, 360};
+static const int frame_lengths[] = {2, 32, 1024};
+static const int half_widths[] = {15, 50}; /* the preset's, and a wider one */
+
+typedef struct run_result {
+    double total_ms;
+    fx_normalize_stage_times stages;
+    int ok;
+} run_result;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static fx_context *context(fx_device_kind kind)
+{
+    fx_context_options o;
+    fx_context_options_init(&o);
+    o.device = kind;
+    fx_context *ctx = NULL;
+    return fx_context_create(&o, &ctx) == FX_OK ? ctx : NULL;
+}
+
+/* Speech-like: a tone under a slow envelope, with clicks. */
+static void fill(fx_audio *a)
+{
+    for (size_t i = 0; i < a->frames; i++)
+        for (int c = 0; c < a->channels; c++) {
+            double v = 0.5 * sin((double)i * 0.031 + c) * (0.05 + 0.9 * fabs(sin((double)i * 3e-5)));
+            if (i % 22050 == 0) v = 0.99;
+            a->data[i * (size_t)a->channels + (size_t)c] = v;
+        }
+}
+
+/* One stream over the whole signal: push, flush, pull; stage times as it logs them. */
+static run_result run_once(fx_context *ctx, const fx_normalize_options *o, const fx_audio *in,
+                           double *out)
+{
+    run_result r = {0};
+    fx_normalize *n = NULL;
+    uint64_t t0 = fx_time_ns();
+    if (fx_normalize_open(ctx, o, in->channels, in->rate, &n) != FX_OK) return r;
+    fx_normalize_set_timing(n, 1);
+    size_t got = 0, total = 0;
+    int ok = fx_normalize_push(n, in->data, in->frames) == FX_OK && fx_normalize_flush(n) == FX_OK;
+    while (ok && total < in->frames) {
+        ok = fx_normalize_pull(n, out + total * (size_t)in->channels, in->frames - total, &got) ==
+             FX_OK;
+        if (!got) break;
+        total += got;
+    }
+    fx_normalize_stage_times_get(n, &r.stages);
+    fx_normalize_close(n);
+    r.total_ms = fx_elapsed_ms(t0, fx_time_ns());
+    r.ok = ok && total == in->frames;
+    return r;
+}
+
+/* Medians of `repeat` runs on each context; the outputs' bits compared. */
+static void experiment(fx_context *gpu, fx_context *cpu, const char *name,
+                       const fx_normalize_options *o, const fx_audio *in, int repeat)
+{
+    size_t samples = in->frames * (size_t)in->channels;
+    double *out_g = malloc(samples * sizeof *out_g), *out_c = malloc(samples * sizeof *out_c);
+    double gt[MAX_REPEAT], ct[MAX_REPEAT], ga[MAX_REPEAT], gm[MAX_REPEAT], gg[MAX_REPEAT],
+        gn[MAX_REPEAT];
+    int ok = out_g && out_c;
+    for (int k = 0; ok && k < repeat; k++) {
+        run_result g = run_once(gpu, o, in, out_g), c = run_once(cpu, o, in, out_c);
+        ok = g.ok && c.ok;
+        gt[k] = g.total_ms;
+        ct[k] = c.total_ms;
+        ga[k] = g.stages.analyze_ms;
+        gm[k] = g.stages.min_filter_ms;
+        gg[k] = g.stages.gauss_ms;
+        gn[k] = g.stages.gain_ms;
+    }
+    if (!ok) {
+        printf("RESULT nm_%s_error %s / %s\n", name, fx_context_error(gpu), fx_context_error(cpu));
+    } else {
+        int same = !memcmp(out_g, out_c, samples * sizeof *out_g);
+        double gain = median(gn, repeat);
+        printf("RESULT nm_%s gpu_ms %.2f cpu_ms %.2f stages_gpu_ms analyze %.3f min %.3f "
+               "gauss %.3f gain %.3f gain_gsps %.1f identical %s\n",
+               name, median(gt, repeat), median(ct, repeat), median(ga, repeat),
+               median(gm, repeat), median(gg, repeat), gain,
+               gain > 0 ? (double)samples / (gain * 1e6) : 0.0, same ? "yes" : "NO");
+    }
+    free(out_g);
+    free(out_c);
+}
+
+int main(int argc, char **argv)
+{
+    int repeat = argc > 1 ? atoi(argv[1]) : 3;
+    if (repeat < 1 || repeat > MAX_REPEAT) repeat = 3;
+    fx_context *gpu = context(FX_DEVICE_GPU), *cpu = context(FX_DEVICE_CPU);
+    if (!gpu || !cpu) {
+        fprintf(stderr, "normalize_gpu_bench: needs a GPU\n");
+        return 1;
+    }
+    printf("RESULT cpu_threads %d\n", fx_context_threads(cpu));
+    for (size_t d = 0; d < sizeof durations_s / sizeof *durations_s; d++) {
+        fx_audio in;
+        if (fx_audio_alloc(cpu, &in, (size_t)(durations_s[d] * RATE), 1, RATE) != FX_OK) return 1;
+        fill(&in);
+        for (size_t f = 0; f < sizeof frame_lengths / sizeof *frame_lengths; f++)
+            for (size_t w = 0; w < sizeof half_widths / sizeof *half_widths; w++) {
+                fx_normalize_options o;
+                fx_normalize_options_init(&o);
+                o.preset = FX_NORMALIZE_PRESET_DANPI;
+                o.frame_samples = frame_lengths[f];
+                o.window = 2 * half_widths[w] + 1;
+                char name[64];
+                snprintf(name, sizeof name, "danpi_%gs_frame%d_width%d", durations_s[d],
+                         frame_lengths[f], o.window);
+                experiment(gpu, cpu, name, &o, &in, repeat);
+            }
+        fx_audio_free(&in);
+    }
+    /* a batch of long stereo files, one after the other, default options */
+    fx_audio batch;
+    if (fx_audio_alloc(cpu, &batch, (size_t)BATCH_SECONDS * RATE, 2, RATE) != FX_OK) return 1;
+    fill(&batch);
+    fx_normalize_options o;
+    fx_normalize_options_init(&o);
+    double *out = malloc(batch.frames * 2 * sizeof *out);
+    double ms[2] = {0, 0};
+    int ok = out != NULL;
+    fx_context *ctxs[2] = {gpu, cpu};
+    for (int k = 0; ok && k < 2; k++)
+        for (int i = 0; ok && i < BATCH_FILES; i++) {
+            run_result r = run_once(ctxs[k], &o, &batch, out);
+            ok = r.ok;
+            ms[k] += r.total_ms;
+        }
+    if (ok)
+        printf("RESULT nm_batch_%dx%ds_stereo gpu_ms %.1f cpu_ms %.1f\n", BATCH_FILES,
+               BATCH_SECONDS, ms[0], ms[1]);
+    free(out);
+    fx_audio_free(&batch);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+    return 0;
+}
