@@ -4,6 +4,7 @@
  * bandwidth (docs/ALGORITHMS.md counts the passes). */
 #include <algorithm>
 
+#include "filter_device.cuh"
 #include "filter_fft.h"
 
 namespace
@@ -17,17 +18,7 @@ constexpr unsigned int MULTIPLY_BLOCKS = 1024; /* per plane, at most */
  * (fxi_padded_row with a float accumulator) hold the same value. */
 __device__ __forceinline__ float fetch(const fxi_filter_args &a, int64_t v, int64_t x, int c)
 {
-    const int64_t row = a.resolved ? v : fxi_border_index(a.v0 + v, a.height, a.border);
-    if (row < 0) return static_cast<float>(a.border_value[c]);
-    const int64_t xx = x >= 0 && x < a.width ? x : fxi_border_index(x, a.width, a.border);
-    if (xx < 0) return static_cast<float>(a.border_value[c]);
-    const uint8_t *r = a.src + row * static_cast<int64_t>(a.src_stride);
-    const int64_t i = xx * a.channels + c;
-    switch (a.src_type) {
-    case FX_U8: return static_cast<float>(r[i]);
-    case FX_U16: return static_cast<float>(reinterpret_cast<const uint16_t *>(r)[i]);
-    default: return reinterpret_cast<const float *>(r)[i];
-    }
+    return fxi_filter_device::load<float>(a, fxi_filter_device::src_row(a, v), x, c);
 }
 
 __device__ __forceinline__ fxi_fft_tile tile_at(const fxi_fft_batch &b, int64_t local)
@@ -91,27 +82,13 @@ __global__ void k_extract(const fxi_fft_batch b)
     const int c = static_cast<int>(e % a.channels);
     if (xl >= box.ow || r >= box.oh) return;
     const int64_t y = box.y0 + r, at = (box.x0 + xl) * a.channels + c;
-    uint8_t *d = a.dst + y * static_cast<int64_t>(a.dst_stride);
-    double out;
-    if (c >= a.filter_channels) { /* the alpha passes through */
-        const int64_t v = y + a.ay;
-        const int64_t row = a.resolved ? v : fxi_border_index(a.v0 + v, a.height, a.border);
-        const uint8_t *s = a.src + row * static_cast<int64_t>(a.src_stride);
-        switch (a.src_type) {
-        case FX_U8: out = s[at]; break;
-        case FX_U16: out = reinterpret_cast<const uint16_t *>(s)[at]; break;
-        default: out = reinterpret_cast<const float *>(s)[at]; break;
-        }
-    } else {
+    float acc = 0; /* the alpha (c >= filter_channels) is copied from the input by store */
+    if (c < a.filter_channels) {
         const int64_t plane = static_cast<int64_t>(blockIdx.z) * b.planes + c;
-        out = fxi_fft_output(b.data[plane * b.plane_floats + r * b.row_floats + xl], a.offset,
-                             tile_bias(b, box, c), b.weight_sum, a.integer_image, a.maxval);
+        acc = fxi_fft_accumulator(b.data[plane * b.plane_floats + r * b.row_floats + xl], a.offset,
+                                  tile_bias(b, box, c), b.weight_sum);
     }
-    switch (a.src_type) {
-    case FX_U8: d[at] = static_cast<uint8_t>(out); break;
-    case FX_U16: reinterpret_cast<uint16_t *>(d)[at] = static_cast<uint16_t>(out); break;
-    default: reinterpret_cast<float *>(d)[at] = static_cast<float>(out); break;
-    }
+    fxi_filter_device::store<float>(a, y, at, c, acc);
 }
 
 unsigned int blocks_for(int64_t count, int threads)

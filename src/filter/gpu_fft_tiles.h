@@ -65,14 +65,13 @@ static inline FX_HD float fxi_fft_bias(float sample)
     return sample - sample == 0 ? sample : 0.0f;
 }
 
-/* Output sample from the plane's correlation value at a kept point: plus the offset and
- * the bias's response, float(offset + bias * sum(w)) in double, as the CPU fft; then the
- * CPU's float finish on integer images. */
-static inline FX_HD double fxi_fft_output(float corr, float offset, float bias, double weight_sum,
-                                          int integer_image, float maxval)
+/* The accumulator of a kept point from the plane's correlation value: plus the offset
+ * and the bias's response, float(offset + bias * sum(w)) computed in double, as the CPU
+ * fft. It is finished as the CPU's float path (fxi_finish_float on integer images). */
+static inline FX_HD float fxi_fft_accumulator(float corr, float offset, float bias,
+                                              double weight_sum)
 {
-    const float acc = corr + (float)((double)offset + (double)bias * weight_sum);
-    return integer_image ? fxi_finish_float(acc, maxval) : acc;
+    return corr + (float)((double)offset + (double)bias * weight_sum);
 }
 
 #endif

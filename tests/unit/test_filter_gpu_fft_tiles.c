@@ -1,5 +1,5 @@
 /* The GPU fft strategy's per-element rules (filter/gpu_fft_tiles.h: tile positions, plane
- * points, bias, output finish) and its plan's layout (gpu_fft_geometry.c: tile sides,
+ * points, bias, output accumulator) and its plan's layout (gpu_fft_geometry.c: tile sides,
  * in-place real-to-complex rows of 2 (M/2+1) floats, the kernel's plane) replayed on the
  * CPU: FFTW single precision with the advanced layout the cuFFT plans are made with
  * (filter_fft_plan.c), tile by tile, against the library's exact direct result on the
@@ -180,10 +180,12 @@ static int replay(fx_context *ctx, const replay_case *rc, uint64_t seed)
             fftwf_execute_dft_c2r(inverse, (fftwf_complex *)(void *)plane, plane);
             /* extract */
             for (int r = 0; r < box.oh; r++)
-                for (int xl = 0; xl < box.ow; xl++)
+                for (int xl = 0; xl < box.ow; xl++) {
+                    const float acc = fxi_fft_accumulator(
+                        plane[(size_t)r * g.row_floats + (size_t)xl], 0.0f, bias, weight_sum);
                     store(&got, box.y0 + r, (box.x0 + xl) * C + c,
-                          fxi_fft_output(plane[(size_t)r * g.row_floats + (size_t)xl], 0.0f, bias,
-                                         weight_sum, integer_image, maxval));
+                          integer_image ? fxi_finish_float(acc, maxval) : acc);
+                }
         }
         for (int c = F; c < C; c++) /* the alpha passes through */
             for (int r = 0; r < box.oh; r++)
