@@ -92,6 +92,11 @@ struct fx_equalizer {
     float *float_lut;       /* hsv-float global: bins */
     uint8_t *hsv_table;     /* 8-bit hsv global: 256 x 256 (V, c) -> channel */
     fxi_clahe_axis *x_axis; /* adaptive: per column */
+    /* CLAHE 8-bit gray fast path (clahe_u8.c): float tile LUTs, and per column
+     * the two tiles' LUT offsets and weights, for vector loads and gathers */
+    float *tile_lutf;
+    int32_t *x_index1, *x_index2;
+    float *x_weight, *x_weight1;
     /* 8-bit global, one plane: value_lut as bytes, 32-bit ints and floats for the
      * fast paths' lookups and gathers (fast_u8.c) */
     uint8_t lut8[FXI_EQ_U8_LEVELS];
@@ -159,6 +164,18 @@ void fxi_eq_u8_count_row(const fx_equalizer *plan, const uint8_t *row,
                          uint32_t sub[FXI_EQ_SUB_HISTS][FXI_EQ_U8_LEVELS]);
 /* One row mapped with lut8/lut32/lutf; out may be in. */
 void fxi_eq_u8_map_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out);
+
+/* ---- CLAHE 8-bit gray fast path (clahe_u8.c): 256 bins, one channel ---- */
+
+int fxi_eq_clahe_u8_fast(const fx_equalizer *plan);
+/* Histogram of tile (tx, ty) of the padded image into hist (256 bins). */
+void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *plan, const fx_image *in, int tx, int ty,
+                               uint32_t *hist);
+/* x_index1/2 and x_weight/x_weight1 from x_axis. */
+void fxi_eq_clahe_u8_columns(fx_equalizer *plan);
+/* One row of the interpolation; ys is the row's position between tile centres. */
+void fxi_eq_clahe_u8_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out,
+                         fxi_clahe_axis ys);
 
 /* GPU hooks: fxi_cuda_equalize_prepare / _run / _release in core/internal.h. */
 
