@@ -1,6 +1,8 @@
 /* Equalization kernels: histograms, LUTs and the mapping pass.
  *
- * Three launches per image, all on the context's stream:
+ * 8-bit global gray/hsv/luma/rgb with 256 bins and no mask take the fast kernels
+ * below (eq_hist_u8, eq_lut, eq_map_u8). Otherwise three launches per image, all on
+ * the context's stream:
  *   1. eq_histogram: per block a shared-memory histogram (several keys per pixel for
  *      rgb), filled with warp-aggregated atomics (lanes with the same bin add once),
  *      flushed with one global atomic per used bin. For CLAHE grid.y is the tile
@@ -279,6 +281,10 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
 constexpr int SUB_HISTS = 8;
 constexpr int LEVELS_U8 = 256;
 constexpr int GROUP = 4; /* pixels per thread step */
+/* Blocks per multiprocessor of the fast passes: a full SM of 256-thread blocks (the
+ * rgb histogram's 24 KiB of shared memory times 8 still fits), so enough loads are in
+ * flight to run at memory bandwidth. */
+constexpr int FAST_BLOCKS_PER_SM = 8;
 
 template <int MODE> struct fast_mode {
     static constexpr int channels = MODE == FXI_EQ_MODE_GRAY ? 1 : 3;
@@ -455,7 +461,7 @@ unsigned div_up(size_t a, size_t b);
  * the GPU, whole rows per grid row. */
 dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
 {
-    const unsigned cap = static_cast<unsigned>(sms) * BLOCKS_PER_SM;
+    const unsigned cap = static_cast<unsigned>(sms) * FAST_BLOCKS_PER_SM;
     const unsigned gx = std::min(div_up(div_up(static_cast<size_t>(a.width), GROUP), a.block), cap);
     const unsigned gy = std::min({static_cast<unsigned>(a.height), MAX_GRID_Y, div_up(cap, gx)});
     return dim3(gx, gy > 0 ? gy : 1);
