@@ -80,13 +80,16 @@ void fxi_cuda_equalize_release(fx_equalizer *p)
     fxi_device_free(p->ctx, g->float_lut);
     fxi_device_free(p->ctx, g->identity);
     fxi_device_free(p->ctx, g->mask);
+    fxi_device_guard guard; /* the staging streams belong to the context's GPU */
+    const int entered = fxi_device_enter(p->ctx, &guard) == FX_OK;
     for (int i = 0; i < STAGE_SLOTS; i++) {
-        if (g->streams[i]) {
+        if (g->streams[i] && entered) {
             (void)cudaStreamSynchronize(g->streams[i]);
             (void)cudaStreamDestroy(g->streams[i]);
         }
         fxi_pinned_free(p->ctx, g->pinned[i]);
     }
+    if (entered) fxi_device_leave(&guard);
     free(g);
     p->gpu = NULL;
 }
