@@ -281,10 +281,11 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
 constexpr int SUB_HISTS = 8;
 constexpr int LEVELS_U8 = 256;
 constexpr int GROUP = 4; /* pixels per thread step */
-/* Blocks per multiprocessor of the fast passes: a full SM of 256-thread blocks (the
- * rgb histogram's 24 KiB of shared memory times 8 still fits), so enough loads are in
- * flight to run at memory bandwidth. */
-constexpr int FAST_BLOCKS_PER_SM = 8;
+/* Threads per multiprocessor the fast passes' grid provides for (an SM's maximum on
+ * sm_80/sm_90): a full SM, so that enough loads are in flight to run at memory
+ * bandwidth whatever --gpu-block is (eight 256-thread blocks; the rgb histogram's
+ * 24 KiB of shared memory times 8 still fits). */
+constexpr unsigned FAST_THREADS_PER_SM = 2048;
 
 template <int MODE> struct fast_mode {
     static constexpr int channels = MODE == FXI_EQ_MODE_GRAY ? 1 : 3;
@@ -461,7 +462,7 @@ unsigned div_up(size_t a, size_t b);
  * the GPU, whole rows per grid row. */
 dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
 {
-    const unsigned cap = static_cast<unsigned>(sms) * FAST_BLOCKS_PER_SM;
+    const unsigned cap = static_cast<unsigned>(sms) * std::max(1u, FAST_THREADS_PER_SM / a.block);
     const unsigned gx = std::min(div_up(div_up(static_cast<size_t>(a.width), GROUP), a.block), cap);
     const unsigned gy = std::min({static_cast<unsigned>(a.height), MAX_GRID_Y, div_up(cap, gx)});
     return dim3(gx, gy > 0 ? gy : 1);
