@@ -1,6 +1,6 @@
 /* Equalization kernels: histograms, LUTs and the mapping pass.
  *
- * 8-bit global gray/hsv/luma/rgb with 256 bins and no mask take the fast kernels
+ * 8-bit global gray/hsv/luma/rgb/hsv-float with 256 bins and no mask take the fast kernels
  * below (eq_hist_u8, eq_lut, eq_map_u8). Otherwise three launches per image, all on
  * the context's stream:
  *   1. eq_histogram: per block a shared-memory histogram (several keys per pixel for
@@ -270,8 +270,8 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
 }
 
 
-/* ---- 8-bit global fast path: 256 bins, no mask; gray (1 channel), hsv, luma, rgb
- * (3 channels). A thread takes four pixels at a time as 32-bit words (one word of
+/* ---- 8-bit global fast path: 256 bins, no mask; gray (1 channel), hsv, luma, rgb,
+ * hsv-float (3 channels). A thread takes four pixels at a time as 32-bit words (one word of
  * gray, three of RGB) when the row is 4-byte aligned, pixel by pixel otherwise.
  * The histogram counts into SUB_HISTS shared copies (warp % SUB_HISTS), so a warp's
  * equal keys collide in one copy only; runs of equal keys within a thread's four
@@ -305,17 +305,23 @@ __device__ __forceinline__ void set_byte(uint32_t *w, int i, uint32_t v)
 template <int MODE> __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane)
 {
     if (MODE == FXI_EQ_MODE_GRAY) return px[0];
+    if (MODE == FXI_EQ_MODE_HSV_FLOAT)
+        return fxi_hsvf_bin(fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u).v, LEVELS_U8);
     if (MODE == FXI_EQ_MODE_HSV) return fxi_max3(px[0], px[1], px[2]);
     if (MODE == FXI_EQ_MODE_LUMA) return fxi_luma(px[0], px[1], px[2]);
     return px[plane];
 }
 
-/* The pixel's result from its channels and the LUT (shared, planes x 256). */
+/* The pixel's result from its channels and the LUT (shared, planes x 256; for
+ * hsv-float the float V' per bin in hsv_f). */
 template <int MODE>
 __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
                                            const float *hsv_f, const float *hsv_g, uint32_t *res)
 {
-    if (MODE == FXI_EQ_MODE_GRAY) {
+    if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
+        const fxi_hsvf hsv = fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u);
+        fxi_hsvf_to_rgb(hsv.h, hsv.s, hsv_f[fxi_hsvf_bin(hsv.v, LEVELS_U8)], 255u, res);
+    } else if (MODE == FXI_EQ_MODE_GRAY) {
         res[0] = lut[px[0]];
     } else if (MODE == FXI_EQ_MODE_HSV) {
         const uint32_t v = fxi_max3(px[0], px[1], px[2]);
@@ -398,16 +404,23 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int heig
 
 template <int MODE>
 __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
-                          int width, int height, const uint16_t *value_lut)
+                          int width, int height, const uint16_t *value_lut,
+                          const float *float_lut, const int *identity)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
     __shared__ float hsv_f[LEVELS_U8];
     __shared__ float hsv_g[LEVELS_U8];
     for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
+        if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
+            hsv_f[i] = float_lut[i]; /* the global LUT of hsv-float: V' per bin */
+            continue;
+        }
         lut[i] = value_lut[i];
         if (MODE == FXI_EQ_MODE_HSV) fxi_hsv_f32_factors(i, value_lut[i], &hsv_f[i], &hsv_g[i]);
     }
+    /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
+    const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
     __syncthreads();
     const int groups = (width + GROUP - 1) / GROUP;
     for (int y = blockIdx.y; y < height; y += gridDim.y) {
@@ -427,7 +440,11 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
                     uint32_t px[CH], res[CH];
                     for (int c = 0; c < CH; c++)
                         px[c] = byte_of(w, p * CH + c);
-                    fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                    if (copy)
+                        for (int c = 0; c < CH; c++)
+                            res[c] = px[c];
+                    else
+                        fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
                     for (int c = 0; c < CH; c++)
                         set_byte(o, p * CH + c, res[c]);
                 }
@@ -439,7 +456,11 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
                     uint32_t px[CH], res[CH];
                     for (int c = 0; c < CH; c++)
                         px[c] = row[at + static_cast<size_t>(p) * CH + c];
-                    fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                    if (copy)
+                        for (int c = 0; c < CH; c++)
+                            res[c] = px[c];
+                    else
+                        fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
                     for (int c = 0; c < CH; c++)
                         orow[at + static_cast<size_t>(p) * CH + c] = static_cast<uint8_t>(res[c]);
                 }
@@ -453,7 +474,7 @@ bool fast_u8(const fxi_eq_kernel_args &a)
     if (a.is_u16 || a.bins != LEVELS_U8 || a.mask || a.adaptive) return false;
     if (a.mode == FXI_EQ_MODE_GRAY) return a.in_channels == 1;
     return a.in_channels == 3 && (a.mode == FXI_EQ_MODE_HSV || a.mode == FXI_EQ_MODE_LUMA ||
-                                  a.mode == FXI_EQ_MODE_RGB);
+                                  a.mode == FXI_EQ_MODE_RGB || a.mode == FXI_EQ_MODE_HSV_FLOAT);
 }
 
 unsigned div_up(size_t a, size_t b);
@@ -468,7 +489,9 @@ dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
     return dim3(gx, gy > 0 ? gy : 1);
 }
 
-#define FAST_MODES(X) X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB)
+#define FAST_MODES(X)                                                                              \
+    X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB)                 \
+    X(FXI_EQ_MODE_HSV_FLOAT)
 
 fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
 {
@@ -490,7 +513,7 @@ fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStre
 #define MAP_CASE(M)                                                                                \
     case M:                                                                                        \
         eq_map_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.out, a.out_stride, a.width, \
-                                                  a.height, a.value_lut);                          \
+                                                  a.height, a.value_lut, a.float_lut, a.identity); \
         break;
         FAST_MODES(MAP_CASE)
 #undef MAP_CASE
