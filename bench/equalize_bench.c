@@ -36,11 +36,11 @@ static void parse_options(int argc, char **argv, fx_equalize_options *o)
         }
         i++;
         if (!strcmp(name, "--space"))
-            o->space = !strcmp(value, "gray")    ? FX_EQ_SPACE_GRAY
-                       : !strcmp(value, "luma")  ? FX_EQ_SPACE_LUMA
-                       : !strcmp(value, "rgb")   ? FX_EQ_SPACE_RGB
+            o->space = !strcmp(value, "gray")        ? FX_EQ_SPACE_GRAY
+                       : !strcmp(value, "luma")      ? FX_EQ_SPACE_LUMA
+                       : !strcmp(value, "rgb")       ? FX_EQ_SPACE_RGB
                        : !strcmp(value, "hsv-float") ? FX_EQ_SPACE_HSV_FLOAT
-                                                 : FX_EQ_SPACE_HSV;
+                                                     : FX_EQ_SPACE_HSV;
         else if (!strcmp(name, "--tiles"))
             o->tiles = value;
         else if (!strcmp(name, "--clip"))

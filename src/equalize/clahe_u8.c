@@ -70,7 +70,8 @@ static void row_scalar(const fx_equalizer *p, const uint8_t *in, uint8_t *out, c
     for (int x = from; x < p->width; x++) {
         const int v = in[x], i1 = p->x_index1[x] + v, i2 = p->x_index2[x] + v;
         const float xa = p->x_weight[x], xa1 = p->x_weight1[x];
-        const float res = (lut1[i1] * xa1 + lut1[i2] * xa) * ys.a1 + (lut2[i1] * xa1 + lut2[i2] * xa) * ys.a;
+        const float res =
+            (lut1[i1] * xa1 + lut1[i2] * xa) * ys.a1 + (lut2[i1] * xa1 + lut2[i2] * xa) * ys.a;
         const float r = rintf(res);
         out[x] = (uint8_t)(r <= 0.0f ? 0u : r >= 255.0f ? 255u : (uint32_t)r);
     }
@@ -84,12 +85,16 @@ static AVX2_FN int row_avx2(const fx_equalizer *p, const uint8_t *in, uint8_t *o
     const __m256 top = _mm256_set1_ps(255.0f), zero = _mm256_setzero_ps();
     int x = 0;
     for (; x + STEP_PIXELS <= p->width; x += STEP_PIXELS) {
-        const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(in + x)));
-        const __m256i i1 = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)(p->x_index1 + x)));
-        const __m256i i2 = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)(p->x_index2 + x)));
+        const __m256i v =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(in + x)));
+        const __m256i i1 = _mm256_add_epi32(
+            v, _mm256_loadu_si256((const __m256i *)(const void *)(p->x_index1 + x)));
+        const __m256i i2 = _mm256_add_epi32(
+            v, _mm256_loadu_si256((const __m256i *)(const void *)(p->x_index2 + x)));
         const __m256 xa = _mm256_loadu_ps(p->x_weight + x), xa1 = _mm256_loadu_ps(p->x_weight1 + x);
         float got[4][STEP_PIXELS] __attribute__((aligned(32)));
-        int32_t a[STEP_PIXELS] __attribute__((aligned(32))), b[STEP_PIXELS] __attribute__((aligned(32)));
+        int32_t a[STEP_PIXELS] __attribute__((aligned(32))),
+            b[STEP_PIXELS] __attribute__((aligned(32)));
         _mm256_store_si256((__m256i *)(void *)a, i1);
         _mm256_store_si256((__m256i *)(void *)b, i2);
         for (int k = 0; k < STEP_PIXELS; k++) {
@@ -106,7 +111,8 @@ static AVX2_FN int row_avx2(const fx_equalizer *p, const uint8_t *in, uint8_t *o
         res = _mm256_round_ps(res, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         res = _mm256_min_ps(_mm256_max_ps(res, zero), top);
         const __m256i w = _mm256_cvttps_epi32(res);
-        const __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+        const __m128i words =
+            _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
         _mm_storel_epi64((__m128i *)(void *)(out + x), _mm_packus_epi16(words, words));
     }
     return x;

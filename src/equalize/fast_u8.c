@@ -134,7 +134,8 @@ static AVX2_FN inline void load8_rgb(const uint8_t *s, __m256i *r, __m256i *g, _
 /* R, G, B (0..255 in 32-bit lanes) back to 24 interleaved bytes. */
 static AVX2_FN inline void store8_rgb(uint8_t *d, __m256i r, __m256i g, __m256i b)
 {
-    __m256i px = _mm256_or_si256(r, _mm256_or_si256(_mm256_slli_epi32(g, 8), _mm256_slli_epi32(b, 16)));
+    __m256i px =
+        _mm256_or_si256(r, _mm256_or_si256(_mm256_slli_epi32(g, 8), _mm256_slli_epi32(b, 16)));
 #define PACK 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1
     px = _mm256_shuffle_epi8(px, _mm256_setr_epi8(PACK, PACK));
 #undef PACK
@@ -154,8 +155,7 @@ static AVX2_FN inline __m256i luma8(__m256i r, __m256i g, __m256i b)
 
 static AVX2_FN inline __m256i key8(int mode, __m256i r, __m256i g, __m256i b)
 {
-    return mode == FXI_EQ_MODE_LUMA ? luma8(r, g, b)
-                                    : _mm256_max_epi32(_mm256_max_epi32(r, g), b);
+    return mode == FXI_EQ_MODE_LUMA ? luma8(r, g, b) : _mm256_max_epi32(_mm256_max_epi32(r, g), b);
 }
 
 static AVX2_FN int count_avx2(int mode, const uint8_t *row, int width,
