@@ -71,10 +71,19 @@ FX_API fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *op
                                   const fx_image *shape, fx_equalizer **out);
 /* Equalize `in` into `out` (the plan's shape; out has fx_equalize_output_channels
  * channels; out may be in itself when the layouts are the same). Both host images
- * (any context), or both device images (a GPU context only). On a GPU context host
- * images go up, are equalized and come back through the context's buffers. When
- * timings is not NULL the stages are added to it: compute_ms, and upload_ms and
- * download_ms for host images on a GPU. */
+ * (any context), or both device images (a GPU context only).
+ *
+ * Completion: with host images the call returns when `out` holds the result (on a
+ * GPU context they go up and come back in row bands through pinned staging
+ * buffers). With device images the work is queued on the context's CUDA stream and
+ * the call returns without waiting for it (so that the caller's next work queues
+ * behind it): every later fxkit call on the same context sees the result
+ * (fx_image_download waits for it; so does fx_image_free); code that reads `out`
+ * by other means must synchronise with the context's stream first. With timings
+ * the call waits for the GPU to measure the stage.
+ *
+ * When timings is not NULL the stages are added to it: compute_ms, and upload_ms
+ * and download_ms for host images on a GPU. */
 FX_API fx_status fx_equalize_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
                                  fx_timings *timings);
 /* Safe with NULL. */

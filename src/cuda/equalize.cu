@@ -1,6 +1,8 @@
 /* Equalization kernels: histograms, LUTs and the mapping pass.
  *
- * Three launches per image, all on the context's stream:
+ * 8-bit global gray/hsv/luma/rgb/hsv-float with 256 bins and no mask take the fast kernels
+ * below (eq_hist_u8, eq_lut, eq_map_u8). Otherwise three launches per image, all on
+ * the context's stream:
  *   1. eq_histogram: per block a shared-memory histogram (several keys per pixel for
  *      rgb), filled with warp-aggregated atomics (lanes with the same bin add once),
  *      flushed with one global atomic per used bin. For CLAHE grid.y is the tile
@@ -267,6 +269,259 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
     }
 }
 
+
+/* ---- 8-bit global fast path: 256 bins, no mask; gray (1 channel), hsv, luma, rgb,
+ * hsv-float (3 channels). A thread takes four pixels at a time as 32-bit words (one word of
+ * gray, three of RGB) when the row is 4-byte aligned, pixel by pixel otherwise.
+ * The histogram counts into SUB_HISTS shared copies (warp % SUB_HISTS), so a warp's
+ * equal keys collide in one copy only; runs of equal keys within a thread's four
+ * pixels add once. The mapping pass reads the value LUT from shared memory and
+ * computes with the equalize_math.h functions (fxi_hsv_f32_*, fxi_luma, ...). */
+
+constexpr int SUB_HISTS = 8;
+constexpr int LEVELS_U8 = 256;
+constexpr int GROUP = 4; /* pixels per thread step */
+/* Threads per multiprocessor the fast passes' grid provides for (an SM's maximum on
+ * sm_80/sm_90): a full SM, so that enough loads are in flight to run at memory
+ * bandwidth whatever --gpu-block is (eight 256-thread blocks; the rgb histogram's
+ * 24 KiB of shared memory times 8 still fits). */
+constexpr unsigned FAST_THREADS_PER_SM = 2048;
+
+template <int MODE> struct fast_mode {
+    static constexpr int channels = MODE == FXI_EQ_MODE_GRAY ? 1 : 3;
+    static constexpr int planes = MODE == FXI_EQ_MODE_RGB ? 3 : 1;
+};
+
+__device__ __forceinline__ uint32_t byte_of(const uint32_t *w, int i)
+{
+    return (w[i >> 2] >> (8 * (i & 3))) & 0xFFu;
+}
+
+__device__ __forceinline__ void set_byte(uint32_t *w, int i, uint32_t v)
+{
+    w[i >> 2] |= v << (8 * (i & 3));
+}
+
+template <int MODE> __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane)
+{
+    if (MODE == FXI_EQ_MODE_GRAY) return px[0];
+    if (MODE == FXI_EQ_MODE_HSV_FLOAT)
+        return fxi_hsvf_bin(fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u).v, LEVELS_U8);
+    if (MODE == FXI_EQ_MODE_HSV) return fxi_max3(px[0], px[1], px[2]);
+    if (MODE == FXI_EQ_MODE_LUMA) return fxi_luma(px[0], px[1], px[2]);
+    return px[plane];
+}
+
+/* The pixel's result from its channels and the LUT (shared, planes x 256; for
+ * hsv-float the float V' per bin in hsv_f). */
+template <int MODE>
+__device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
+                                           const float *hsv_f, const float *hsv_g, uint32_t *res)
+{
+    if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
+        const fxi_hsvf hsv = fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u);
+        fxi_hsvf_to_rgb(hsv.h, hsv.s, hsv_f[fxi_hsvf_bin(hsv.v, LEVELS_U8)], 255u, res);
+    } else if (MODE == FXI_EQ_MODE_GRAY) {
+        res[0] = lut[px[0]];
+    } else if (MODE == FXI_EQ_MODE_HSV) {
+        const uint32_t v = fxi_max3(px[0], px[1], px[2]);
+        for (int c = 0; c < 3; c++)
+            res[c] = fxi_hsv_f32_apply(px[c], hsv_f[v], hsv_g[v]);
+    } else if (MODE == FXI_EQ_MODE_LUMA) {
+        const uint32_t y = fxi_luma(px[0], px[1], px[2]);
+        int32_t cr, cb;
+        fxi_chroma(px[0], px[2], y, 255u, &cr, &cb);
+        fxi_ycrcb_to_rgb(lut[y], cr, cb, 255u, res);
+    } else {
+        for (int c = 0; c < 3; c++)
+            res[c] = lut[c * LEVELS_U8 + px[c]];
+    }
+}
+
+template <int MODE>
+__global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int height,
+                           uint32_t *hist)
+{
+    constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
+    __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
+    for (int i = threadIdx.x; i < SUB_HISTS * PLANES * LEVELS_U8; i += blockDim.x)
+        (&sh[0][0])[i] = 0;
+    __syncthreads();
+    uint32_t *mine = sh[(threadIdx.x / WARP) % SUB_HISTS];
+    const int groups = (width + GROUP - 1) / GROUP;
+    for (int y = blockIdx.y; y < height; y += gridDim.y) {
+        const uint8_t *row = in + static_cast<size_t>(y) * stride;
+        const bool aligned = (reinterpret_cast<uintptr_t>(row) & 3u) == 0;
+        for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+             g += gridDim.x * blockDim.x) {
+            const int x0 = g * GROUP, n = min(GROUP, width - x0);
+            uint32_t keys[PLANES][GROUP];
+            if (aligned && n == GROUP) {
+                uint32_t w[CH];
+                const uint32_t *src = reinterpret_cast<const uint32_t *>(row + static_cast<size_t>(x0) * CH);
+                for (int i = 0; i < CH; i++)
+                    w[i] = src[i];
+                for (int p = 0; p < GROUP; p++) {
+                    uint32_t px[CH];
+                    for (int c = 0; c < CH; c++)
+                        px[c] = byte_of(w, p * CH + c);
+                    for (int k = 0; k < PLANES; k++)
+                        keys[k][p] = fast_key<MODE>(px, k);
+                }
+            } else {
+                for (int p = 0; p < GROUP; p++) {
+                    uint32_t px[CH];
+                    for (int c = 0; c < CH; c++)
+                        px[c] = p < n ? row[static_cast<size_t>(x0 + p) * CH + c] : 0u;
+                    for (int k = 0; k < PLANES; k++)
+                        keys[k][p] = fast_key<MODE>(px, k);
+                }
+            }
+            for (int k = 0; k < PLANES; k++) {
+                /* Runs of equal keys add once. */
+                uint32_t key = keys[k][0], count = 1;
+                for (int p = 1; p < n; p++) {
+                    if (keys[k][p] == key) {
+                        count++;
+                        continue;
+                    }
+                    atomicAdd(mine + k * LEVELS_U8 + key, count);
+                    key = keys[k][p];
+                    count = 1;
+                }
+                atomicAdd(mine + k * LEVELS_U8 + key, count);
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
+        uint32_t sum = 0;
+        for (int s = 0; s < SUB_HISTS; s++)
+            sum += sh[s][i];
+        if (sum) atomicAdd(hist + i, sum);
+    }
+}
+
+template <int MODE>
+__global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
+                          int width, int height, const uint16_t *value_lut,
+                          const float *float_lut, const int *identity)
+{
+    constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
+    __shared__ uint32_t lut[PLANES * LEVELS_U8];
+    __shared__ float hsv_f[LEVELS_U8];
+    __shared__ float hsv_g[LEVELS_U8];
+    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
+        if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
+            hsv_f[i] = float_lut[i]; /* the global LUT of hsv-float: V' per bin */
+            continue;
+        }
+        lut[i] = value_lut[i];
+        if (MODE == FXI_EQ_MODE_HSV) fxi_hsv_f32_factors(i, value_lut[i], &hsv_f[i], &hsv_g[i]);
+    }
+    /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
+    const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
+    __syncthreads();
+    const int groups = (width + GROUP - 1) / GROUP;
+    for (int y = blockIdx.y; y < height; y += gridDim.y) {
+        const uint8_t *row = in + static_cast<size_t>(y) * in_stride;
+        uint8_t *orow = out + static_cast<size_t>(y) * out_stride;
+        const bool aligned = ((reinterpret_cast<uintptr_t>(row) | reinterpret_cast<uintptr_t>(orow)) & 3u) == 0;
+        for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+             g += gridDim.x * blockDim.x) {
+            const int x0 = g * GROUP, n = min(GROUP, width - x0);
+            const size_t at = static_cast<size_t>(x0) * CH;
+            if (aligned && n == GROUP) {
+                uint32_t w[CH], o[CH];
+                const uint32_t *src = reinterpret_cast<const uint32_t *>(row + at);
+                for (int i = 0; i < CH; i++)
+                    w[i] = src[i], o[i] = 0;
+                for (int p = 0; p < GROUP; p++) {
+                    uint32_t px[CH], res[CH];
+                    for (int c = 0; c < CH; c++)
+                        px[c] = byte_of(w, p * CH + c);
+                    if (copy)
+                        for (int c = 0; c < CH; c++)
+                            res[c] = px[c];
+                    else
+                        fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                    for (int c = 0; c < CH; c++)
+                        set_byte(o, p * CH + c, res[c]);
+                }
+                uint32_t *dst = reinterpret_cast<uint32_t *>(orow + at);
+                for (int i = 0; i < CH; i++)
+                    dst[i] = o[i];
+            } else {
+                for (int p = 0; p < n; p++) {
+                    uint32_t px[CH], res[CH];
+                    for (int c = 0; c < CH; c++)
+                        px[c] = row[at + static_cast<size_t>(p) * CH + c];
+                    if (copy)
+                        for (int c = 0; c < CH; c++)
+                            res[c] = px[c];
+                    else
+                        fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                    for (int c = 0; c < CH; c++)
+                        orow[at + static_cast<size_t>(p) * CH + c] = static_cast<uint8_t>(res[c]);
+                }
+            }
+        }
+    }
+}
+
+bool fast_u8(const fxi_eq_kernel_args &a)
+{
+    if (a.is_u16 || a.bins != LEVELS_U8 || a.mask || a.adaptive) return false;
+    if (a.mode == FXI_EQ_MODE_GRAY) return a.in_channels == 1;
+    return a.in_channels == 3 && (a.mode == FXI_EQ_MODE_HSV || a.mode == FXI_EQ_MODE_LUMA ||
+                                  a.mode == FXI_EQ_MODE_RGB || a.mode == FXI_EQ_MODE_HSV_FLOAT);
+}
+
+unsigned div_up(size_t a, size_t b);
+
+/* Grid of a pass over the image's rows of four-pixel groups: enough blocks to fill
+ * the GPU, whole rows per grid row. */
+dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
+{
+    const unsigned cap = static_cast<unsigned>(sms) * std::max(1u, FAST_THREADS_PER_SM / a.block);
+    const unsigned gx = std::min(div_up(div_up(static_cast<size_t>(a.width), GROUP), a.block), cap);
+    const unsigned gy = std::min({static_cast<unsigned>(a.height), MAX_GRID_Y, div_up(cap, gx)});
+    return dim3(gx, gy > 0 ? gy : 1);
+}
+
+#define FAST_MODES(X)                                                                              \
+    X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB)                 \
+    X(FXI_EQ_MODE_HSV_FLOAT)
+
+fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+{
+    const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
+    switch (a.mode) {
+#define HIST_CASE(M)                                                                               \
+    case M: eq_hist_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.width, a.height, a.hist); break;
+        FAST_MODES(HIST_CASE)
+#undef HIST_CASE
+    default: break;
+    }
+    return fxi_cuda_check_launch(ctx, "eq_hist_u8");
+}
+
+fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+{
+    const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
+    switch (a.mode) {
+#define MAP_CASE(M)                                                                                \
+    case M:                                                                                        \
+        eq_map_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.out, a.out_stride, a.width, \
+                                                  a.height, a.value_lut, a.float_lut, a.identity); \
+        break;
+        FAST_MODES(MAP_CASE)
+#undef MAP_CASE
+    default: break;
+    }
+    return fxi_cuda_check_launch(ctx, "eq_map_u8");
+}
+
 unsigned div_up(size_t a, size_t b)
 {
     return static_cast<unsigned>((a + b - 1) / b);
@@ -284,6 +539,14 @@ extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kern
     const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
     FX_TRY(fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist));
 
+    const bool fast = fast_u8(a);
+    if (fast) {
+        FX_TRY(launch_fast_hist(ctx, a, stream));
+        const unsigned scan_threads = fxi_eq_scan_threads(a.bins, static_cast<int>(a.block));
+        eq_lut<<<static_cast<unsigned>(a.planes), scan_threads, 0, stream>>>(a);
+        FX_TRY(fxi_cuda_check_launch(ctx, "eq_lut"));
+        return launch_fast_map(ctx, a, stream);
+    }
     const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
         a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
     const size_t shared_bytes = static_cast<size_t>(a.planes) * a.bins * sizeof(uint32_t);

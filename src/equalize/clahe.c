@@ -31,6 +31,16 @@ static void tile_luts(void *arg, size_t begin, size_t end, int worker)
     fxi_hsvf hsv;
     for (size_t t = begin; t < end; t++) {
         const int tx = (int)(t % (size_t)g->tiles_x), ty = (int)(t / (size_t)g->tiles_x);
+        const uint32_t area = (uint32_t)g->tile_w * (uint32_t)g->tile_h;
+        if (p->tile_lutf) {
+            uint32_t *hist = p->hist + t * p->bins;
+            uint16_t *lut = p->bin_lut + t * p->bins;
+            fxi_eq_clahe_u8_tile_hist(p, job->in, tx, ty, hist);
+            fxi_eq_tile_lut(hist, p->bins, p->clip_limit, area, p->maxval, lut);
+            for (uint32_t b = 0; b < p->bins; b++)
+                p->tile_lutf[t * p->bins + b] = (float)lut[b];
+            continue;
+        }
         for (int k = 0; k < p->planes; k++)
             memset(p->hist + ((size_t)k * tiles + t) * p->bins, 0, p->bins * sizeof *p->hist);
         for (int j = 0; j < g->tile_h; j++) {
@@ -44,7 +54,6 @@ static void tile_luts(void *arg, size_t begin, size_t end, int worker)
                     p->hist[((size_t)k * tiles + t) * p->bins + bin_of_key(p, keys[k])]++;
             }
         }
-        const uint32_t area = (uint32_t)g->tile_w * (uint32_t)g->tile_h;
         for (int k = 0; k < p->planes; k++) {
             const size_t at = ((size_t)k * tiles + t) * p->bins;
             fxi_eq_tile_lut(p->hist + at, p->bins, p->clip_limit, area, p->maxval, p->bin_lut + at);
@@ -67,6 +76,10 @@ static void interpolate_rows(void *arg, size_t begin, size_t end, int worker)
         const fxi_clahe_axis ys = fxi_clahe_axis_at((int)y, inv_th, g->tiles_y);
         const uint8_t *in = fx_image_row(job->in, (int)y);
         uint8_t *out = fx_image_row(job->out, (int)y);
+        if (p->tile_lutf) {
+            fxi_eq_clahe_u8_row(p, in, out, ys);
+            continue;
+        }
         for (int x = 0; x < p->width; x++) {
             const fxi_clahe_axis xs = p->x_axis[x];
             fxi_eq_load_pixel(in, x, p->in_channels, p->type, px);
@@ -98,5 +111,6 @@ void fxi_eq_cpu_clahe(fx_equalizer *p, const fx_image *in, fx_image *out)
     const float inv_tw = 1.0f / (float)g->tile_w;
     for (int x = 0; x < p->width; x++)
         p->x_axis[x] = fxi_clahe_axis_at(x, inv_tw, g->tiles_x);
+    if (p->tile_lutf) fxi_eq_clahe_u8_columns(p);
     fxi_parallel_for(p->ctx, (size_t)p->height, INTERP_ROWS_PER_CHUNK, interpolate_rows, &job);
 }

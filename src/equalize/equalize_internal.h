@@ -20,6 +20,10 @@
 #define FXI_EQ_DEFAULT_BINS_U16 4096
 /* A warp: the smallest GPU block. */
 #define FXI_WARP_THREADS 32
+/* Histograms per thread in the CPU's counting loops: consecutive pixels count into
+ * different copies, so equal neighbours do not serialise on one counter. */
+#define FXI_EQ_SUB_HISTS 4
+#define FXI_EQ_U8_LEVELS 256
 /* Most tiles along one side of the CLAHE grid. */
 #define FXI_EQ_MAX_TILES 256
 
@@ -88,6 +92,16 @@ struct fx_equalizer {
     float *float_lut;       /* hsv-float global: bins */
     uint8_t *hsv_table;     /* 8-bit hsv global: 256 x 256 (V, c) -> channel */
     fxi_clahe_axis *x_axis; /* adaptive: per column */
+    /* CLAHE 8-bit gray fast path (clahe_u8.c): float tile LUTs, and per column
+     * the two tiles' LUT offsets and weights, for vector loads and gathers */
+    float *tile_lutf;
+    int32_t *x_index1, *x_index2;
+    float *x_weight, *x_weight1;
+    /* 8-bit global, one plane: value_lut as bytes, 32-bit ints and floats for the
+     * fast paths' lookups and gathers (fast_u8.c) */
+    uint8_t lut8[FXI_EQ_U8_LEVELS];
+    int32_t lut32[FXI_EQ_U8_LEVELS];
+    float lutf[FXI_EQ_U8_LEVELS];
     fxi_eq_gpu *gpu;        /* device side, NULL on the CPU */
 };
 
@@ -139,6 +153,29 @@ void fxi_eq_float_lut(const uint32_t *hist, uint32_t bins, int scale, float *lut
 /* CLAHE tile: clip (limit 0 = none), redistribute, LUT. hist is modified. */
 void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t area, uint32_t maxval,
                      uint16_t *lut);
+
+/* ---- 8-bit fast paths (fast_u8.c): 256 bins, gray (1 channel), hsv, luma (3) ---- */
+
+int fxi_eq_u8_fast(const fx_equalizer *plan);
+/* lut8/lut32/lutf from value_lut. */
+void fxi_eq_u8_tables(fx_equalizer *plan);
+/* Keys of one row counted into `sub` (no mask). */
+void fxi_eq_u8_count_row(const fx_equalizer *plan, const uint8_t *row,
+                         uint32_t sub[FXI_EQ_SUB_HISTS][FXI_EQ_U8_LEVELS]);
+/* One row mapped with lut8/lut32/lutf; out may be in. */
+void fxi_eq_u8_map_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out);
+
+/* ---- CLAHE 8-bit gray fast path (clahe_u8.c): 256 bins, one channel ---- */
+
+int fxi_eq_clahe_u8_fast(const fx_equalizer *plan);
+/* Histogram of tile (tx, ty) of the padded image into hist (256 bins). */
+void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *plan, const fx_image *in, int tx, int ty,
+                               uint32_t *hist);
+/* x_index1/2 and x_weight/x_weight1 from x_axis. */
+void fxi_eq_clahe_u8_columns(fx_equalizer *plan);
+/* One row of the interpolation; ys is the row's position between tile centres. */
+void fxi_eq_clahe_u8_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out,
+                         fxi_clahe_axis ys);
 
 /* GPU hooks: fxi_cuda_equalize_prepare / _run / _release in core/internal.h. */
 

@@ -113,6 +113,31 @@ static FX_HD inline uint32_t fxi_hsv_channel(uint32_t c, uint32_t v, uint32_t v2
     return (uint32_t)((2u * (uint64_t)c * v2 + v) / (2u * (uint64_t)v));
 }
 
+/* The same for 8-bit samples in float, as the CPU's SIMD pass and the GPU's 8-bit
+ * kernel compute it: trunc(c * f + g) with f = v2 / max(v, 1) and
+ * g = (v + 0.5) / (2 max(v, 1)), f and g once per pixel (or per V).
+ * (2 c v2 + v + 0.5) / 2v lies at least 1/1020 from an integer and the float
+ * error is below 1e-4, so the result is fxi_hsv_channel's for every 8-bit
+ * c <= v, v2 (the unit test checks all of them). Two roundings, no contraction. */
+static FX_HD inline void fxi_hsv_f32_factors(uint32_t v, uint32_t v2, float *f, float *g)
+{
+    const float vf = (float)v, r2 = 1.0f / (vf > 1.0f ? vf : 1.0f);
+    *f = (float)v2 * r2;
+    *g = (vf + 0.5f) * (0.5f * r2);
+}
+
+static FX_HD inline uint32_t fxi_hsv_f32_apply(uint32_t c, float f, float g)
+{
+    return (uint32_t)(int32_t)((float)c * f + g);
+}
+
+static FX_HD inline uint32_t fxi_hsv_channel_f32(uint32_t c, uint32_t v, uint32_t v2)
+{
+    float f, g;
+    fxi_hsv_f32_factors(v, v2, &f, &g);
+    return fxi_hsv_f32_apply(c, f, g);
+}
+
 /* ---- bins: key k of `levels` = 2^level_bits values falls in bin k * bins / levels ---- */
 static FX_HD inline uint32_t fxi_bin_of(uint32_t key, uint32_t bins, uint32_t level_bits)
 {

@@ -22,6 +22,7 @@ static void build_value_luts(fx_equalizer *p)
         for (uint32_t v = 0; v < levels; v++)
             vlut[v] = (uint16_t)(identity ? v : bin_lut[fxi_bin_of(v, p->bins, p->level_bits)]);
     }
+    if (fxi_eq_u8_fast(p)) fxi_eq_u8_tables(p);
     if (p->hsv_table)
         for (uint32_t v = 0; v < U8_LEVELS; v++)
             for (uint32_t c = 0; c < U8_LEVELS; c++)
@@ -100,6 +101,8 @@ static void map_rows(void *arg, size_t begin, size_t end, int worker)
         uint8_t *out = fx_image_row(job->out, (int)y);
         if (job->copy)
             memmove(out, in, row_bytes);
+        else if (fxi_eq_u8_fast(p))
+            fxi_eq_u8_map_row(p, in, out);
         else if (p->type == FX_U8 && p->mode == FXI_EQ_MODE_GRAY)
             map_row_gray_u8(p, in, out);
         else if (p->hsv_table && p->in_channels == 3)

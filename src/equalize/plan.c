@@ -81,8 +81,16 @@ static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
 {
     FX_TRY(alloc_per_bin(ctx, p, sizeof *p->hist, (void **)&p->hist));
     FX_TRY(alloc_per_bin(ctx, p, sizeof *p->bin_lut, (void **)&p->bin_lut));
-    if (p->adaptive)
-        return fxi_calloc(ctx, (size_t)p->width, sizeof *p->x_axis, (void **)&p->x_axis);
+    if (p->adaptive) {
+        const size_t w = (size_t)p->width;
+        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_axis, (void **)&p->x_axis));
+        if (!fxi_eq_clahe_u8_fast(p)) return FX_OK;
+        FX_TRY(alloc_per_bin(ctx, p, sizeof *p->tile_lutf, (void **)&p->tile_lutf));
+        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_index1, (void **)&p->x_index1));
+        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_index2, (void **)&p->x_index2));
+        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_weight, (void **)&p->x_weight));
+        return fxi_calloc(ctx, w, sizeof *p->x_weight1, (void **)&p->x_weight1);
+    }
     p->hist_workers = fx_context_threads(ctx);
     if (p->hist_workers < 1) p->hist_workers = 1;
     FX_TRY(fxi_calloc(ctx, (size_t)p->hist_workers * (size_t)p->planes * p->bins,
@@ -91,7 +99,7 @@ static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
         return fxi_calloc(ctx, p->bins, sizeof *p->float_lut, (void **)&p->float_lut);
     FX_TRY(fxi_calloc(ctx, (size_t)p->planes << p->level_bits, sizeof *p->value_lut,
                       (void **)&p->value_lut));
-    if (p->mode == FXI_EQ_MODE_HSV && p->type == FX_U8)
+    if (p->mode == FXI_EQ_MODE_HSV && p->type == FX_U8 && !fxi_eq_u8_fast(p))
         FX_TRY(fxi_malloc(ctx, HSV_TABLE_SIDE * HSV_TABLE_SIDE, (void **)&p->hsv_table));
     return FX_OK;
 }
@@ -132,6 +140,11 @@ void fx_equalize_free(fx_equalizer *p)
     free(p->float_lut);
     free(p->hsv_table);
     free(p->x_axis);
+    free(p->tile_lutf);
+    free(p->x_index1);
+    free(p->x_index2);
+    free(p->x_weight);
+    free(p->x_weight1);
     free(p);
 }
 

@@ -152,8 +152,36 @@ FXT_TEST(device_images_and_timings)
     fx_context_destroy(cpu);
 }
 
+/* Host images large enough for several staging bands (8 MiB each, 4 in flight, so
+ * slots are reused), padded strides, in every space of the 8-bit fast kernels and
+ * the general ones (gray output, CLAHE); in place too. */
+FXT_TEST(host_images_in_many_bands_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    fx_image in = gpu_padded_image(4001, 3203, 3, FX_U8, 5);
+    fill(&in, 21);
+    fx_equalize_options o;
+    fx_equalize_options_init(&o);
+    for (int space = 0; space <= FX_EQ_SPACE_HSV_FLOAT; space++) {
+        o.space = space;
+        FXT_CHECK(same_on_both(cpu, gpu, &o, &in));
+    }
+    o.space = FX_EQ_SPACE_HSV;
+    o.adaptive = 1;
+    FXT_CHECK(same_on_both(cpu, gpu, &o, &in));
+    o.adaptive = 0;
+    fx_image want = gpu_padded_image(4001, 3203, 3, FX_U8, 0);
+    FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu);
+    FXT_CHECK_OK(fx_equalize(gpu, &o, &in, &in, NULL), gpu); /* in place */
+    FXT_CHECK(gpu_images_equal(&in, &want));
+    free(want.data);
+    free(in.data);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 GPU_TEST_MAIN(FXT_CASE(every_mode_matches_cpu), FXT_CASE(masks_and_constant_images_match_cpu),
-              FXT_CASE(device_images_and_timings))
+              FXT_CASE(device_images_and_timings), FXT_CASE(host_images_in_many_bands_match_cpu))
 #else
 int main(void)
 {

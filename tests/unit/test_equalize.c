@@ -150,6 +150,34 @@ static uint32_t want_hsv(const fx_image *in, int x, int y, int c, void *arg)
     return (uint32_t)floor((double)sample(in, x, y, c) * v2 / v + 0.5); /* round half up */
 }
 
+/* OpenCV's RGB->YCrCb->RGB (color_yuv, 14-bit fixed point), transcribed here with
+ * Y replaced by the LUT's. */
+static uint32_t key_luma(const fx_image *img, int x, int y, int plane)
+{
+    (void)plane;
+    uint32_t r = sample(img, x, y, 0), g = sample(img, x, y, 1), b = sample(img, x, y, 2);
+    return (r * 4899 + g * 9617 + b * 1868 + 8192) >> 14;
+}
+
+static int32_t clamp255(int32_t v)
+{
+    return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+static uint32_t want_luma(const fx_image *in, int x, int y, int c, void *arg)
+{
+    const lut_arg *l = arg;
+    if (c == 3) return sample(in, x, y, 3);
+    const int32_t r = (int32_t)sample(in, x, y, 0), b = (int32_t)sample(in, x, y, 2);
+    const int32_t yy = (int32_t)key_luma(in, x, y, 0), y2 = (int32_t)l->vlut[0][yy];
+    const int32_t cr = clamp255(((r - yy) * 11682 + (128 << 14) + 8192) >> 14) - 128;
+    const int32_t cb = clamp255(((b - yy) * 9241 + (128 << 14) + 8192) >> 14) - 128;
+    const int32_t d = c == 0   ? (cr * 22987 + 8192) >> 14
+                      : c == 1 ? (cb * -5636 + cr * -11698 + 8192) >> 14
+                               : (cb * 29049 + 8192) >> 14;
+    return (uint32_t)clamp255(y2 + d);
+}
+
 static const int sizes[][2] = {{1, 1}, {7, 1}, {1, 9}, {37, 23}, {64, 64}, {101, 3}};
 static const pattern patterns[] = {RANDOM, CONSTANT, TWO_VALUES, BLACK, NARROW};
 
@@ -242,6 +270,38 @@ FXT_TEST(colour_spaces_match_references)
                     fx_image_free(&in);
                 }
     FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(ctx);
+}
+
+/* 8-bit RGB, 256 bins, no mask takes the SIMD paths (8 pixels a step, a scalar
+ * tail): widths around the step, both spaces, against the references. */
+FXT_TEST(fast_rgb_paths_match_references)
+{
+    static const int widths[] = {1, 7, 8, 9, 10, 11, 17, 18, 203, 1001};
+    static const pattern pats[] = {RANDOM, TWO_VALUES, NARROW, BLACK};
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    uint32_t *v = malloc(256 * sizeof *v);
+    int bad = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (size_t q = 0; q < sizeof pats / sizeof *pats; q++)
+            for (int luma = 0; luma < 2; luma++) {
+                fx_image in = make_image(ctx, widths[w], 5, 3, FX_U8, pats[q], (uint64_t)w + 11);
+                fx_equalize_options o =
+                    options(luma ? FX_EQ_SPACE_LUMA : FX_EQ_SPACE_HSV, 0, FX_EQ_SCALE_MINMAX);
+                reference_lut_for(&in, NULL, luma ? key_luma : key_max, 0, 256,
+                                  FX_EQ_SCALE_MINMAX, v);
+                lut_arg arg = {{v, v, v}};
+                fx_image out = {0};
+                FXT_CHECK_OK(fx_equalize(ctx, &o, &in, &out, NULL), ctx);
+                int n = count_mismatches(&out, &in, 3, luma ? want_luma : want_hsv, &arg);
+                if (n) fprintf(stderr, "  width %d pattern %d luma %d: %d differ\n", widths[w],
+                               (int)pats[q], luma, n);
+                bad += n;
+                fx_image_free(&out);
+                fx_image_free(&in);
+            }
+    FXT_CHECK_EQ(bad, 0);
+    free(v);
     fx_context_destroy(ctx);
 }
 
@@ -483,6 +543,13 @@ FXT_TEST(per_pixel_functions)
                 FXT_CHECK_EQ(fxi_hsv_channel(c, v, v2, 255),
                              (uint32_t)floor((double)c * v2 / v + 0.5));
         }
+    /* The SIMD form, over every 8-bit input. */
+    long f32_bad = 0;
+    for (uint32_t v = 0; v < 256; v++)
+        for (uint32_t v2 = 0; v2 < 256; v2++)
+            for (uint32_t c = 0; c <= v; c++)
+                f32_bad += fxi_hsv_channel_f32(c, v, v2) != fxi_hsv_channel(c, v, v2, 255);
+    FXT_CHECK_EQ(f32_bad, 0);
     FXT_CHECK_EQ(fxi_hsv_channel(40000, 65535, 65535, 65535), 40000);
     FXT_CHECK_EQ(fxi_hsv_channel(0, 0, 200, 255), 0);
     FXT_CHECK_EQ(fxi_bin_of(255, 256, 8), 255);
@@ -593,7 +660,7 @@ FXT_TEST(bad_inputs_are_refused_clearly)
 }
 
 FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_references),
-         FXT_CASE(gray_valued_colour_equals_gray),
+         FXT_CASE(gray_valued_colour_equals_gray), FXT_CASE(fast_rgb_paths_match_references),
          FXT_CASE(hsv_float_reproduces_the_published_pipeline),
          FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
          FXT_CASE(gpu_geometry_covers_every_row_once), FXT_CASE(per_pixel_functions),
