@@ -14,6 +14,10 @@
  */
 #include "io/audio_convert.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* 1.5 * 2^52: see above. */
 #define ROUND_MAGIC 6755399441055744.0
 /* Full scale of a 16-bit sample and of a left-aligned 32-bit one. */
@@ -44,9 +48,42 @@ static inline double scaled_integer(double x, double full)
     return (v + ROUND_MAGIC) - ROUND_MAGIC;
 }
 
+#if defined(__SSE2__)
+/* Eight samples: GCC's own vectorisation of the loop below narrows its masks
+ * lane by lane and runs about five times slower than this. cvtpd2dq rounds in
+ * the current rounding mode, as nearbyint does; NaN is zeroed before the
+ * max/min, so their operand order does not matter. */
+static size_t double_to_s16_sse2(const double *src, int16_t *dst, size_t n)
+{
+    enum { LANES = 8 };
+    const __m128d scale = _mm_set1_pd(S16_SCALE);
+    const __m128d low = _mm_set1_pd(-S16_SCALE), high = _mm_set1_pd(S16_SCALE - 1.0);
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        __m128i quads[2];
+        for (int q = 0; q < 2; q++) {
+            __m128i pairs[2];
+            for (int h = 0; h < 2; h++) {
+                __m128d v = _mm_mul_pd(_mm_loadu_pd(src + i + 4 * q + 2 * h), scale);
+                v = _mm_and_pd(v, _mm_cmpeq_pd(v, v));
+                v = _mm_min_pd(_mm_max_pd(v, low), high);
+                pairs[h] = _mm_cvtpd_epi32(v);
+            }
+            quads[q] = _mm_unpacklo_epi64(pairs[0], pairs[1]);
+        }
+        _mm_storeu_si128((__m128i *)(dst + i), _mm_packs_epi32(quads[0], quads[1]));
+    }
+    return i;
+}
+#endif
+
 void fxi_audio_double_to_s16(const double *src, int16_t *dst, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#if defined(__SSE2__)
+    i = double_to_s16_sse2(src, dst, n);
+#endif
+    for (; i < n; i++)
         dst[i] = (int16_t)(int32_t)scaled_integer(src[i], S16_SCALE);
 }
 

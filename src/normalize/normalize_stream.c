@@ -14,7 +14,7 @@
 
 #include "normalize_gpu_plan.h"
 #include "normalize_internal.h"
-#include "normalize_math.h"
+#include "normalize_ramp.h"
 
 /* Samples per parallel chunk of the gain ramp. */
 #define RAMP_GRAIN_SAMPLES 16384
@@ -106,33 +106,10 @@ static fx_status out_reserve(fx_normalize *n, size_t frames, double **at)
 
 /* ---- the gain ramp ---- */
 
-typedef struct ramp_job {
-    const fxi_nm_params *p;
-    const double *src;
-    double *dst;
-    const double *from, *to; /* per gain channel */
-    size_t length;
-} ramp_job;
-
 static void ramp_range(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
-    const ramp_job *r = arg;
-    const size_t channels = (size_t)r->p->channels;
-    for (size_t i = begin; i < end; i++) {
-        const double *x = r->src + i * channels;
-        double *y = r->dst + i * channels;
-        if (r->p->coupled) {
-            const double g = fxi_nm_gain_at(r->from[0], r->to[0], i, r->length, r->p->ramp);
-            for (size_t c = 0; c < channels; c++)
-                y[c] = r->p->process[c] ? x[c] * g : x[c];
-            continue;
-        }
-        for (size_t c = 0; c < channels; c++)
-            y[c] = r->p->process[c]
-                       ? x[c] * fxi_nm_gain_at(r->from[c], r->to[c], i, r->length, r->p->ramp)
-                       : x[c];
-    }
+    fxi_nm_ramp_range(arg, begin, end);
 }
 
 /* Move frame `amplified` to the output with its gain ramp. */
@@ -149,7 +126,7 @@ static fx_status amplify_next(fx_normalize *n)
         FX_TRY(fxi_cuda_normalize_ramp(n->ctx, slot_of(n, frame), dst, length, n->ramp_params,
                                        n->p.channels, n->gain_channels, n->p.ramp));
     } else {
-        ramp_job r = {&n->p, slot_of(n, frame), dst, n->previous, to, length};
+        fxi_nm_ramp_job r = {&n->p, slot_of(n, frame), dst, n->previous, to, length};
         size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
         fxi_parallel_for(n->ctx, length, grain, ramp_range, &r);
     }
