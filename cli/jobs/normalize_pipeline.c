@@ -16,8 +16,11 @@
 
 /* Frames per chunk: 16 Ki frames (256 KiB of stereo doubles) stays in L2. */
 #define CHUNK_FRAMES ((size_t)1 << 14)
-/* Buffers in flight each way: enough that neither thread waits on a single one. */
-#define PIPE_BUFFERS 4
+/* Buffers in flight each way. */
+#define PIPE_BUFFERS 8
+/* An idle I/O thread waits until this many buffers can be written or read
+ * (or the end): one wake-up per few chunks, not per chunk. */
+#define WAKE_BATCH (PIPE_BUFFERS / 2)
 
 static void levels_add(fxcli_levels *l, const double *x, size_t count)
 {
@@ -148,6 +151,15 @@ static void io_read_one(pipeline *p)
         queue_put(&p->in_free, b);
 }
 
+/* Worth waking for. It cannot deadlock: the compute thread waits only for an
+ * empty output queue, when all output buffers are full, or for an input, when
+ * all input buffers are free. */
+static bool io_batch_ready(const pipeline *p)
+{
+    return p->compute_done || p->out_full.count >= WAKE_BATCH ||
+           (!p->input_done && p->in_free.count >= WAKE_BATCH);
+}
+
 static void *io_thread(void *arg)
 {
     pipeline *p = arg;
@@ -160,7 +172,8 @@ static void *io_thread(void *arg)
         } else if (p->compute_done) {
             break;
         } else {
-            pthread_cond_wait(&p->changed, &p->lock);
+            while (!io_batch_ready(p))
+                pthread_cond_wait(&p->changed, &p->lock);
             continue;
         }
         pthread_cond_broadcast(&p->changed);
