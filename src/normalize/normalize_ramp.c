@@ -25,13 +25,14 @@ ramp_coupled(const fxi_nm_ramp_job *r, int32_t begin, int32_t end, int channels)
     const double from = r->from[0], to = r->to[0];
     const double step = 1.0 / (double)r->length;
     const bool ramp = r->p->ramp;
+    const int32_t first = (int32_t)r->first;
     const double *src = r->src;
     double *dst = r->dst;
     for (int32_t i = begin; i < end; i++) {
         const double g = ramp ? fxi_nm_fade_step(from, to, step, (double)i + 1.0) : to;
+        const size_t at = (size_t)(i - first) * (size_t)channels;
         for (int c = 0; c < channels; c++)
-            dst[(size_t)i * (size_t)channels + (size_t)c] =
-                src[(size_t)i * (size_t)channels + (size_t)c] * g;
+            dst[at + (size_t)c] = src[at + (size_t)c] * g;
     }
 }
 
@@ -40,8 +41,8 @@ static void ramp_general(const fxi_nm_ramp_job *r, size_t begin, size_t end)
 {
     const size_t channels = (size_t)r->p->channels;
     for (size_t i = begin; i < end; i++) {
-        const double *x = r->src + i * channels;
-        double *y = r->dst + i * channels;
+        const double *x = r->src + (i - r->first) * channels;
+        double *y = r->dst + (i - r->first) * channels;
         for (size_t c = 0; c < channels; c++) {
             const size_t g = r->p->coupled ? 0 : c;
             y[c] = r->p->process[c]

@@ -52,7 +52,10 @@ static bool check_case(const ramp_case *k, uint64_t *seed)
     p.coupled = k->coupled;
     p.ramp = k->ramp;
     p.process = process;
-    const fxi_nm_ramp_job job = {&p, src, dst, from, to, k->length};
+    /* src and dst point at the range's first position, as a pull into a
+     * caller's buffer does. */
+    const size_t at = k->begin * (size_t)k->channels;
+    const fxi_nm_ramp_job job = {&p, src + at, dst + at, from, to, k->length, k->begin};
     fxi_nm_ramp_range(&job, k->begin, k->end);
 
     double params[3 * MAX_CHANNELS];
