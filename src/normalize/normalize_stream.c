@@ -412,7 +412,7 @@ fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, siz
     /* First what went through the queue, then frames ramped straight into out. */
     size_t done = n->out_end - n->out_begin;
     if (done > max_frames) done = max_frames;
-    memcpy(out, n->out + n->out_begin * channels, done * channels * sizeof *out);
+    if (done) memcpy(out, n->out + n->out_begin * channels, done * channels * sizeof *out);
     n->out_begin += done;
     if (n->out_begin == n->out_end) n->out_begin = n->out_end = 0;
     while (done < max_frames && n->amplified < ramp_ready_end(n)) {
