@@ -167,7 +167,7 @@ static void *io_thread(void *arg)
     for (;;) {
         if (p->out_full.count) {
             io_write_one(p);
-        } else if (!p->input_done && p->in_free.count) {
+        } else if (!p->input_done && !p->compute_done && p->in_free.count) {
             io_read_one(p);
         } else if (p->compute_done) {
             break;
