@@ -53,8 +53,8 @@ static fx_status drain_sequential(fx_normalize *n, fx_audio_writer *w, double *b
 }
 
 static fx_status stream_sequential(fx_normalize *n, fx_audio_reader *r, fx_audio_writer *w,
-                                   const fx_audio_info *info, double *buf,
-                                   fxcli_stream_levels *lv, fxcli_result *res)
+                                   const fx_audio_info *info, double *buf, fxcli_stream_levels *lv,
+                                   fxcli_result *res)
 {
     fx_status st = FX_OK;
     uint64_t frames = 0;
@@ -107,9 +107,9 @@ typedef struct pipeline {
     double *in[PIPE_BUFFERS], *out[PIPE_BUFFERS];
     size_t in_frames[PIPE_BUFFERS], out_frames[PIPE_BUFFERS];
     queue in_free, in_full, out_free, out_full;
-    bool input_done;   /* the end of the input (or a failure) was read */
-    bool compute_done; /* no more output will be queued */
-    fx_status io_status; /* the first read or write failure */
+    bool input_done;             /* the end of the input (or a failure) was read */
+    bool compute_done;           /* no more output will be queued */
+    fx_status io_status;         /* the first read or write failure */
     double decode_ms, encode_ms; /* the I/O thread's own */
 } pipeline;
 
@@ -282,8 +282,8 @@ static fx_status stream_overlapped(fx_normalize *n, fx_audio_reader *r, fx_audio
 }
 
 fx_status fxcli_normalize_stream(fx_normalize *n, fx_audio_reader *r, fx_audio_writer *w,
-                                 const fx_audio_info *info, bool overlap,
-                                 fxcli_stream_levels *lv, fxcli_result *res)
+                                 const fx_audio_info *info, bool overlap, fxcli_stream_levels *lv,
+                                 fxcli_result *res)
 {
     const size_t buffers = overlap ? 2 * PIPE_BUFFERS : 1;
     size_t samples;

@@ -26,7 +26,7 @@ typedef struct fxcli_stream_levels {
  * thread. Either way the output is the same. Times go to res->timings (decode,
  * compute, encode), the frames read to res->width. */
 fx_status fxcli_normalize_stream(fx_normalize *n, fx_audio_reader *r, fx_audio_writer *w,
-                                 const fx_audio_info *info, bool overlap,
-                                 fxcli_stream_levels *lv, fxcli_result *res);
+                                 const fx_audio_info *info, bool overlap, fxcli_stream_levels *lv,
+                                 fxcli_result *res);
 
 #endif

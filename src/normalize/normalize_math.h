@@ -23,8 +23,7 @@
 /* The cross-fade below with its two per-frame and per-sample inputs computed
  * by the caller: step = 1 / length and position = pos + 1 (vectorised loops
  * count in 32-bit integers, which convert to double in SIMD registers). */
-static inline FX_HD double fxi_nm_fade_step(double prev, double next, double step,
-                                            double position)
+static inline FX_HD double fxi_nm_fade_step(double prev, double next, double step, double position)
 {
     const double f0 = 1.0 - (step * position);
     const double f1 = 1.0 - f0;

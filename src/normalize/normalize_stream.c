@@ -136,8 +136,8 @@ static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
                                        n->p.channels, n->gain_channels, n->p.ramp));
     } else {
         const size_t at = n->amplify_pos * (size_t)n->p.channels;
-        fxi_nm_ramp_job job = {&n->p,  slot_of(n, frame) + at, dst, n->previous, to, length,
-                               n->amplify_pos};
+        fxi_nm_ramp_job job = {&n->p,  slot_of(n, frame) + at, dst, n->previous, to,
+                               length, n->amplify_pos};
         size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
         fxi_parallel_for(n->ctx, count, grain, ramp_range, &job);
     }

@@ -40,16 +40,17 @@ static size_t special_values(int bits, double *out)
 {
     const double full = ldexp(1.0, bits - 1);
     size_t n = 0;
-    const double fixed[] = {0.0,     -0.0,     1.0,      -1.0,     1.5,       -1.5,
-                            2.0,     -7.0,     1e300,    -1e300,   INFINITY,  -INFINITY,
-                            NAN,     -NAN,     DBL_MIN,  -DBL_MIN, DBL_TRUE_MIN, -DBL_TRUE_MIN,
-                            DBL_MAX, -DBL_MAX, 0.999999, -0.999999, 1e-300,   0.49999999999999994};
+    const double fixed[] = {
+        0.0,     -0.0,     1.0,      -1.0,      1.5,          -1.5,
+        2.0,     -7.0,     1e300,    -1e300,    INFINITY,     -INFINITY,
+        NAN,     -NAN,     DBL_MIN,  -DBL_MIN,  DBL_TRUE_MIN, -DBL_TRUE_MIN,
+        DBL_MAX, -DBL_MAX, 0.999999, -0.999999, 1e-300,       0.49999999999999994};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         out[n++] = fixed[i];
     /* Ties k + 1/2 (even and odd k, both signs) and their neighbours, near 0
      * and near both ends of the range. */
-    const double centres[] = {0.0, 1.0, 2.0, 3.0, 100.0, full - 3.0, full - 2.0, full - 1.0,
-                              full, full + 1.0};
+    const double centres[] = {0.0,        1.0,        2.0,        3.0,  100.0,
+                              full - 3.0, full - 2.0, full - 1.0, full, full + 1.0};
     for (size_t i = 0; i < sizeof centres / sizeof *centres; i++)
         for (int sign = -1; sign <= 1; sign += 2) {
             const double t = sign * (centres[i] + 0.5);
@@ -85,8 +86,8 @@ static void check_writes(int bits, const double *x, size_t count)
                 fxi_audio_double_to_left_aligned(x, s32 + offset, n, bits);
             for (size_t i = 0; i < n; i++) {
                 const int64_t want = reference_integer(x[i], bits);
-                const int64_t got = bits == 16 ? s16[offset + i]
-                                               : (int64_t)(s32[offset + i] >> (32 - bits));
+                const int64_t got =
+                    bits == 16 ? s16[offset + i] : (int64_t)(s32[offset + i] >> (32 - bits));
                 const bool low_bits_clear =
                     bits == 16 || bits == 32 ||
                     (s32[offset + i] & (int32_t)((1u << (32 - bits)) - 1)) == 0;

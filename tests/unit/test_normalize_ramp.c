@@ -67,12 +67,12 @@ static bool check_case(const ramp_case *k, uint64_t *seed)
             const size_t e = i * channels + c;
             const size_t g = k->coupled ? 0 : c;
             const bool inside = i >= k->begin && i < k->end;
-            const double want =
-                !inside      ? 0.0
-                : process[c] ? src[e] * reference_gain(from[g], to[g], i, k->length, k->ramp)
-                             : src[e];
-            const double element = fxi_nm_ramp_element(src, params, e, k->channels, gains,
-                                                       k->length, k->ramp);
+            const double want = !inside ? 0.0
+                                : process[c]
+                                    ? src[e] * reference_gain(from[g], to[g], i, k->length, k->ramp)
+                                    : src[e];
+            const double element =
+                fxi_nm_ramp_element(src, params, e, k->channels, gains, k->length, k->ramp);
             if (!FXT_CHECK(dst[e] == want && (!inside || element == want))) {
                 fprintf(stderr,
                         "  %d channels, coupled %d, ramp %d, skipped %d, length %zu, range "
@@ -92,8 +92,8 @@ FXT_TEST(ramp_matches_reference)
     for (int channels = 1; channels <= MAX_CHANNELS; channels++)
         for (int flags = 0; flags < 8; flags++)
             for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
-                ramp_case k = {channels, flags & 1, (flags & 2) != 0, (flags & 4) != 0,
-                               lengths[l], 0, lengths[l]};
+                ramp_case k = {channels,   flags & 1, (flags & 2) != 0, (flags & 4) != 0,
+                               lengths[l], 0,         lengths[l]};
                 if (!check_case(&k, &seed)) return;
                 /* A part of the frame, as one thread's share of it. */
                 k.begin = lengths[l] / 3;
