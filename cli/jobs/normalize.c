@@ -1,7 +1,8 @@
 /* fxkit normalize: dynamic audio normalization (include/fxkit/normalize.h).
  *
- * Each file is streamed: read a chunk, push it, pull and write what is ready,
- * so memory is the normalizer's look-ahead whatever the length. The option
+ * Each file is streamed: read a chunk, push it, pull and write what is ready
+ * (normalize_pipeline.c, overlapped on two threads), so memory is the
+ * normalizer's look-ahead whatever the length. The option
  * table is the library's, followed by the program's own rows (output sample
  * format and the two logs); the library's rows point into the first member of
  * normalize_cli_options, so they work unchanged there.
@@ -16,9 +17,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "normalize_pipeline.h"
 
-/* Frames read, pushed, pulled and written at a time: 64 Ki frames. */
-#define AUDIO_CHUNK_FRAMES ((size_t)1 << 16)
 /* Room for the library's rows plus the program's. */
 #define TABLE_ROWS 64
 #define US_PER_MS 1000.0
@@ -173,83 +173,14 @@ static void keep_detail(fx_context *ctx, fxcli_result *res)
         snprintf(res->message, sizeof res->message, "%s", fx_context_error(ctx));
 }
 
-/* Peak and RMS of everything seen, for --verbose. */
-typedef struct levels {
-    double peak, sum_squares;
-    uint64_t samples;
-} levels;
-
-static void levels_add(levels *l, const double *x, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        l->peak = fmax(l->peak, fabs(x[i]));
-        l->sum_squares += x[i] * x[i];
-    }
-    l->samples += count;
-}
-
 static double dbfs(double v)
 {
     return 20.0 * log10(v);
 }
 
-static double levels_rms(const levels *l)
+static double levels_rms(const fxcli_levels *l)
 {
     return l->samples ? sqrt(l->sum_squares / (double)l->samples) : 0.0;
-}
-
-/* The two ends of a stream: the input's and the output's levels. */
-typedef struct stream_levels {
-    bool wanted;
-    levels in, out;
-} stream_levels;
-
-/* Pull everything ready and write it. */
-static fx_status drain(fx_normalize *n, fx_audio_writer *w, double *buf, int channels,
-                       stream_levels *lv, fxcli_result *res)
-{
-    for (;;) {
-        size_t got = 0;
-        uint64_t t0 = fx_time_ns();
-        fx_status st = fx_normalize_pull(n, buf, AUDIO_CHUNK_FRAMES, &got);
-        uint64_t t1 = fx_time_ns();
-        res->timings.compute_ms += fx_elapsed_ms(t0, t1);
-        if (st != FX_OK || got == 0) return st;
-        if (lv->wanted) levels_add(&lv->out, buf, got * (size_t)channels);
-        st = fx_audio_writer_write(w, buf, got);
-        res->timings.encode_ms += fx_elapsed_ms(t1, fx_time_ns());
-        if (st != FX_OK) return st;
-    }
-}
-
-static fx_status stream_file(fx_normalize *n, fx_audio_reader *r, fx_audio_writer *w,
-                             const fx_audio_info *info, stream_levels *lv, fxcli_result *res)
-{
-    size_t samples;
-    if (__builtin_mul_overflow(AUDIO_CHUNK_FRAMES, (size_t)info->channels, &samples))
-        return fxcli_fail(res, FX_EOVERFLOW, "%d channels are too many", info->channels);
-    double *buf = malloc(samples * sizeof *buf);
-    if (!buf) return fxcli_fail(res, FX_ENOMEM, "out of memory for an audio chunk");
-    fx_status st = FX_OK;
-    uint64_t frames = 0;
-    for (;;) {
-        size_t got = 0;
-        uint64_t t0 = fx_time_ns();
-        st = fx_audio_reader_read(r, buf, AUDIO_CHUNK_FRAMES, &got);
-        uint64_t t1 = fx_time_ns();
-        res->timings.decode_ms += fx_elapsed_ms(t0, t1);
-        if (st != FX_OK) break;
-        if (lv->wanted) levels_add(&lv->in, buf, got * (size_t)info->channels);
-        st = got ? fx_normalize_push(n, buf, got) : fx_normalize_flush(n);
-        res->timings.compute_ms += fx_elapsed_ms(t1, fx_time_ns());
-        if (st == FX_OK) st = drain(n, w, buf, info->channels, lv, res);
-        if (st != FX_OK || got == 0) break;
-        frames += got;
-        fxcli_progress_item(res->slot, frames, info->frames);
-    }
-    free(buf);
-    res->width = (int64_t)frames;
-    return st;
 }
 
 static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxcli_item *item,
@@ -286,9 +217,11 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     if (st == FX_OK)
         st = fx_audio_writer_open(ctx, out_path, container, info.channels, info.rate, format,
                                   &writer);
-    stream_levels lv = {.wanted = run->log_level >= FX_LOG_INFO};
+    fxcli_stream_levels lv = {.wanted = run->log_level >= FX_LOG_INFO};
     if (st == FX_OK) {
-        st = stream_file(n, reader, writer, &info, &lv, res);
+        /* With two threads or more, reading and writing overlap the normalizing. */
+        const bool overlap = fx_context_threads(ctx) >= 2;
+        st = fxcli_normalize_stream(n, reader, writer, &info, overlap, &lv, res);
         if (st != FX_OK) keep_detail(ctx, res);
         uint64_t t0 = fx_time_ns();
         fx_status closed = fx_audio_writer_close(writer);

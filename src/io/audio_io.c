@@ -1,12 +1,13 @@
 /* Audio files through libsndfile: streaming reader and writer, whole-file helpers.
  *
- * Integer PCM is moved through sf_readf_int / sf_writef_int, whose samples are
- * left-aligned 32-bit integers, so the mapping is exact: a b-bit sample v reads
- * as v / 2^(b-1) (v << (32-b) divided by 2^31) and writes back as the same v.
- * Float, double and compressed formats go through the double calls with
- * libsndfile's normalisation.
+ * Integer PCM is moved through libsndfile's native integer calls, so the
+ * mapping is exact: 8- and 16-bit files through sf_readf_short /
+ * sf_writef_short (an 8-bit v arrives as v << 8), 24- and 32-bit ones through
+ * sf_readf_int / sf_writef_int, whose samples are left-aligned 32-bit integers.
+ * A b-bit sample v reads as v / 2^(b-1) and writes back as the same v
+ * (audio_convert.c, vectorised). Float, double and compressed formats go
+ * through the double calls with libsndfile's normalisation.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,13 @@
 
 #include <sndfile.h>
 
+#include "io/audio_convert.h"
 #include "io/io_internal.h"
 
-/* Frames moved per libsndfile call on the integer paths (the int buffer's size). */
+/* Frames moved per libsndfile call on the integer paths (the integer buffer's size). */
 #define AUDIO_CHUNK_FRAMES 4096
-/* 2^31: full scale of a left-aligned 32-bit sample. */
-#define LEFT_ALIGNED_SCALE 2147483648.0
-#define SAMPLE_WORD_BITS 32
+/* Integer formats of at most this many bits travel as 16-bit shorts. */
+#define SHORT_PATH_BITS 16
 /* Chunks looked at when searching a WAV/AIFF header for its frame count. */
 #define HEADER_MAX_CHUNKS 64
 
@@ -28,9 +29,10 @@ struct fx_audio_reader {
     fx_context *ctx;
     SNDFILE *sf;
     fx_audio_info info;
-    bool integer;     /* integer PCM: read through sf_readf_int */
+    bool integer;     /* integer PCM: read through the short or int calls */
+    bool shorts;      /* 8 or 16 bits: sf_readf_short (else sf_readf_int) */
     uint64_t done;    /* frames delivered so far */
-    int *chunk;       /* AUDIO_CHUNK_FRAMES * channels ints, integer path only */
+    void *chunk;      /* AUDIO_CHUNK_FRAMES * channels shorts or ints, integer path only */
     fx_status failed; /* first error; later reads return FX_EBADSTATE */
 };
 
@@ -38,8 +40,8 @@ struct fx_audio_writer {
     fx_context *ctx;
     SNDFILE *sf;
     int channels;
-    int bits; /* integer sample bits, 0 for the double path */
-    int *chunk;
+    int bits;    /* integer sample bits, 0 for the double path */
+    void *chunk; /* AUDIO_CHUNK_FRAMES * channels shorts (16 bits) or ints */
     fx_status failed;
 };
 
@@ -215,15 +217,14 @@ static fx_status reader_setup(fx_context *ctx, const char *path, fx_audio_reader
     bool integer = false;
     r->info.format = format_of_subtype(sfi.format & SF_FORMAT_SUBMASK, &integer);
     r->integer = integer;
+    r->shorts = integer && r->info.format != FX_SF_S24 && r->info.format != FX_SF_S32;
     FX_TRY(check_not_truncated(ctx, path, &sfi, r->info.format != FX_SF_SAME));
     r->info.frames = (uint64_t)sfi.frames;
     r->info.channels = sfi.channels;
     r->info.rate = sfi.samplerate;
     if (r->integer) {
-        void *chunk;
-        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)sfi.channels, sizeof(int),
-                          &chunk));
-        r->chunk = chunk;
+        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)sfi.channels,
+                          r->shorts ? sizeof(int16_t) : sizeof(int32_t), &r->chunk));
     } else {
         sf_command(r->sf, SFC_SET_NORM_DOUBLE, NULL, SF_TRUE);
     }
@@ -252,18 +253,21 @@ void fx_audio_reader_info(const fx_audio_reader *reader, fx_audio_info *info)
     *info = reader->info;
 }
 
-/* Read up to `frames` through the int buffer, converting to doubles. */
+/* Read up to `frames` through the integer buffer, converting to doubles. */
 static sf_count_t read_integer(fx_audio_reader *r, double *buf, size_t frames)
 {
     size_t channels = (size_t)r->info.channels, total = 0;
     while (total < frames) {
         size_t want = frames - total < AUDIO_CHUNK_FRAMES ? frames - total : AUDIO_CHUNK_FRAMES;
-        sf_count_t got = sf_readf_int(r->sf, r->chunk, (sf_count_t)want);
+        sf_count_t got = r->shorts ? sf_readf_short(r->sf, r->chunk, (sf_count_t)want)
+                                   : sf_readf_int(r->sf, r->chunk, (sf_count_t)want);
         if (got <= 0) break;
         size_t n = (size_t)got * channels;
         double *dst = buf + total * channels;
-        for (size_t i = 0; i < n; i++)
-            dst[i] = r->chunk[i] / LEFT_ALIGNED_SCALE;
+        if (r->shorts)
+            fxi_audio_s16_to_double(r->chunk, dst, n);
+        else
+            fxi_audio_left_aligned_to_double(r->chunk, dst, n);
         total += (size_t)got;
         if ((size_t)got < want) break;
     }
@@ -375,11 +379,10 @@ static fx_status writer_setup(fx_context *ctx, const char *path, fx_audio_contai
     w->sf = sf_open(path, SFM_WRITE, &sfi);
     if (!w->sf) return open_failure(ctx, "cannot create audio");
     w->channels = channels;
-    if (w->bits) {
-        void *chunk;
-        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)channels, sizeof(int), &chunk));
-        w->chunk = chunk;
-    }
+    if (w->bits)
+        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)channels,
+                          w->bits <= SHORT_PATH_BITS ? sizeof(int16_t) : sizeof(int32_t),
+                          &w->chunk));
     return FX_OK;
 }
 
@@ -410,27 +413,24 @@ fx_status fx_audio_writer_open(fx_context *ctx, const char *path, fx_audio_conta
     return FX_OK;
 }
 
-/* x * 2^(bits-1) rounded half to even, saturated to the b-bit range (NaN -> 0),
- * then left-aligned in 32 bits as sf_writef_int expects. */
-static int to_left_aligned(double x, int bits)
-{
-    double full = ldexp(1.0, bits - 1);
-    double v = nearbyint(x * full);
-    if (v != v) v = 0;
-    if (v < -full) v = -full;
-    if (v > full - 1) v = full - 1;
-    return (int)((int64_t)v * ((int64_t)1 << (SAMPLE_WORD_BITS - bits)));
-}
-
+/* Each sample: x * 2^(bits-1) rounded half to even, saturated to the b-bit
+ * range (NaN -> 0), as shorts or left-aligned ints. */
 static fx_status write_integer(fx_audio_writer *w, const double *buf, size_t frames)
 {
     size_t channels = (size_t)w->channels;
+    const bool shorts = w->bits <= SHORT_PATH_BITS;
     for (size_t done = 0; done < frames;) {
         size_t n = frames - done < AUDIO_CHUNK_FRAMES ? frames - done : AUDIO_CHUNK_FRAMES;
         const double *src = buf + done * channels;
-        for (size_t i = 0; i < n * channels; i++)
-            w->chunk[i] = to_left_aligned(src[i], w->bits);
-        if (sf_writef_int(w->sf, w->chunk, (sf_count_t)n) != (sf_count_t)n) return FX_EIO;
+        sf_count_t written;
+        if (shorts) {
+            fxi_audio_double_to_s16(src, w->chunk, n * channels);
+            written = sf_writef_short(w->sf, w->chunk, (sf_count_t)n);
+        } else {
+            fxi_audio_double_to_left_aligned(src, w->chunk, n * channels, w->bits);
+            written = sf_writef_int(w->sf, w->chunk, (sf_count_t)n);
+        }
+        if (written != (sf_count_t)n) return FX_EIO;
         done += n;
     }
     return FX_OK;

@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "normalize_internal.h"
 #include "normalize_math.h"
 
@@ -163,8 +167,40 @@ typedef struct measured {
     size_t channel; /* between channels */
 } measured;
 
+/* max(start, |x[i]|) over contiguous samples, NaN ignored as in peak_of. */
+static double contiguous_peak(const double *x, size_t count, double start)
+{
+    size_t i = 0;
+    double max = start;
+#if defined(__SSE2__)
+    /* Four independent maxima; maxpd(v, m) is "v > m ? v : m" lane by lane,
+     * so a NaN sample leaves the maximum unchanged, as in the scalar loop. */
+    enum { LANES = 4 };
+    const __m128d sign = _mm_set1_pd(-0.0);
+    __m128d m0 = _mm_set1_pd(start), m1 = m0;
+    for (; i + LANES <= count; i += LANES) {
+        m0 = _mm_max_pd(_mm_andnot_pd(sign, _mm_loadu_pd(x + i)), m0);
+        m1 = _mm_max_pd(_mm_andnot_pd(sign, _mm_loadu_pd(x + i + 2)), m1);
+    }
+    double lanes[LANES];
+    _mm_storeu_pd(lanes, m0);
+    _mm_storeu_pd(lanes + 2, m1);
+    for (int l = 0; l < LANES; l++)
+        if (lanes[l] > max) max = lanes[l];
+#endif
+    for (; i < count; i++) {
+        const double v = fabs(x[i]);
+        if (v > max) max = v;
+    }
+    return max;
+}
+
 static double peak_of(const fxi_nm_params *p, const measured *m, int c)
 {
+    /* All channels of interleaved samples: one contiguous run (the maximum
+     * does not depend on the order). */
+    if (c < 0 && m->stride == (size_t)p->channels && m->channel == 1)
+        return contiguous_peak(m->x, m->n * m->stride, DBL_EPSILON);
     double max = DBL_EPSILON;
     size_t first = c < 0 ? 0 : (size_t)c, last = c < 0 ? (size_t)p->channels : (size_t)c + 1;
     for (size_t ch = first; ch < last; ch++) {

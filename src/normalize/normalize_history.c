@@ -72,15 +72,19 @@ static void put_minimum(fxi_nm_history *h, uint64_t pos, double value, double fl
     h->mt[pos % h->ring] = flag;
 }
 
+/* The rings are walked with a wrapping index rather than a division per
+ * element (which cost more than the arithmetic with wide windows); the
+ * Gaussian's terms are still added in ffmpeg's order. */
 static double smooth(const fxi_nm_params *p, const fxi_nm_history *h, uint64_t j)
 {
     const int size = 2 * h->gauss_half + 1;
     double result = 0.0, flag_sum = 0.0;
+    size_t at = (size_t)(j % h->ring);
     for (int k = 0; k < size; k++) {
-        const size_t at = (size_t)((j + (uint64_t)k) % h->ring);
         const double weight = h->mt[at] * p->weights[k];
         flag_sum += weight;
         result += weight * h->m[at];
+        if (++at == h->ring) at = 0;
     }
     if (flag_sum == 0.0) return 1.0;
     if (!p->compat && p->threshold > 0.0) result /= flag_sum;
@@ -101,14 +105,18 @@ bool fxi_nm_history_add(const fxi_nm_params *p, fxi_nm_history *h, fxi_nm_gain g
             i == 1 ? (p->alt_boundary ? h->first_gain : 1.0) : h->m[(uint64_t)(i - 2) % h->ring];
         put_minimum(h, (uint64_t)(i - 1), fmin(before, gain.gain), flag_of(h, 0));
     }
-    /* The minimum centred on frame c = i - mh. */
+    /* The minimum centred on frame c = i - mh; frames before 0 are all the
+     * left padding, first_gain. */
     if (i >= mh) {
         const int64_t c = i - mh;
-        double min = DBL_MAX;
-        for (int64_t k = c - mh; k <= c + mh; k++) {
+        double min = c - mh < 0 ? h->first_gain : DBL_MAX;
+        const int64_t from = c - mh < 0 ? 0 : c - mh;
+        size_t at = (size_t)((uint64_t)from % h->ring);
+        for (int64_t k = from; k <= c + mh; k++) {
             /* fmin without the call: gains are never NaN. */
-            const double v = gain_of(h, k);
+            const double v = h->g[at];
             if (v < min) min = v;
+            if (++at == h->ring) at = 0;
         }
         const bool as_ffmpeg = p->compat || p->threshold == 0.0;
         put_minimum(h, (uint64_t)(gh + c), min, flag_of(h, as_ffmpeg ? i : c));

@@ -20,14 +20,21 @@
 #endif
 #endif
 
+/* The cross-fade below with its two per-frame and per-sample inputs computed
+ * by the caller: step = 1 / length and position = pos + 1 (vectorised loops
+ * count in 32-bit integers, which convert to double in SIMD registers). */
+static inline FX_HD double fxi_nm_fade_step(double prev, double next, double step, double position)
+{
+    const double f0 = 1.0 - (step * position);
+    const double f1 = 1.0 - f0;
+    return f0 * prev + f1 * next;
+}
+
 /* Linear cross-fade inside a frame of `length` samples: at sample `pos` the
  * weight of `next` is (pos + 1) / length, so the frame ends exactly on `next`. */
 static inline FX_HD double fxi_nm_fade(double prev, double next, size_t pos, size_t length)
 {
-    const double step = 1.0 / (double)length;
-    const double f0 = 1.0 - (step * ((double)pos + 1.0));
-    const double f1 = 1.0 - f0;
-    return f0 * prev + f1 * next;
+    return fxi_nm_fade_step(prev, next, 1.0 / (double)length, (double)pos + 1.0);
 }
 
 /* The gain of sample `pos` of a frame whose gain goes from prev to next;

@@ -2,22 +2,28 @@
  *
  * Input is gathered into frame slots of `advance` samples. A full slot is
  * analysed at once (pre-processed in place, local gains into the history); a
- * frame's gain ramp is applied once its smoothed gain is known (min_half +
- * gauss_half frames later), straight into the output queue that pull drains. At
- * the end of
- * the input ffmpeg's pad frames drive the history until every real frame has
- * its gain. So the result is the same whatever the chunk sizes, and memory is
- * the look-ahead's slots plus what has not been pulled.
+ * frame's smoothed gain is known min_half + gauss_half frames later. On the
+ * CPU its gain ramp is then applied when it is pulled, straight into the
+ * caller's buffer (one pass over the samples fewer); only when a push needs
+ * the slot of a frame not pulled yet does that frame go through the output
+ * queue first. On the GPU every frame is ramped into the queue as soon as its
+ * gain is known. At the end of the input ffmpeg's pad frames drive the history
+ * until every real frame has its gain. So the result is the same whatever the
+ * chunk sizes, and memory is the look-ahead's slots plus what has not been
+ * pulled.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "normalize_gpu_plan.h"
 #include "normalize_internal.h"
-#include "normalize_math.h"
+#include "normalize_ramp.h"
 
-/* Samples per parallel chunk of the gain ramp. */
-#define RAMP_GRAIN_SAMPLES 16384
+/* Samples per parallel chunk of the gain ramp. The ramp is memory-bound and
+ * vectorised: splitting frames smaller than this costs more in thread
+ * wake-ups than it gains (ffmpeg's default frames, 500 ms of stereo 44.1 kHz,
+ * run on one thread, leaving the other cores to reading and writing). */
+#define RAMP_GRAIN_SAMPLES ((size_t)1 << 18)
 
 struct fx_normalize {
     fx_context *ctx;
@@ -36,7 +42,8 @@ struct fx_normalize {
     double *ramp_params; /* the GPU ramp's parameter block */
     uint64_t analysed;   /* real frames analysed */
     uint64_t smoothed;   /* smoothed gains known (real and pad frames) */
-    uint64_t amplified;  /* frames moved to the output */
+    uint64_t amplified;  /* frames ramped to the output in full */
+    size_t amplify_pos;  /* samples of frame `amplified` already ramped */
     size_t fill;         /* frames in the slot being filled */
     size_t last_length;  /* length of the final (partial) frame after flush */
     bool flushed;
@@ -106,56 +113,57 @@ static fx_status out_reserve(fx_normalize *n, size_t frames, double **at)
 
 /* ---- the gain ramp ---- */
 
-typedef struct ramp_job {
-    const fxi_nm_params *p;
-    const double *src;
-    double *dst;
-    const double *from, *to; /* per gain channel */
-    size_t length;
-} ramp_job;
-
 static void ramp_range(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
-    const ramp_job *r = arg;
-    const size_t channels = (size_t)r->p->channels;
-    for (size_t i = begin; i < end; i++) {
-        const double *x = r->src + i * channels;
-        double *y = r->dst + i * channels;
-        if (r->p->coupled) {
-            const double g = fxi_nm_gain_at(r->from[0], r->to[0], i, r->length, r->p->ramp);
-            for (size_t c = 0; c < channels; c++)
-                y[c] = r->p->process[c] ? x[c] * g : x[c];
-            continue;
-        }
-        for (size_t c = 0; c < channels; c++)
-            y[c] = r->p->process[c]
-                       ? x[c] * fxi_nm_gain_at(r->from[c], r->to[c], i, r->length, r->p->ramp)
-                       : x[c];
-    }
+    const fxi_nm_ramp_job *job = arg;
+    fxi_nm_ramp_range(job, job->first + begin, job->first + end);
 }
 
-/* Move frame `amplified` to the output with its gain ramp. */
-static fx_status amplify_next(fx_normalize *n)
+/* The next `count` samples of frame `amplified` (from amplify_pos), ramped
+ * into dst; the frame is done when its last sample is. */
+static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
 {
     const uint64_t frame = n->amplified;
     const size_t length = length_of(n, frame);
-    double *dst;
-    FX_TRY(out_reserve(n, length, &dst));
     const double *to = slot_gain_of(n, frame);
+    uint64_t since = n->timing ? fx_time_ns() : 0;
     if (n->on_gpu) {
+        /* Whole frames only (the output queue's eager path). */
         fxi_nm_ramp_frame f = {n->p.channels, n->gain_channels, n->previous, to, n->p.process};
         fxi_nm_ramp_pack(&f, n->ramp_params);
         FX_TRY(fxi_cuda_normalize_ramp(n->ctx, slot_of(n, frame), dst, length, n->ramp_params,
                                        n->p.channels, n->gain_channels, n->p.ramp));
     } else {
-        ramp_job r = {&n->p, slot_of(n, frame), dst, n->previous, to, length};
+        const size_t at = n->amplify_pos * (size_t)n->p.channels;
+        fxi_nm_ramp_job job = {&n->p,  slot_of(n, frame) + at, dst, n->previous, to,
+                               length, n->amplify_pos};
         size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
-        fxi_parallel_for(n->ctx, length, grain, ramp_range, &r);
+        fxi_parallel_for(n->ctx, count, grain, ramp_range, &job);
     }
-    memcpy(n->previous, to, (size_t)n->gain_channels * sizeof *n->previous);
-    n->amplified++;
+    stage_add(n, &n->times.gain_ms, &since);
+    n->amplify_pos += count;
+    if (n->amplify_pos == length) {
+        memcpy(n->previous, to, (size_t)n->gain_channels * sizeof *n->previous);
+        n->amplified++;
+        n->amplify_pos = 0;
+    }
     return FX_OK;
+}
+
+/* Frames whose gain is known and whose samples are still in their slots. */
+static uint64_t ramp_ready_end(const fx_normalize *n)
+{
+    return n->smoothed < n->analysed ? n->smoothed : n->analysed;
+}
+
+/* Ramp the rest of frame `amplified` into the output queue. */
+static fx_status amplify_next(fx_normalize *n)
+{
+    const size_t count = length_of(n, n->amplified) - n->amplify_pos;
+    double *dst = NULL;
+    FX_TRY(out_reserve(n, count, &dst));
+    return ramp_next(n, dst, count);
 }
 
 /* ffmpeg 5.1 passes a stream shorter than the window through without gain
@@ -202,9 +210,10 @@ static fx_status process_frame(fx_normalize *n, double *x, size_t length, bool r
         }
     }
     stage_add(n, &n->times.gauss_ms, &since);
-    while (n->amplified < n->smoothed && n->amplified < n->analysed)
-        FX_TRY(amplify_next(n));
-    stage_add(n, &n->times.gain_ms, &since);
+    /* The GPU ramps every frame as soon as it can; the CPU waits for pull. */
+    if (n->on_gpu)
+        while (n->amplified < ramp_ready_end(n))
+            FX_TRY(amplify_next(n));
     return FX_OK;
 }
 
@@ -325,6 +334,9 @@ fx_status fx_normalize_push(fx_normalize *n, const double *in, size_t frames)
     FX_RETURN_IF(!in && frames, FX_EINVAL, "normalize: no samples to push");
     const size_t channels = (size_t)n->p.channels;
     while (frames > 0) {
+        /* A frame not pulled yet whose slot this one needs goes to the queue. */
+        while (n->fill == 0 && n->amplified + n->slot_count <= n->analysed)
+            FX_TRY(fail(n, amplify_next(n)));
         size_t take = n->p.advance - n->fill;
         if (take > frames) take = frames;
         memcpy(slot_of(n, n->analysed) + n->fill * channels, in, take * channels * sizeof *in);
@@ -348,10 +360,18 @@ static fx_status drain(fx_normalize *n)
         return FX_OK;
     }
     const size_t channels = (size_t)n->p.channels;
-    while (n->amplified < n->analysed) {
-        for (size_t i = 0; i < n->p.advance; i++)
+    while (n->smoothed < n->analysed) {
+        /* A pad sample depends on its channel and the parity of its position
+         * only: fill the first two rows, then double the filled part (an even
+         * number of rows, so the parities line up). */
+        const size_t rows = n->p.advance;
+        for (size_t i = 0; i < 2 && i < rows; i++)
             for (size_t c = 0; c < channels; c++)
                 n->pad[i * channels + c] = fxi_nm_pad_sample(&n->p, &n->carry, (int)c, i);
+        for (size_t done = 2; done < rows; done *= 2) {
+            const size_t copy = done < rows - done ? done : rows - done;
+            memcpy(n->pad + done * channels, n->pad, copy * channels * sizeof *n->pad);
+        }
         FX_TRY(process_frame(n, n->pad, n->p.advance, false));
     }
     return FX_OK;
@@ -375,7 +395,10 @@ fx_status fx_normalize_flush(fx_normalize *n)
 
 size_t fx_normalize_ready(const fx_normalize *n)
 {
-    return n->out_end - n->out_begin;
+    size_t ready = n->out_end - n->out_begin;
+    for (uint64_t frame = n->amplified; frame < ramp_ready_end(n); frame++)
+        ready += length_of(n, frame);
+    return ready - (n->amplified < ramp_ready_end(n) ? n->amplify_pos : 0);
 }
 
 fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, size_t *got)
@@ -383,14 +406,21 @@ fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, siz
     fx_context *ctx = n->ctx;
     *got = 0;
     FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
-    size_t take = fx_normalize_ready(n);
-    if (take > max_frames) take = max_frames;
-    if (take == 0) return FX_OK;
+    if (max_frames == 0 || fx_normalize_ready(n) == 0) return FX_OK;
     FX_RETURN_IF(!out, FX_EINVAL, "normalize: no room to pull into");
     const size_t channels = (size_t)n->p.channels;
-    memcpy(out, n->out + n->out_begin * channels, take * channels * sizeof *out);
-    n->out_begin += take;
+    /* First what went through the queue, then frames ramped straight into out. */
+    size_t done = n->out_end - n->out_begin;
+    if (done > max_frames) done = max_frames;
+    if (done) memcpy(out, n->out + n->out_begin * channels, done * channels * sizeof *out);
+    n->out_begin += done;
     if (n->out_begin == n->out_end) n->out_begin = n->out_end = 0;
-    *got = take;
+    while (done < max_frames && n->amplified < ramp_ready_end(n)) {
+        size_t take = length_of(n, n->amplified) - n->amplify_pos;
+        if (take > max_frames - done) take = max_frames - done;
+        FX_TRY(fail(n, ramp_next(n, out + done * channels, take)));
+        done += take;
+    }
+    *got = done;
     return FX_OK;
 }

@@ -19,6 +19,24 @@ while IFS='|' read -r name input _ffopts fxopts sha; do
     expect_equal "$(wav_data_sha "$name.out.wav")" "$sha" "$name ($fxopts)"
 done <"$GOLDENS"
 
+t "reading and writing overlapped (two threads or more) give the bytes of one thread"
+# 70 s of 16-bit stereo: some 190 chunks through the pipeline and the vectorised s16 paths.
+fx gen audio --kind speech --duration 70 --channels 2 --rate 44100 -o long16.wav --quiet
+expect_exit 0
+for threads in 1 2 3; do
+    fx normalize --threads "$threads" long16.wav -o "long16.t$threads.wav"
+    expect_exit 0
+done
+expect_equal "$(wav_data_sha long16.t2.wav)" "$(wav_data_sha long16.t1.wav)" "2 threads vs 1"
+expect_equal "$(wav_data_sha long16.t3.wav)" "$(wav_data_sha long16.t1.wav)" "3 threads vs 1"
+for threads in 1 2; do
+    head -c 5000000 long16.wav >"cut.t$threads.wav"
+    fx normalize --threads "$threads" "cut.t$threads.wav" -o "cut.out$threads.wav"
+    expect_exit 1
+    expect_stderr_contains "truncated"
+    expect_no_file "cut.out$threads.wav"
+done
+
 t "the output keeps the input's sample format and length"
 fx normalize "$SAMPLES/speech_stereo_44k_24bit.wav" -o keep.wav
 expect_exit 0
