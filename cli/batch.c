@@ -248,8 +248,10 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
 
 done:
     if (workers)
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
+            if (workers[i].ctx && run->job->worker_done) run->job->worker_done(run, workers[i].ctx);
             fx_context_destroy(workers[i].ctx);
+        }
     free(workers);
     if (b.csv && fclose(b.csv) != 0) {
         fxcli_error("%s: %s", c->timings_csv, strerror(errno));

@@ -137,6 +137,9 @@ typedef struct fxcli_job {
                           const char *out_path, fxcli_result *res);
     /* For jobs that are not batches (info): does everything, returns the exit code. */
     int (*main)(fxcli_run *run);
+    /* Release what run_item kept for this worker's context (a plan made on it), just
+     * before the batch destroys the context. NULL: nothing kept. */
+    void (*worker_done)(const fxcli_run *run, fx_context *ctx);
     /* Release what setup made. */
     void (*finish)(fxcli_run *run);
 } fxcli_job;

@@ -157,8 +157,13 @@ static int check_plan(fxcli_run *run, fx_context *ctx, const filter_cli_options 
         return fxcli_usage(run, "--border-value '%s': at most %d values (one per channel)",
                            o->lib.border_value, FX_MAX_IMAGE_CHANNELS);
     fx_image_desc d = {8, 8, channels, FX_U8};
+    /* The check runs on a CPU context: the published GPU variants are checked as direct
+     * there when the run itself is on a GPU (their own limits are the GPU plan's). */
+    fx_filter_options lib = o->lib;
+    if (run->device == FX_DEVICE_GPU && lib.strategy >= FX_STRATEGY_GPU_GLOBAL)
+        lib.strategy = FX_STRATEGY_DIRECT;
     fx_filter_plan *p;
-    if (fx_filter_plan_create(ctx, k, &o->lib, &d, &p) != FX_OK)
+    if (fx_filter_plan_create(ctx, k, &lib, &d, &p) != FX_OK)
         return fxcli_usage(run, "%s", fx_context_error(ctx));
     fx_filter_free(p);
     return FXCLI_EXIT_OK;
@@ -202,6 +207,19 @@ static int filter_setup(fxcli_run *run)
     fx_context_destroy(ctx);
     free(file_text);
     return code;
+}
+
+/* A plan lives on its worker's context (a GPU plan holds device memory and streams):
+ * it is freed before that context is. */
+static void filter_worker_done(const fxcli_run *run, fx_context *ctx)
+{
+    filter_state *s = run->state;
+    for (int i = 0; s && i < FXCLI_MAX_JOBS; i++)
+        if (s->slots[i].ctx == ctx) {
+            fx_filter_free(s->slots[i].plan);
+            s->slots[i].plan = NULL;
+            s->slots[i].ctx = NULL;
+        }
 }
 
 static void filter_finish(fxcli_run *run)
@@ -323,5 +341,6 @@ const fxcli_job fxcli_job_filter = {
     .takes_inputs = true,
     .setup = filter_setup,
     .run_item = filter_image,
+    .worker_done = filter_worker_done,
     .finish = filter_finish,
 };

@@ -23,7 +23,7 @@ kernels=("gaussian:5" "box:9" "box:3x21" "sharpen" "emboss" "gaussian:31" "1 2 3
     "box:41" "0.3 -0.2 0.11; 0.05 0.5 0.07")
 strategies=(auto direct separable box gpu-global gpu-constant gpu-shared gpu-texture)
 borders=(reflect101 constant wrap replicate reflect)
-checked=0 differ=0 unsupported=0
+checked=0 differ=0 unsupported=0 crashed=0
 for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; do
     ext=${img##*.}
     for ki in "${!kernels[@]}"; do
@@ -37,9 +37,16 @@ for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; d
                 "$tmp/$img" -o "$tmp/cpu.$ext" 2>/dev/null; then
                 continue # the strategy does not take this kernel (e.g. box on sharpen)
             fi
-            if ! "$fxkit" filter -q -k "$k" -b "$b" --strategy "$s" --device gpu \
-                "$tmp/$img" -o "$tmp/gpu.$ext" 2>"$tmp/err"; then
+            "$fxkit" filter -q -k "$k" -b "$b" --strategy "$s" --device gpu \
+                "$tmp/$img" -o "$tmp/gpu.$ext" 2>"$tmp/err"
+            rc=$?
+            if [ "$rc" -ge 128 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; }; then
+                crashed=$((crashed + 1))
+                echo "CRASH (exit $rc): $img -k '$k' -b $b --strategy $s"
+                continue
+            elif [ "$rc" -ne 0 ]; then # refused with a message (e.g. taps beyond constant memory)
                 unsupported=$((unsupported + 1))
+                [ "$unsupported" -le 5 ] && echo "refused: $img -k '$k' --strategy $s: $(cat "$tmp/err")"
                 continue
             fi
             checked=$((checked + 1))
@@ -50,5 +57,5 @@ for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; d
         done
     done
 done
-echo "identity: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused"
-[ "$differ" -eq 0 ] && [ "$checked" -gt 0 ]
+echo "identity: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused, $crashed crashed"
+[ "$differ" -eq 0 ] && [ "$crashed" -eq 0 ] && [ "$checked" -gt 0 ]
