@@ -75,10 +75,18 @@ if [ -x "$sanitizer" ]; then
             fi
             san_runs=$((san_runs + 1))
             echo "== compute-sanitizer --tool $tool $name ${args[*]}"
-            "$sanitizer" --tool "$tool" --error-exitcode 99 "$test" "${args[@]}" \
+            # the device test provokes failing CUDA calls on purpose (a GPU that does not
+            # exist, 1 PiB allocations): there API errors are its subject, not findings
+            api=()
+            [ "$name" = gpu_test_gpu_device ] && api=(--report-api-errors no)
+            "$sanitizer" --tool "$tool" "${api[@]}" --error-exitcode 99 "$test" "${args[@]}" \
                 >"$logs/san_${tool}_$name.log" 2>&1
             rc=$?
-            tail -n 3 "$logs/san_${tool}_$name.log"
+            if [ "$rc" -eq 0 ]; then
+                tail -n 3 "$logs/san_${tool}_$name.log"
+            else
+                grep -vE '^ok ' "$logs/san_${tool}_$name.log" | tail -n 30
+            fi
             [ "$rc" -eq 0 ] || san_failed="$san_failed $tool:$name(rc=$rc)"
         done
     done
