@@ -158,13 +158,14 @@ static inline void put_bits(bit_writer *w, uint64_t value, unsigned n)
     w->count += n;
 }
 
-/* Write the whole bytes held (one unaligned 8-byte store; the bound leaves room). */
+/* Write the whole bytes held (one unaligned 8-byte store; the bound leaves room).
+ * Callers never hold 64 bits: at most 7 plus three 15-bit codes between flushes. */
 static inline void flush_bits(bit_writer *w)
 {
     memcpy(w->out, &w->bits, sizeof w->bits);
     unsigned bytes = w->count >> 3;
     w->out += bytes;
-    w->bits = bytes == sizeof w->bits ? 0 : w->bits >> (bytes * 8);
+    w->bits >>= bytes * 8;
     w->count &= 7;
 }
 

@@ -25,4 +25,7 @@ typedef enum fxi_png_filter_type {
 void fxi_png_filter_row(fxi_png_filter_type type, const uint8_t *cur, const uint8_t *prev,
                         size_t n, size_t bpp, uint8_t *out, uint8_t *scratch);
 
+/* Adler-32 of data continued from adler (1 to start), as zlib's adler32 gives. */
+uint32_t fxi_png_adler32(uint32_t adler, const uint8_t *data, size_t n);
+
 #endif

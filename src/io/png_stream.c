@@ -148,7 +148,7 @@ static void filter_band(const fxi_png_stream *s, band_slot *b)
         above = cur;
     }
     b->filtered_size = (size_t)b->count * (n + 1);
-    b->adler = (uint32_t)adler32(1L, b->filtered, (uInt)b->filtered_size);
+    b->adler = fxi_png_adler32(1, b->filtered, b->filtered_size);
 }
 
 static void compress_zlib(const fxi_png_stream *s, band_slot *b, const uint8_t *dict,

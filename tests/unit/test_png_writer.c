@@ -9,6 +9,7 @@
 #include "fxtest.h"
 #include "io/io_internal.h"
 #include "io/png_deflate.h"
+#include "io/png_filter.h"
 
 /* ---- the deflate coder against zlib's inflate ---- */
 
@@ -128,6 +129,28 @@ FXT_TEST(coder_limits_codes_to_15_bits)
         check_inflates_to(out, size, data, total);
     }
     free(out);
+    free(data);
+}
+
+/* The writer's Adler-32 against zlib's: random bytes and all 0xff (the largest
+ * sums), lengths around the block size, continued from a previous value. */
+FXT_TEST(adler32_matches_zlib)
+{
+    enum { N = 20000 };
+    uint8_t *data = malloc(N);
+    if (!FXT_CHECK(data)) return;
+    uint64_t seed = 8;
+    static const size_t lengths[] = {0, 1, 15, 4095, 4096, 4097, 8193, N};
+    for (int fill_kind = 0; fill_kind < 2; fill_kind++) {
+        for (size_t i = 0; i < N; i++)
+            data[i] = fill_kind ? 0xff : (uint8_t)fxt_rand(&seed);
+        for (size_t k = 0; k < sizeof lengths / sizeof *lengths; k++) {
+            size_t n = lengths[k];
+            FXT_CHECK_EQ(fxi_png_adler32(1, data, n), adler32(1L, data, (uInt)n));
+            uint32_t start = (uint32_t)adler32(1L, data + n / 2, 77);
+            FXT_CHECK_EQ(fxi_png_adler32(start, data, n), adler32(start, data, (uInt)n));
+        }
+    }
     free(data);
 }
 
@@ -364,7 +387,8 @@ FXT_TEST(stream_misuse_is_reported)
     fx_context_destroy(ctx);
 }
 
-FXT_MAIN(FXT_CASE(coder_inflates_on_any_distribution), FXT_CASE(coder_limits_codes_to_15_bits),
+FXT_MAIN(FXT_CASE(coder_inflates_on_any_distribution), FXT_CASE(adler32_matches_zlib),
+         FXT_CASE(coder_limits_codes_to_15_bits),
          FXT_CASE(every_layout_filter_and_level_round_trips),
          FXT_CASE(every_band_count_round_trips),
          FXT_CASE(one_and_sixteen_threads_write_the_same_file),
