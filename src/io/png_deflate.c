@@ -189,7 +189,10 @@ static inline size_t run_at(const uint8_t *in, size_t i, size_t n)
 {
     if (load64(in + i) != load64(in + i - 1)) return 0;
     uint8_t b = in[i - 1];
+    uint64_t repeated = 0x0101010101010101ull * b;
     size_t j = i + RUN_PROBE;
+    while (j + RUN_PROBE <= n && load64(in + j) == repeated)
+        j += RUN_PROBE;
     while (j < n && in[j] == b)
         j++;
     return j - i;
