@@ -8,100 +8,105 @@
  */
 #include "io/png_filter.h"
 
-#include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "filter/cpu_simd.h"
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* |residual| as a signed byte: small negative residuals are as cheap as small positive ones. */
-ALWAYS_INLINE uint32_t cost_of(uint8_t r)
+/* Sum of |residual| taken as a signed byte (small negative residuals are as cheap
+ * as small positive ones), in blocks whose 16-bit lane sums cannot overflow
+ * (COST_BLOCK * 128 <= 65535), which the compiler vectorises with narrow lanes. */
+#define COST_BLOCK 256
+ALWAYS_INLINE uint32_t row_cost(const uint8_t *r, size_t n)
 {
-    int v = (int8_t)r;
-    return (uint32_t)(v < 0 ? -v : v);
+    uint32_t total = 0;
+    for (size_t start = 0; start < n; start += COST_BLOCK) {
+        size_t end = start + COST_BLOCK < n ? start + COST_BLOCK : n;
+        uint16_t block = 0;
+        for (size_t i = start; i < end; i++) {
+            uint8_t v = r[i];
+            block = (uint16_t)(block + (v < 128 ? v : (uint8_t)(256 - v)));
+        }
+        total += block;
+    }
+    return total;
 }
 
-ALWAYS_INLINE uint8_t paeth_predict(int a, int b, int c)
+/* The Paeth predictor in bytes only, so that 32 run in one AVX2 register: with
+ * p = a + b - c, |p - a| = |b - c| and |p - b| = |a - c| are differences of byte
+ * maxima and minima, and |p - c| = |(b - c) + (a - c)| is their sum when both have
+ * the same sign, else the difference of their magnitudes. The sum saturates at 255,
+ * which keeps every comparison's outcome (the other two are at most 255). */
+ALWAYS_INLINE uint8_t paeth_predict(uint8_t a, uint8_t b, uint8_t c)
 {
-    int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
-    return (uint8_t)(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+    uint8_t pa = (uint8_t)(b > c ? b - c : c - b);
+    uint8_t pb = (uint8_t)(a > c ? a - c : c - a);
+    bool same_sign = (b >= c) == (a >= c);
+    unsigned sum = (unsigned)pa + pb;
+    uint8_t saturated = (uint8_t)(sum > UINT8_MAX ? UINT8_MAX : sum);
+    uint8_t difference = (uint8_t)(pa > pb ? pa - pb : pb - pa);
+    uint8_t pc = same_sign ? saturated : difference;
+    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
 /* One loop per filter; the first bpp bytes have no left neighbour (a = c = 0). */
-ALWAYS_INLINE uint32_t filter_none(const uint8_t *cur, size_t n, uint8_t *out)
+ALWAYS_INLINE void filter_none(const uint8_t *cur, size_t n, uint8_t *out)
 {
-    uint32_t cost = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = cur[i];
-        cost += cost_of(out[i]);
     }
-    return cost;
 }
 
-ALWAYS_INLINE uint32_t filter_sub(const uint8_t *cur, size_t n, size_t bpp, uint8_t *out)
+ALWAYS_INLINE void filter_sub(const uint8_t *cur, size_t n, size_t bpp, uint8_t *out)
 {
-    uint32_t cost = 0;
     for (size_t i = 0; i < bpp && i < n; i++) {
         out[i] = cur[i];
-        cost += cost_of(out[i]);
     }
     for (size_t i = bpp; i < n; i++) {
         out[i] = (uint8_t)(cur[i] - cur[i - bpp]);
-        cost += cost_of(out[i]);
     }
-    return cost;
 }
 
-ALWAYS_INLINE uint32_t filter_up(const uint8_t *cur, const uint8_t *prev, size_t n, uint8_t *out)
+ALWAYS_INLINE void filter_up(const uint8_t *cur, const uint8_t *prev, size_t n, uint8_t *out)
 {
-    uint32_t cost = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = (uint8_t)(cur[i] - prev[i]);
-        cost += cost_of(out[i]);
     }
-    return cost;
 }
 
-ALWAYS_INLINE uint32_t filter_avg(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
+ALWAYS_INLINE void filter_avg(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
                                   uint8_t *out)
 {
-    uint32_t cost = 0;
     for (size_t i = 0; i < bpp && i < n; i++) {
         out[i] = (uint8_t)(cur[i] - (prev[i] >> 1));
-        cost += cost_of(out[i]);
     }
     for (size_t i = bpp; i < n; i++) {
         out[i] = (uint8_t)(cur[i] - ((cur[i - bpp] + prev[i]) >> 1));
-        cost += cost_of(out[i]);
     }
-    return cost;
 }
 
-ALWAYS_INLINE uint32_t filter_paeth(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
+ALWAYS_INLINE void filter_paeth(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
                                     uint8_t *out)
 {
-    uint32_t cost = 0;
     for (size_t i = 0; i < bpp && i < n; i++) {
         out[i] = (uint8_t)(cur[i] - prev[i]); /* Paeth of (0, b, 0) is b */
-        cost += cost_of(out[i]);
     }
     for (size_t i = bpp; i < n; i++) {
         out[i] = (uint8_t)(cur[i] - paeth_predict(cur[i - bpp], prev[i], prev[i - bpp]));
-        cost += cost_of(out[i]);
     }
-    return cost;
 }
 
-ALWAYS_INLINE uint32_t filter_one(fxi_png_filter_type type, const uint8_t *cur,
+ALWAYS_INLINE void filter_one(fxi_png_filter_type type, const uint8_t *cur,
                                   const uint8_t *prev, size_t n, size_t bpp, uint8_t *out)
 {
     switch (type) {
-    case FXI_PNG_FILTER_SUB: return filter_sub(cur, n, bpp, out);
-    case FXI_PNG_FILTER_UP: return filter_up(cur, prev, n, out);
-    case FXI_PNG_FILTER_AVG: return filter_avg(cur, prev, n, bpp, out);
-    case FXI_PNG_FILTER_PAETH: return filter_paeth(cur, prev, n, bpp, out);
-    default: return filter_none(cur, n, out);
+    case FXI_PNG_FILTER_SUB: filter_sub(cur, n, bpp, out); break;
+    case FXI_PNG_FILTER_UP: filter_up(cur, prev, n, out); break;
+    case FXI_PNG_FILTER_AVG: filter_avg(cur, prev, n, bpp, out); break;
+    case FXI_PNG_FILTER_PAETH: filter_paeth(cur, prev, n, bpp, out); break;
+    default: filter_none(cur, n, out); break;
     }
 }
 
@@ -116,16 +121,18 @@ ALWAYS_INLINE uint32_t filter_one(fxi_png_filter_type type, const uint8_t *cur,
             return;                                                                                \
         }                                                                                          \
         uint32_t costs[FXI_PNG_FILTER_TYPES];                                                      \
-        costs[FXI_PNG_FILTER_NONE] = filter_none(cur, n, scratch);                                 \
-        costs[FXI_PNG_FILTER_SUB] = filter_sub(cur, n, bpp, scratch + n);                          \
-        costs[FXI_PNG_FILTER_UP] = filter_up(cur, prev, n, scratch + 2 * n);                       \
-        costs[FXI_PNG_FILTER_AVG] = filter_avg(cur, prev, n, bpp, scratch + 3 * n);                \
-        costs[FXI_PNG_FILTER_PAETH] = filter_paeth(cur, prev, n, bpp, scratch + 4 * n);            \
+        filter_sub(cur, n, bpp, scratch + n);                                                      \
+        filter_up(cur, prev, n, scratch + 2 * n);                                                  \
+        filter_avg(cur, prev, n, bpp, scratch + 3 * n);                                            \
+        filter_paeth(cur, prev, n, bpp, scratch + 4 * n);                                          \
+        costs[FXI_PNG_FILTER_NONE] = row_cost(cur, n); /* None's residuals are the row */          \
+        for (int t = FXI_PNG_FILTER_SUB; t < FXI_PNG_FILTER_TYPES; t++)                            \
+            costs[t] = row_cost(scratch + (size_t)t * n, n);                                       \
         int best = FXI_PNG_FILTER_NONE;                                                            \
         for (int t = 1; t < FXI_PNG_FILTER_TYPES; t++)                                             \
             if (costs[t] < costs[best]) best = t;                                                  \
         out[0] = (uint8_t)best;                                                                    \
-        memcpy(out + 1, scratch + (size_t)best * n, n);                                            \
+        memcpy(out + 1, best == FXI_PNG_FILTER_NONE ? cur : scratch + (size_t)best * n, n);        \
     }
 FXI_SIMD_VARIANTS(DEFINE_FILTER_ROW)
 
