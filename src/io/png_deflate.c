@@ -8,7 +8,7 @@
  */
 #include "io/png_deflate.h"
 
-#include <stdlib.h>
+#include <stdlib.h> /* qsort */
 #include <string.h>
 
 enum {
@@ -449,19 +449,18 @@ size_t fxi_deflate_band(const uint8_t *in, size_t n, bool final, uint8_t *out)
 
     uint8_t lens[LITLEN_SYMBOLS];
     fxi_huffman_lengths(counts, LITLEN_SYMBOLS, FXI_DEFLATE_MAX_BITS, lens);
-    block_header *header = malloc(sizeof *header);
+    block_header header;
+    plan_header(lens, &header);
     bit_writer w = {out, 0, 0};
-    if (header) plan_header(lens, header);
 
-    uint64_t bits = header ? header->bits + extra_bits : UINT64_MAX / 2;
+    uint64_t bits = header.bits + extra_bits;
     for (int s = 0; s < LITLEN_SYMBOLS; s++)
         bits += (uint64_t)counts[s] * lens[s];
     /* A sync flush after the block: an empty stored block (3 bits, padding, LEN, NLEN). */
     enum { SYNC_FLUSH_BITS = BLOCK_HEADER_BITS + 7 + 32 };
     bits += final ? 7 : 7 + SYNC_FLUSH_BITS;
 
-    if (!header || bits / 8 >= stored_size(n)) {
-        free(header);
+    if (bits / 8 >= stored_size(n)) {
         write_stored(&w, in, n, final);
         return (size_t)(w.out - out);
     }
@@ -472,8 +471,7 @@ size_t fxi_deflate_band(const uint8_t *in, size_t n, bool final, uint8_t *out)
         table.litlen[s] = litlen_codes[s] | (uint32_t)lens[s] << 16;
     table.distance_one = 0u | 1u << 16; /* the only distance code: length 1, code 0 */
 
-    write_header(&w, header, final);
-    free(header);
+    write_header(&w, &header, final);
     encode_symbols(&w, in, n, lengths, &table);
     put_code(&w, table.litlen[END_OF_BLOCK]);
     flush_bits(&w);
