@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # toolchain
   libspng-dev libturbojpeg0-dev libsndfile1-dev  # codecs: PNG, JPEG, audio
+  zlib1g-dev                                     # the PNG writer's zlib levels, CRC-32, Adler-32
   clang libclang-rt-14-dev                       # libFuzzer and sanitizer runtimes for `make test`
   libfftw3-dev                                   # the fft filter strategy; optional (GPL): FXKIT_FFTW=OFF builds without
 )

@@ -26,10 +26,20 @@ static const fx_sample_type depth_types[] = {FX_U8, FX_U16, FX_F32};
 /* --sample-format: names fx_parse_sample_format understands. */
 static const char *const sample_format_names[] = {"same", "s16", "s24", "s32", "f32", "f64", NULL};
 
+/* --compression: "fast" (the library's FX_PNG_COMPRESSION_FAST), then the zlib
+ * levels, so that choice i is level i - 1. */
+static const char *const compression_names[] = {"fast", "0", "1", "2", "3", "4", "5",
+                                                "6",    "7", "8", "9", NULL};
+enum { COMPRESSION_FAST = 0, COMPRESSION_FIRST_LEVEL = 1 };
+
+/* --png-filter: in fx_png_filter's order. */
+static const char *const png_filter_names[] = {"auto", "none", "sub", "up", "avg", "paeth", NULL};
+
 typedef struct convert_options {
     int to;
     int quality;
     int compression;
+    int png_filter;
     int depth;
     int sample_format;
 } convert_options;
@@ -42,8 +52,11 @@ static const fx_option convert_table[] = {
     {"to", 0, FX_OPT_ENUM, OPT(to), TO_AUTO, 0, 0, NULL, format_names, "FORMAT",
      "output format for outputs named after inputs (auto: -o's extension, else the input's)"},
     {"quality", 0, FX_OPT_INT, OPT(quality), 90, 1, 100, NULL, NULL, "N", "JPEG quality"},
-    {"compression", 0, FX_OPT_INT, OPT(compression), 6, 0, 9, NULL, NULL, "N",
-     "PNG compression level (0 = none, 9 = smallest)"},
+    {"compression", 0, FX_OPT_ENUM, OPT(compression), COMPRESSION_FAST, 0, 0, NULL,
+     compression_names, "LEVEL",
+     "PNG compression: fast (own coder, on all threads) or a zlib level (0 = none, 9 = smallest)"},
+    {"png-filter", 0, FX_OPT_ENUM, OPT(png_filter), FX_PNG_FILTER_AUTO, 0, 0, NULL,
+     png_filter_names, "FILTER", "PNG row filter (auto: the best of the five per row)"},
     {"depth", 0, FX_OPT_ENUM, OPT(depth), DEPTH_AUTO, 0, 0, NULL, depth_names, "TYPE",
      "image sample type (auto: the input's when the format holds it, else the closest; "
      "same: the input's or fail)"},
@@ -140,7 +153,10 @@ static fx_status convert_image(const convert_options *o, fx_context *ctx, const 
     fx_image_write_options_init(&wo);
     wo.format = target->format;
     wo.jpeg_quality = o->quality;
-    wo.png_compression = o->compression;
+    wo.png_compression = o->compression == COMPRESSION_FAST
+                             ? FX_PNG_COMPRESSION_FAST
+                             : o->compression - COMPRESSION_FIRST_LEVEL;
+    wo.png_filter = (fx_png_filter)o->png_filter;
     t0 = fx_time_ns();
     st = fx_image_write_file(ctx, out_path, to_write, &wo);
     res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());

@@ -31,10 +31,27 @@ FX_API fx_image_format fx_image_format_from_path(const char *path);
 /* "png", "jpeg", "pnm", "pfm". */
 FX_API const char *fx_image_format_name(fx_image_format fmt);
 
+/* PNG compression: FX_PNG_COMPRESSION_FAST (the default) is fxkit's own coder, a
+ * Huffman code per band of rows fitted to its filtered bytes; 0..9 are zlib levels
+ * (0 = stored, 9 = smallest). Both compress bands of rows on all the context's threads. */
+#define FX_PNG_COMPRESSION_FAST (-1)
+#define FX_PNG_COMPRESSION_MAX 9
+
+/* PNG row filters: AUTO picks one per row (least sum of absolute residuals). */
+typedef enum fx_png_filter {
+    FX_PNG_FILTER_AUTO = 0,
+    FX_PNG_FILTER_NONE,
+    FX_PNG_FILTER_SUB,
+    FX_PNG_FILTER_UP,
+    FX_PNG_FILTER_AVG,
+    FX_PNG_FILTER_PAETH
+} fx_png_filter;
+
 typedef struct fx_image_write_options {
     fx_image_format format; /* AUTO: from the path's extension */
     int jpeg_quality;       /* 1..100, default 90 */
-    int png_compression;    /* zlib level 0..9, default 6 */
+    int png_compression;    /* FX_PNG_COMPRESSION_FAST (default) or zlib level 0..9 */
+    fx_png_filter png_filter; /* default FX_PNG_FILTER_AUTO */
 } fx_image_write_options;
 
 FX_API void fx_image_write_options_init(fx_image_write_options *opts);

@@ -10,10 +10,9 @@
 #include "io/io_internal.h"
 
 #define DEFAULT_JPEG_QUALITY 90
-#define DEFAULT_PNG_COMPRESSION 6
+#define DEFAULT_PNG_COMPRESSION FX_PNG_COMPRESSION_FAST
 #define MIN_JPEG_QUALITY 1
 #define MAX_JPEG_QUALITY 100
-#define MAX_PNG_COMPRESSION 9
 
 static const uint8_t PNG_SIGNATURE[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 static const uint8_t JPEG_SIGNATURE[] = {0xff, 0xd8, 0xff}; /* SOI and the next marker */
@@ -208,7 +207,10 @@ static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fm
                         const fx_image_write_options *opts, fxi_buffer *out)
 {
     switch (fmt) {
-    case FX_IMAGE_PNG: return fxi_png_encode(ctx, img, opts->png_compression, out);
+    case FX_IMAGE_PNG: {
+        fxi_png_params png = {opts->png_compression, opts->png_filter, 0};
+        return fxi_png_encode(ctx, img, &png, out);
+    }
     case FX_IMAGE_JPEG: return fxi_jpeg_encode(ctx, img, opts->jpeg_quality, out);
     case FX_IMAGE_PNM: return fxi_pnm_encode(ctx, img, out);
     case FX_IMAGE_PFM: return fxi_pfm_encode(ctx, img, out);
@@ -252,9 +254,13 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
     FX_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
                  FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
                  MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
-    FX_RETURN_IF(opts->png_compression < 0 || opts->png_compression > MAX_PNG_COMPRESSION,
-                 FX_EINVAL, "PNG compression %d is outside 0..%d", opts->png_compression,
-                 MAX_PNG_COMPRESSION);
+    FX_RETURN_IF(opts->png_compression != FX_PNG_COMPRESSION_FAST &&
+                     (opts->png_compression < 0 || opts->png_compression > FX_PNG_COMPRESSION_MAX),
+                 FX_EINVAL, "PNG compression %d is neither fast (%d) nor a level 0..%d",
+                 opts->png_compression, FX_PNG_COMPRESSION_FAST, FX_PNG_COMPRESSION_MAX);
+    FX_RETURN_IF(opts->png_filter < FX_PNG_FILTER_AUTO || opts->png_filter > FX_PNG_FILTER_PAETH,
+                 FX_EINVAL, "PNG filter %d is outside %d..%d", (int)opts->png_filter,
+                 FX_PNG_FILTER_AUTO, FX_PNG_FILTER_PAETH);
     FX_TRY(check_writable(ctx, img, fmt));
     fxi_buffer buf = {0};
     FX_TRY(encode(ctx, img, fmt, opts, &buf));

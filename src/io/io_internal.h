@@ -29,8 +29,19 @@ fx_status fxi_jpeg_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_
 /* PGM/PPM (P2, P3, P5, P6) and PFM (Pf, PF). */
 fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img);
 
+/* How the PNG writer compresses: compression is FX_PNG_COMPRESSION_FAST (its own
+ * Huffman coder) or a zlib level 0..9; filter an fx_png_filter; band_rows the rows
+ * compressed as one unit on one thread (0: about FXI_PNG_BAND_BYTES of pixels). */
+typedef struct fxi_png_params {
+    int compression;
+    int filter;
+    int band_rows;
+} fxi_png_params;
+#define FXI_PNG_BAND_BYTES ((size_t)512 << 10)
+
 /* Encoders; the caller has checked that the format holds the image's shape and type. */
-fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, int compression, fxi_buffer *out);
+fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
+                         fxi_buffer *out);
 fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi_buffer *out);
 fx_status fxi_pnm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
 fx_status fxi_pfm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
@@ -50,6 +61,12 @@ typedef struct fxi_png_stream fxi_png_stream;
 fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
                               fx_sample_type type, int compression, fxi_byte_sink sink,
                               fxi_png_stream **out);
+/* The same with the filter and band size chosen (params as fxi_png_encode's). Bands
+ * are compressed on the context's threads once enough have arrived to keep them
+ * busy; a write_rows call returns once the rows it took need no longer stay valid. */
+fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int channels,
+                                   fx_sample_type type, const fxi_png_params *params,
+                                   fxi_byte_sink sink, fxi_png_stream **out);
 fx_status fxi_png_stream_write_rows(fxi_png_stream *s, const fx_image *rows);
 fx_status fxi_png_stream_close(fxi_png_stream *s);
 void fxi_png_stream_discard(fxi_png_stream *s);

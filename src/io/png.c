@@ -120,51 +120,62 @@ fx_status fxi_png_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
     return status;
 }
 
-/* ---- encoding ---- */
+/* ---- encoding: the banded encoder of png_stream.c into a growing buffer ---- */
 
-static uint8_t png_color_type(int channels)
-{
-    static const uint8_t types[] = {0, SPNG_COLOR_TYPE_GRAYSCALE, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA,
-                                    SPNG_COLOR_TYPE_TRUECOLOR, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA};
-    return types[channels];
-}
+typedef struct memory_sink {
+    fx_context *ctx;
+    uint8_t *data;
+    size_t size, capacity;
+} memory_sink;
 
-static fx_status encode_with(fx_context *ctx, spng_ctx *png, const fx_image *img, int compression,
-                             fxi_buffer *out)
+static fx_status memory_sink_write(void *opaque, const void *data, size_t size)
 {
-    struct spng_ihdr ihdr = {
-        .width = (uint32_t)img->width,
-        .height = (uint32_t)img->height,
-        .bit_depth = img->type == FX_U16 ? PNG_BITS_16 : PNG_BITS_8,
-        .color_type = png_color_type(img->channels),
-    };
-    int err = spng_set_option(png, SPNG_ENCODE_TO_BUFFER, 1);
-    if (!err) err = spng_set_option(png, SPNG_IMG_COMPRESSION_LEVEL, compression);
-    if (!err) err = spng_set_ihdr(png, &ihdr);
-    /* Progressive encoding takes one row at a time, so any stride works. SPNG_FMT_PNG
-     * means 16-bit samples are in host byte order; libspng writes them big-endian. */
-    if (!err)
-        err = spng_encode_image(png, NULL, 0, SPNG_FMT_PNG,
-                                SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE);
-    size_t row_bytes = (size_t)img->width * (size_t)img->channels * fx_sample_size(img->type);
-    for (int y = 0; !err && y < img->height; y++) {
-        err = spng_encode_row(png, fx_image_row(img, y), row_bytes);
-        if (err == SPNG_EOI && y == img->height - 1) err = 0; /* the last row ends the image */
+    memory_sink *m = opaque;
+    fx_context *ctx = m->ctx;
+    if (size > m->capacity - m->size) {
+        size_t want = m->capacity ? m->capacity : size;
+        while (want - m->size < size) {
+            FX_RETURN_IF(want > SIZE_MAX / 2, FX_EOVERFLOW, "PNG: encoded file too large");
+            want *= 2;
+        }
+        uint8_t *grown = realloc(m->data, want);
+        FX_RETURN_IF(!grown, FX_ENOMEM, "PNG: out of memory for %zu encoded bytes", want);
+        m->data = grown;
+        m->capacity = want;
     }
-    if (err) return spng_failure(ctx, "encoder", err);
-    void *data = spng_get_png_buffer(png, &out->size, &err);
-    if (!data) return spng_failure(ctx, "encoder", err ? err : SPNG_EMEM);
-    out->data = data;
-    out->release = free; /* libspng allocates with the default (malloc) allocator */
+    memcpy(m->data + m->size, data, size);
+    m->size += size;
     return FX_OK;
 }
 
-fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, int compression, fxi_buffer *out)
+fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
+                         fxi_buffer *out)
 {
+    /* A first guess of the file size: half the pixels' bytes, grown if short. */
+    enum { FIRST_GUESS_DIVISOR = 2 };
     memset(out, 0, sizeof *out);
-    spng_ctx *png = spng_ctx_new(SPNG_CTX_ENCODER);
-    FX_RETURN_IF(!png, FX_ENOMEM, "PNG: cannot create an encoder");
-    fx_status status = encode_with(ctx, png, img, compression, out);
-    spng_ctx_free(png);
-    return status;
+    memory_sink m = {ctx, NULL, 0, 0};
+    size_t raw = img->stride * (size_t)img->height;
+    m.capacity = raw / FIRST_GUESS_DIVISOR + 1;
+    m.data = malloc(m.capacity);
+    FX_RETURN_IF(!m.data, FX_ENOMEM, "PNG: out of memory for the encoded file");
+    fxi_byte_sink sink = {memory_sink_write, &m};
+    fxi_png_stream *s;
+    fx_status st = fxi_png_stream_open_with(ctx, img->width, img->height, img->channels,
+                                            img->type, params, sink, &s);
+    if (st == FX_OK) {
+        st = fxi_png_stream_write_rows(s, img);
+        if (st == FX_OK)
+            st = fxi_png_stream_close(s);
+        else
+            fxi_png_stream_discard(s);
+    }
+    if (st != FX_OK) {
+        free(m.data);
+        return st;
+    }
+    out->data = m.data;
+    out->size = m.size;
+    out->release = free;
+    return FX_OK;
 }

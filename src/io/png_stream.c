@@ -1,66 +1,461 @@
-/* The PNG row-band encoder (io_internal.h). This first form gathers the bands into
- * one image and encodes it whole at close; the interface is what a band-by-band
- * encoder keeps. */
+/* The PNG writer (io_internal.h): rows in bands, bands compressed on all of the
+ * context's threads, bytes to the sink in file order as each batch of bands is done.
+ *
+ * The image is cut into bands of band_rows rows, each compressed independently
+ * into deflate blocks that end on a byte boundary, so the zlib stream is the bands
+ * concatenated (after a two-byte header) and each band is one IDAT chunk whose
+ * CRC-32 is computed on the thread that compressed it. The stream's Adler-32 is
+ * the per-band Adler-32s combined in order. The fast coder needs nothing from the
+ * band before; zlib levels are primed with its last 32 KiB of filtered bytes, as
+ * pigz does, so they lose little against a single stream.
+ *
+ * Bands arrive through write_rows: whole bands are filtered straight from the
+ * caller's rows, a band split across calls is gathered in a carry buffer. Bands
+ * are queued in slots (twice the thread count) and compressed when the slots are
+ * full or the call returns, since the caller's rows are only valid until then.
+ */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "io/io_internal.h"
+#include "io/png_chunks.h"
+#include "io/png_deflate.h"
+#include "io/png_filter.h"
+
+enum {
+    SLOTS_PER_THREAD = 2, /* a batch keeps every thread busy despite uneven bands */
+    ZLIB_WINDOW = 32768,  /* the dictionary a zlib band is primed with */
+    ZLIB_RAW_WINDOW_BITS = -15,
+    ZLIB_MEM_LEVEL = 8,
+    ZLIB_HEADER_BYTES = 2,
+    ADLER_BYTES = 4,
+    PNG_DEPTH_8 = 8,
+    PNG_DEPTH_16 = 16,
+    /* Room before a band's deflate bytes for the chunk head and the zlib header,
+     * and after them for the Adler-32 and the chunk CRC. */
+    SLOT_HEAD_ROOM = FXI_PNG_CHUNK_HEAD_BYTES + ZLIB_HEADER_BYTES,
+    SLOT_TAIL_ROOM = ADLER_BYTES + FXI_PNG_CHUNK_CRC_BYTES,
+    /* zlib's margin over deflateBound for the sync flush marker of a band. */
+    ZLIB_FLUSH_MARGIN = 64,
+};
+
+/* zlib header: deflate with a 32 KiB window (CMF 0x78), then FLG with the level
+ * class in its top two bits and a check value making CMF*256+FLG divisible by 31. */
+#define ZLIB_CMF 0x78
+#define ZLIB_CHECK_DIVISOR 31
+#define ZLIB_FLEVEL_SHIFT 6
+
+typedef struct band_slot {
+    /* input */
+    const uint8_t *rows; /* first raw row */
+    size_t stride;
+    const uint8_t *above; /* the raw row above the band, NULL for the first */
+    int count;            /* rows */
+    bool final;
+    /* work */
+    uint8_t *filtered; /* count * (1 + row_bytes) */
+    size_t filtered_size;
+    uint8_t *scratch;  /* AUTO's five candidate rows, then two byte-swapped rows */
+    uint8_t *out_base; /* SLOT_HEAD_ROOM, the deflate bytes, SLOT_TAIL_ROOM */
+    size_t out_size;
+    uint32_t adler, crc;
+    int zlib_error; /* Z_OK, or what zlib said */
+} band_slot;
 
 struct fxi_png_stream {
     fx_context *ctx;
-    fx_image image;
-    int rows_done;
-    int compression;
+    int width, height, channels;
+    fx_sample_type type;
+    fxi_png_params params;
     fxi_byte_sink sink;
+    size_t row_bytes, bpp;
+    int band_rows;
+    int rows_done;
+    fx_status failed; /* a failed stream takes nothing more */
+
+    band_slot *slots;
+    int slot_count, slots_used;
+    size_t out_capacity;
+
+    uint8_t *carry; /* a band gathered across write_rows calls */
+    int carry_rows;
+    uint8_t *above;  /* copy of the last row of the last batch */
+    bool have_above;
+    uint8_t *dictionary; /* zlib levels: the last filtered bytes of the last batch */
+    size_t dictionary_size;
+
+    uint32_t adler;
+    bool header_written;
 };
 
-fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
-                              fx_sample_type type, int compression, fxi_byte_sink sink,
-                              fxi_png_stream **out)
+static bool is_fast(const fxi_png_params *p)
 {
-    *out = NULL;
-    fxi_png_stream *s = calloc(1, sizeof *s);
-    FX_RETURN_IF(!s, FX_ENOMEM, "PNG: out of memory for the encoder");
-    fx_status st = fx_image_alloc(ctx, &s->image, width, height, channels, type);
-    if (st != FX_OK) {
-        free(s);
-        return st;
+    return p->compression == FX_PNG_COMPRESSION_FAST;
+}
+
+static bool host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* ---- one band, on a worker thread ---- */
+
+static void swap_16(const uint8_t *src, uint8_t *dst, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        dst[i] = src[i + 1];
+        dst[i + 1] = src[i];
     }
-    s->ctx = ctx;
-    s->compression = compression;
-    s->sink = sink;
-    *out = s;
+}
+
+static fxi_png_filter_type filter_type_of(int filter)
+{
+    return filter == FX_PNG_FILTER_AUTO ? FXI_PNG_FILTER_AUTO
+                                        : (fxi_png_filter_type)(filter - FX_PNG_FILTER_NONE);
+}
+
+static void filter_band(const fxi_png_stream *s, band_slot *b)
+{
+    size_t n = s->row_bytes;
+    /* PNG stores 16-bit samples big-endian; rows are swapped into scratch first. */
+    bool swap = s->type == FX_U16 && host_is_little_endian();
+    uint8_t *candidates = b->scratch;
+    uint8_t *swapped[2] = {b->scratch + FXI_PNG_FILTER_TYPES * n,
+                           b->scratch + (FXI_PNG_FILTER_TYPES + 1) * n};
+    uint8_t *zero_row = swapped[1]; /* free until the first swapped row is written */
+    const uint8_t *above = b->above;
+    if (!above) {
+        memset(zero_row, 0, n);
+        above = zero_row;
+    } else if (swap) {
+        swap_16(above, swapped[1], n);
+        above = swapped[1];
+    }
+    fxi_png_filter_type type = filter_type_of(s->params.filter);
+    for (int y = 0; y < b->count; y++) {
+        const uint8_t *cur = b->rows + (size_t)y * b->stride;
+        if (swap) {
+            uint8_t *dst = swapped[y & 1];
+            swap_16(cur, dst, n);
+            cur = dst;
+        }
+        fxi_png_filter_row(type, cur, above, n, s->bpp, b->filtered + (size_t)y * (n + 1),
+                           candidates);
+        above = cur;
+    }
+    b->filtered_size = (size_t)b->count * (n + 1);
+    b->adler = fxi_png_adler32(1, b->filtered, b->filtered_size);
+}
+
+static void compress_zlib(const fxi_png_stream *s, band_slot *b, const uint8_t *dict,
+                          size_t dict_size)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    int err = deflateInit2(&z, s->params.compression, Z_DEFLATED, ZLIB_RAW_WINDOW_BITS,
+                           ZLIB_MEM_LEVEL, Z_DEFAULT_STRATEGY);
+    if (err != Z_OK) {
+        b->zlib_error = err;
+        return;
+    }
+    if (dict_size) err = deflateSetDictionary(&z, dict, (uInt)dict_size);
+    uint8_t *out = b->out_base + SLOT_HEAD_ROOM;
+    size_t capacity = s->out_capacity - SLOT_HEAD_ROOM - SLOT_TAIL_ROOM;
+    z.next_in = b->filtered;
+    z.avail_in = (uInt)b->filtered_size;
+    z.next_out = out;
+    z.avail_out = (uInt)capacity;
+    if (err == Z_OK) err = deflate(&z, b->final ? Z_FINISH : Z_SYNC_FLUSH);
+    /* The buffer holds deflateBound's worst case: one call finishes the band. */
+    if (b->final ? err != Z_STREAM_END : (err != Z_OK || z.avail_in || !z.avail_out))
+        b->zlib_error = err == Z_OK || err == Z_STREAM_END ? Z_BUF_ERROR : err;
+    b->out_size = capacity - z.avail_out;
+    deflateEnd(&z);
+}
+
+typedef struct batch {
+    fxi_png_stream *s;
+    bool filter;   /* this pass filters */
+    bool compress; /* this pass compresses */
+} batch;
+
+static void run_bands(void *arg, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const batch *job = arg;
+    fxi_png_stream *s = job->s;
+    for (size_t i = begin; i < end; i++) {
+        band_slot *b = &s->slots[i];
+        if (job->filter) filter_band(s, b);
+        if (!job->compress) continue;
+        b->zlib_error = Z_OK;
+        if (is_fast(&s->params)) {
+            b->out_size = fxi_deflate_band(b->filtered, b->filtered_size, b->final,
+                                           b->out_base + SLOT_HEAD_ROOM);
+        } else {
+            /* The band before is this batch's previous slot, or the last of the batch before. */
+            const uint8_t *dict = s->dictionary;
+            size_t dict_size = s->dictionary_size;
+            if (i > 0) {
+                const band_slot *prev = &s->slots[i - 1];
+                dict_size = prev->filtered_size < ZLIB_WINDOW ? prev->filtered_size : ZLIB_WINDOW;
+                dict = prev->filtered + prev->filtered_size - dict_size;
+            }
+            compress_zlib(s, b, dict, dict_size);
+        }
+        b->crc = (uint32_t)crc32(0L, b->out_base + SLOT_HEAD_ROOM, (uInt)b->out_size);
+    }
+}
+
+/* ---- the serial part: batches, chunks, the sink ---- */
+
+static uint8_t zlib_flags(int compression)
+{
+    enum { FLEVEL_FASTEST = 0, FLEVEL_FAST = 1, FLEVEL_DEFAULT = 2, FLEVEL_MAX = 3 };
+    enum { LEVEL_DEFAULT = 6, LEVEL_FAST_BELOW = 2 };
+    int flevel = compression < LEVEL_FAST_BELOW    ? FLEVEL_FASTEST
+                 : compression < LEVEL_DEFAULT     ? FLEVEL_FAST
+                 : compression == LEVEL_DEFAULT    ? FLEVEL_DEFAULT
+                                                   : FLEVEL_MAX;
+    unsigned flg = (unsigned)flevel << ZLIB_FLEVEL_SHIFT;
+    flg += ZLIB_CHECK_DIVISOR - (ZLIB_CMF * 256u + flg) % ZLIB_CHECK_DIVISOR;
+    return (uint8_t)flg;
+}
+
+/* Frame a compressed band as one IDAT chunk in the room around it and hand it on. */
+static fx_status emit_band(fxi_png_stream *s, band_slot *b, bool first)
+{
+    fx_context *ctx = s->ctx;
+    uint8_t *data = b->out_base + SLOT_HEAD_ROOM;
+    uint8_t zlib_header[ZLIB_HEADER_BYTES] = {ZLIB_CMF, zlib_flags(s->params.compression)};
+    size_t prefix = first ? ZLIB_HEADER_BYTES : 0;
+    size_t suffix = b->final ? ADLER_BYTES : 0;
+    uint8_t *start = data - prefix - FXI_PNG_CHUNK_HEAD_BYTES;
+    memcpy(data - prefix, zlib_header, prefix);
+    s->adler = (uint32_t)adler32_combine(s->adler, b->adler, (z_off_t)b->filtered_size);
+    if (suffix) fxi_png_put_u32(data + b->out_size, s->adler);
+    size_t length = prefix + b->out_size + suffix;
+    FX_RETURN_IF(length > FXI_PNG_CHUNK_MAX, FX_ELIMIT, "PNG: a band of %zu bytes is too large",
+                 length);
+    fxi_png_chunk_head(start, (uint32_t)length, "IDAT");
+    uint32_t crc = fxi_png_chunk_crc("IDAT", data - prefix, prefix, b->crc, b->out_size,
+                                     data + b->out_size, suffix);
+    fxi_png_put_u32(data + b->out_size + suffix, crc);
+    return s->sink.write(s->sink.opaque, start,
+                         FXI_PNG_CHUNK_HEAD_BYTES + length + FXI_PNG_CHUNK_CRC_BYTES);
+}
+
+static fx_status fail(fxi_png_stream *s, fx_status st)
+{
+    if (s->failed == FX_OK) s->failed = st;
+    return st;
+}
+
+/* Compress the queued bands and write them out; the next batch starts empty. */
+static fx_status run_batch(fxi_png_stream *s)
+{
+    fx_context *ctx = s->ctx;
+    if (!s->slots_used) return FX_OK;
+    batch job = {s, true, is_fast(&s->params)};
+    fxi_parallel_for(ctx, (size_t)s->slots_used, 1, run_bands, &job);
+    if (!job.compress) {
+        /* zlib bands read the filtered tail of the band before: filter all first. */
+        job = (batch){s, false, true};
+        fxi_parallel_for(ctx, (size_t)s->slots_used, 1, run_bands, &job);
+    }
+    for (int i = 0; i < s->slots_used; i++) {
+        band_slot *b = &s->slots[i];
+        if (b->zlib_error != Z_OK)
+            return fail(s, fxi_error(ctx, b->zlib_error == Z_MEM_ERROR ? FX_ENOMEM : FX_EBADSTATE,
+                                     "PNG: zlib failed on a band (%s)", zError(b->zlib_error)));
+        bool first = !s->header_written;
+        s->header_written = true;
+        fx_status st = emit_band(s, b, first);
+        if (st != FX_OK) return fail(s, st);
+    }
+    band_slot *last = &s->slots[s->slots_used - 1];
+    memcpy(s->above, last->rows + (size_t)(last->count - 1) * last->stride, s->row_bytes);
+    s->have_above = true;
+    if (!is_fast(&s->params)) {
+        s->dictionary_size =
+            last->filtered_size < ZLIB_WINDOW ? last->filtered_size : ZLIB_WINDOW;
+        memcpy(s->dictionary, last->filtered + last->filtered_size - s->dictionary_size,
+               s->dictionary_size);
+    }
+    s->slots_used = 0;
     return FX_OK;
+}
+
+/* Queue the band of `count` rows starting at rows; run the batch when the slots are full. */
+static fx_status queue_band(fxi_png_stream *s, const uint8_t *rows, size_t stride, int count)
+{
+    band_slot *b = &s->slots[s->slots_used];
+    b->rows = rows;
+    b->stride = stride;
+    b->count = count;
+    b->final = s->rows_done + count == s->height;
+    if (s->slots_used > 0) {
+        const band_slot *prev = &s->slots[s->slots_used - 1];
+        b->above = prev->rows + (size_t)(prev->count - 1) * prev->stride;
+    } else {
+        b->above = s->have_above ? s->above : NULL;
+    }
+    s->rows_done += count;
+    s->slots_used++;
+    return s->slots_used == s->slot_count ? run_batch(s) : FX_OK;
 }
 
 fx_status fxi_png_stream_write_rows(fxi_png_stream *s, const fx_image *rows)
 {
     fx_context *ctx = s->ctx;
-    FX_RETURN_IF(rows->width != s->image.width || rows->channels != s->image.channels ||
-                     rows->type != s->image.type,
+    if (s->failed != FX_OK) return fxi_error(ctx, s->failed, "PNG: the encoder failed earlier");
+    FX_RETURN_IF(rows->width != s->width || rows->channels != s->channels || rows->type != s->type,
                  FX_EINVAL, "PNG: a band of %dx%d, %d channel(s) of %s does not match the image",
                  rows->width, rows->height, rows->channels, fx_sample_type_name(rows->type));
-    FX_RETURN_IF(rows->height > s->image.height - s->rows_done, FX_EINVAL,
-                 "PNG: %d more rows than the image's %d", rows->height - (s->image.height - s->rows_done),
-                 s->image.height);
-    size_t row_bytes = (size_t)rows->width * (size_t)rows->channels * fx_sample_size(rows->type);
-    for (int y = 0; y < rows->height; y++)
-        memcpy(fx_image_row(&s->image, s->rows_done + y), fx_image_row(rows, y), row_bytes);
-    s->rows_done += rows->height;
+    int pending = s->rows_done + s->carry_rows;
+    FX_RETURN_IF(rows->height > s->height - pending, FX_EINVAL,
+                 "PNG: %d more rows than the image's %d", rows->height - (s->height - pending),
+                 s->height);
+    int y = 0;
+    while (y < rows->height) {
+        int band_end = s->rows_done + s->band_rows < s->height ? s->rows_done + s->band_rows
+                                                               : s->height;
+        int need = band_end - s->rows_done - s->carry_rows;
+        int have = rows->height - y;
+        fx_status st = FX_OK;
+        if (s->carry_rows == 0 && have >= need) {
+            st = queue_band(s, fx_image_row(rows, y), rows->stride, need);
+            y += need;
+        } else {
+            /* The carry may still be queued from the start of this call. */
+            if (s->carry_rows == 0) st = run_batch(s);
+            int take = have < need ? have : need;
+            for (int k = 0; st == FX_OK && k < take; k++)
+                memcpy(s->carry + (size_t)(s->carry_rows + k) * s->row_bytes,
+                       fx_image_row(rows, y + k), s->row_bytes);
+            s->carry_rows += take;
+            y += take;
+            if (st == FX_OK && take == need) {
+                int count = s->carry_rows;
+                s->carry_rows = 0;
+                st = queue_band(s, s->carry, s->row_bytes, count);
+            }
+        }
+        if (st != FX_OK) return fail(s, st);
+    }
+    /* The queued bands may point at the caller's rows: finish them now. */
+    return run_batch(s);
+}
+
+static fx_status write_head(fxi_png_stream *s)
+{
+    enum { COLOR_GRAY = 0, COLOR_RGB = 2, COLOR_GRAY_ALPHA = 4, COLOR_RGBA = 6 };
+    static const int color_types[] = {0, COLOR_GRAY, COLOR_GRAY_ALPHA, COLOR_RGB, COLOR_RGBA};
+    uint8_t head[FXI_PNG_HEAD_BYTES];
+    fxi_png_write_head(head, (uint32_t)s->width, (uint32_t)s->height,
+                       s->type == FX_U16 ? PNG_DEPTH_16 : PNG_DEPTH_8, color_types[s->channels]);
+    return s->sink.write(s->sink.opaque, head, sizeof head);
+}
+
+static fx_status allocate(fxi_png_stream *s)
+{
+    fx_context *ctx = s->ctx;
+    size_t filtered = (size_t)s->band_rows * (s->row_bytes + 1);
+    size_t deflated = fxi_deflate_band_bound(filtered);
+    if (!is_fast(&s->params)) {
+        size_t zlib_bound = (size_t)deflateBound(NULL, (uLong)filtered) + ZLIB_FLUSH_MARGIN;
+        if (zlib_bound > deflated) deflated = zlib_bound;
+    }
+    s->out_capacity = SLOT_HEAD_ROOM + deflated + SLOT_TAIL_ROOM;
+    size_t scratch = (FXI_PNG_FILTER_TYPES + 2) * s->row_bytes;
+    FX_TRY(fxi_malloc(ctx, (size_t)s->slot_count * sizeof *s->slots, (void **)&s->slots));
+    memset(s->slots, 0, (size_t)s->slot_count * sizeof *s->slots);
+    for (int i = 0; i < s->slot_count; i++) {
+        band_slot *b = &s->slots[i];
+        FX_TRY(fxi_malloc(ctx, filtered, (void **)&b->filtered));
+        FX_TRY(fxi_malloc(ctx, scratch, (void **)&b->scratch));
+        FX_TRY(fxi_malloc(ctx, s->out_capacity, (void **)&b->out_base));
+    }
+    FX_TRY(fxi_malloc(ctx, (size_t)s->band_rows * s->row_bytes, (void **)&s->carry));
+    FX_TRY(fxi_malloc(ctx, s->row_bytes, (void **)&s->above));
+    if (!is_fast(&s->params)) FX_TRY(fxi_malloc(ctx, ZLIB_WINDOW, (void **)&s->dictionary));
     return FX_OK;
+}
+
+fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int channels,
+                                   fx_sample_type type, const fxi_png_params *params,
+                                   fxi_byte_sink sink, fxi_png_stream **out)
+{
+    *out = NULL;
+    FX_RETURN_IF(width < 1 || height < 1 || channels < 1 || channels > FX_MAX_IMAGE_CHANNELS ||
+                     (type != FX_U8 && type != FX_U16),
+                 FX_EINVAL, "PNG: cannot write %dx%d, %d channel(s) of %s", width, height,
+                 channels, fx_sample_type_name(type));
+    FX_RETURN_IF(params->compression != FX_PNG_COMPRESSION_FAST &&
+                     (params->compression < 0 || params->compression > FX_PNG_COMPRESSION_MAX),
+                 FX_EINVAL, "PNG compression %d is outside 0..%d", params->compression,
+                 FX_PNG_COMPRESSION_MAX);
+    FX_RETURN_IF(params->filter < FX_PNG_FILTER_AUTO || params->filter > FX_PNG_FILTER_PAETH,
+                 FX_EINVAL, "PNG filter %d is not one of auto, none, sub, up, avg, paeth",
+                 params->filter);
+    FX_RETURN_IF(params->band_rows < 0, FX_EINVAL, "PNG: %d rows per band", params->band_rows);
+    fxi_png_stream *s = calloc(1, sizeof *s);
+    FX_RETURN_IF(!s, FX_ENOMEM, "PNG: out of memory for the encoder");
+    s->ctx = ctx;
+    s->width = width;
+    s->height = height;
+    s->channels = channels;
+    s->type = type;
+    s->params = *params;
+    s->sink = sink;
+    s->bpp = (size_t)channels * fx_sample_size(type);
+    s->row_bytes = (size_t)width * s->bpp;
+    s->band_rows = params->band_rows;
+    if (!s->band_rows) {
+        size_t rows = FXI_PNG_BAND_BYTES / s->row_bytes;
+        s->band_rows = rows < 1 ? 1 : rows > (size_t)height ? height : (int)rows;
+    }
+    if (s->band_rows > height) s->band_rows = height;
+    int bands = (height + s->band_rows - 1) / s->band_rows;
+    int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
+    s->slot_count = threads * SLOTS_PER_THREAD < bands ? threads * SLOTS_PER_THREAD : bands;
+    s->adler = (uint32_t)adler32(0L, NULL, 0);
+    fx_status st = allocate(s);
+    if (st == FX_OK) st = write_head(s);
+    if (st != FX_OK) {
+        fxi_png_stream_discard(s);
+        return st;
+    }
+    *out = s;
+    return FX_OK;
+}
+
+fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
+                              fx_sample_type type, int compression, fxi_byte_sink sink,
+                              fxi_png_stream **out)
+{
+    fxi_png_params params = {compression, FX_PNG_FILTER_AUTO, 0};
+    return fxi_png_stream_open_with(ctx, width, height, channels, type, &params, sink, out);
 }
 
 fx_status fxi_png_stream_close(fxi_png_stream *s)
 {
     fx_context *ctx = s->ctx;
-    fx_status st = FX_OK;
-    if (s->rows_done != s->image.height)
-        st = fxi_error(ctx, FX_EINVAL, "PNG: closed after %d of %d rows", s->rows_done,
-                       s->image.height);
-    fxi_buffer buf = {0};
-    if (st == FX_OK) st = fxi_png_encode(ctx, &s->image, s->compression, &buf);
-    if (st == FX_OK) st = s->sink.write(s->sink.opaque, buf.data, buf.size);
-    fxi_buffer_release(&buf);
+    fx_status st = s->failed;
+    if (st != FX_OK)
+        st = fxi_error(ctx, st, "PNG: the encoder failed earlier");
+    else if (s->rows_done + s->carry_rows != s->height)
+        st = fxi_error(ctx, FX_EINVAL, "PNG: closed after %d of %d rows",
+                       s->rows_done + s->carry_rows, s->height);
+    if (st == FX_OK) {
+        uint8_t iend[FXI_PNG_IEND_BYTES];
+        fxi_png_write_iend(iend);
+        st = s->sink.write(s->sink.opaque, iend, sizeof iend);
+    }
     fxi_png_stream_discard(s);
     return st;
 }
@@ -68,6 +463,14 @@ fx_status fxi_png_stream_close(fxi_png_stream *s)
 void fxi_png_stream_discard(fxi_png_stream *s)
 {
     if (!s) return;
-    fx_image_free(&s->image);
+    for (int i = 0; s->slots && i < s->slot_count; i++) {
+        free(s->slots[i].filtered);
+        free(s->slots[i].scratch);
+        free(s->slots[i].out_base);
+    }
+    free(s->slots);
+    free(s->carry);
+    free(s->above);
+    free(s->dictionary);
     free(s);
 }

@@ -88,7 +88,7 @@ expect_exit 2
 expect_stderr_contains "--quality: 0 is out of range [1, 100]"
 fx convert --compression=10 in.png -o out.png
 expect_exit 2
-expect_stderr_contains "--compression: 10 is out of range [0, 9]"
+expect_stderr_contains "--compression: '10' is not one of: fast"
 fx convert -j0 in.png -o out/
 expect_exit 2
 expect_stderr_contains "--jobs: 0 is out of range"

@@ -42,7 +42,8 @@ FXT_TEST(every_option_form)
     fxcli_run run;
     FXT_CHECK_EQ(parse(&run, "convert", ARGC(argv), argv), FXCLI_PARSE_OK);
     FXT_CHECK_EQ(option_int(&run, "quality"), 80);
-    FXT_CHECK_EQ(option_int(&run, "compression"), 3);
+    /* --compression's choices are "fast" then the levels: level 3 is choice 4. */
+    FXT_CHECK_EQ(option_int(&run, "compression"), 4);
     FXT_CHECK_EQ(run.common.jobs, 2);
     FXT_CHECK_EQ(run.common.threads, 4);
     FXT_CHECK_EQ(run.common.quiet, 0);
@@ -188,7 +189,10 @@ FXT_TEST(table_defaults_match_the_library)
     fx_image_write_options wo;
     fx_image_write_options_init(&wo);
     FXT_CHECK_EQ(default_of("convert", "quality"), wo.jpeg_quality);
-    FXT_CHECK_EQ(default_of("convert", "compression"), wo.png_compression);
+    /* --compression's default is choice 0, "fast". */
+    FXT_CHECK_EQ(default_of("convert", "compression"), 0);
+    FXT_CHECK_EQ(wo.png_compression, FX_PNG_COMPRESSION_FAST);
+    FXT_CHECK_EQ(default_of("convert", "png-filter"), wo.png_filter);
     fx_gen_image_params ip;
     fx_gen_image_params_init(&ip);
     FXT_CHECK_EQ(default_of("gen image", "cell"), ip.cell);

@@ -243,7 +243,8 @@ FXT_TEST(format_names_and_extensions)
     fx_image_write_options_init(&o);
     FXT_CHECK_EQ(o.format, FX_IMAGE_AUTO);
     FXT_CHECK_EQ(o.jpeg_quality, 90);
-    FXT_CHECK_EQ(o.png_compression, 6);
+    FXT_CHECK_EQ(o.png_compression, FX_PNG_COMPRESSION_FAST);
+    FXT_CHECK_EQ(o.png_filter, FX_PNG_FILTER_AUTO);
 }
 
 /* ---- lossless round trips ---- */
@@ -279,7 +280,7 @@ static void round_trip_exact(const char *file, int channels, fx_sample_type type
 FXT_TEST(png_round_trip_all_layouts)
 {
     for (int ch = 1; ch <= 4; ch++) {
-        round_trip_exact("rt.png", ch, FX_U8, 6);
+        round_trip_exact("rt.png", ch, FX_U8, FX_PNG_COMPRESSION_FAST);
         round_trip_exact("rt16.png", ch, FX_U16, ch == 4 ? 0 : 9);
     }
 }
