@@ -235,6 +235,19 @@ static format_caps caps_of(fx_image_format fmt)
     return c;
 }
 
+fx_status fxi_check_target(fx_context *ctx, int width, int height, int channels,
+                           fx_sample_type type, fx_image_format fmt)
+{
+    fx_status st = fx_image_size(width, height, channels, type, NULL, NULL);
+    FX_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", width, height,
+                 channels, fx_sample_type_name(type));
+    format_caps caps = caps_of(fmt);
+    FX_RETURN_IF(!(caps.channels & CH_BIT(channels)) || !(caps.types & TYPE_BIT(type)),
+                 FX_EUNSUPPORTED, "%s cannot hold %d channel(s) of %s (it takes %s)",
+                 fx_image_format_name(fmt), channels, fx_sample_type_name(type), caps.takes);
+    return FX_OK;
+}
+
 static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_format fmt)
 {
     size_t stride_min;
@@ -245,12 +258,7 @@ static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_f
                  img->height, img->channels, fx_sample_type_name(img->type));
     FX_RETURN_IF(img->stride < stride_min, FX_EINVAL, "image stride %zu is below the row size %zu",
                  img->stride, stride_min);
-    format_caps caps = caps_of(fmt);
-    FX_RETURN_IF(!(caps.channels & CH_BIT(img->channels)) || !(caps.types & TYPE_BIT(img->type)),
-                 FX_EUNSUPPORTED, "%s cannot hold %d channel(s) of %s (it takes %s)",
-                 fx_image_format_name(fmt), img->channels, fx_sample_type_name(img->type),
-                 caps.takes);
-    return FX_OK;
+    return fxi_check_target(ctx, img->width, img->height, img->channels, img->type, fmt);
 }
 
 static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fmt,
@@ -294,6 +302,24 @@ static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image 
     return fxi_out_close(&out);
 }
 
+fx_status fxi_write_format(fx_context *ctx, const char *path, const fx_image_write_options *opts,
+                           fx_image_format *fmt)
+{
+    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
+    *fmt = opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
+    FX_RETURN_IF(*fmt == FX_IMAGE_AUTO, FX_EINVAL,
+                 "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
+    FX_RETURN_IF(*fmt < FX_IMAGE_PNG || *fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
+                 (int)*fmt);
+    FX_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
+                 FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
+                 MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
+    FX_RETURN_IF(opts->png_compression < 0 || opts->png_compression > MAX_PNG_COMPRESSION,
+                 FX_EINVAL, "PNG compression %d is outside 0..%d", opts->png_compression,
+                 MAX_PNG_COMPRESSION);
+    return FX_OK;
+}
+
 fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image *img,
                               const fx_image_write_options *opts)
 {
@@ -302,19 +328,8 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
         fx_image_write_options_init(&defaults);
         opts = &defaults;
     }
-    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
-    fx_image_format fmt =
-        opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
-    FX_RETURN_IF(fmt == FX_IMAGE_AUTO, FX_EINVAL,
-                 "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
-    FX_RETURN_IF(fmt < FX_IMAGE_PNG || fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
-                 (int)fmt);
-    FX_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
-                 FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
-                 MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
-    FX_RETURN_IF(opts->png_compression < 0 || opts->png_compression > MAX_PNG_COMPRESSION,
-                 FX_EINVAL, "PNG compression %d is outside 0..%d", opts->png_compression,
-                 MAX_PNG_COMPRESSION);
+    fx_image_format fmt = FX_IMAGE_AUTO;
+    FX_TRY(fxi_write_format(ctx, path, opts, &fmt));
     FX_TRY(check_writable(ctx, img, fmt));
     if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img);
     fxi_buffer buf = {0};

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 
 #include "core/internal.h"
+#include "fxkit/io.h"
 
 /* An encoded file in memory and the function that frees it (codec libraries
  * hand out buffers from their own allocators). */
@@ -146,5 +147,41 @@ size_t fxi_pnm_header_text(const fxi_pnm_layout *lay, char *buf, size_t size);
 fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_layout *lay,
                              const fx_image *band, int image_row, size_t header_len,
                              bool positioned);
+
+/* ---- shared by the whole-image and the row-stream writers (image_io.c) ---- */
+
+/* The target format of a write (from opts or the path's extension) and the
+ * options' ranges checked; errors name what is wrong. */
+fx_status fxi_write_format(fx_context *ctx, const char *path, const fx_image_write_options *opts,
+                           fx_image_format *fmt);
+/* FX_EUNSUPPORTED naming what the format takes when it cannot hold this shape. */
+fx_status fxi_check_target(fx_context *ctx, int width, int height, int channels,
+                           fx_sample_type type, fx_image_format fmt);
+
+/* ---- rows of a PNG (png.c, decoding side) ---- */
+
+/* libspng's progressive decoder over a file: rows top to bottom in the layout the
+ * whole-image decoder gives, with the same checks and error details (the end of the
+ * file, up to a complete IEND, is checked after the last row). Interlaced files
+ * cannot be delivered top to bottom: open reports *interlaced and the caller
+ * decodes them whole. */
+typedef struct fxi_png_rows fxi_png_rows;
+typedef struct fxi_png_shape {
+    int width, height, channels;
+    fx_sample_type type;
+    bool interlaced;
+} fxi_png_shape;
+/* Takes the open file (closed by fxi_png_rows_close, or here on failure). With
+ * header_only, stops after the header (a probe). */
+fx_status fxi_png_rows_open(fx_context *ctx, fxi_in_file *file, bool header_only,
+                            fxi_png_shape *shape, fxi_png_rows **out);
+fx_status fxi_png_rows_read(fxi_png_rows *r, uint8_t *row);
+/* After the last row: the chunks up to IEND. */
+fx_status fxi_png_rows_finish(fxi_png_rows *r);
+void fxi_png_rows_close(fxi_png_rows *r);
+
+/* JPEG header: size and channels (1 gray, 3 otherwise; CMYK is FX_EUNSUPPORTED). */
+fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
+                         int *height, int *channels);
 
 #endif
