@@ -328,6 +328,7 @@ FXT_TEST(writer_leaves_nothing_on_failure)
     fx_image src;
     FXT_CHECK_OK(fx_image_alloc(ctx, &src, 8, 6, 3, FX_U8), ctx);
     const char *exts[] = {"png", "ppm", "pfm", "jpg"};
+    remove(fxt_path(dir, "keep.ppm")); /* left by an earlier, failed run */
     for (size_t e = 0; e < sizeof exts / sizeof *exts; e++) {
         char name[32];
         snprintf(name, sizeof name, "x.%s", exts[e]);
@@ -378,6 +379,7 @@ FXT_TEST(writer_leaves_nothing_on_failure)
     old = slurp(keep, &size);
     FXT_CHECK(size == 3 && !memcmp(old, "old", 3));
     free(old);
+    remove(keep);
     fx_image_free(&src);
     fx_context_destroy(ctx);
 }
