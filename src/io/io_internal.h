@@ -180,6 +180,12 @@ fx_status fxi_png_rows_read(fxi_png_rows *r, uint8_t *row);
 fx_status fxi_png_rows_finish(fxi_png_rows *r);
 void fxi_png_rows_close(fxi_png_rows *r);
 
+/* The whole-image PNG decoder's own path for 8/16-bit gray, gray+alpha, RGB and
+ * RGBA without interlacing (png_inflate.c): the file after a header libspng has
+ * checked; the same errors as libspng's path. */
+fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size, int width,
+                               int height, int channels, fx_sample_type type, fx_image *img);
+
 /* JPEG header: size and channels (1 gray, 3 otherwise; CMYK is FX_EUNSUPPORTED). */
 fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
                          int *height, int *channels);

@@ -86,6 +86,12 @@ static fx_status decode_with(fx_context *ctx, spng_ctx *png, const uint8_t *data
     FX_TRY(png_layout_of(ctx, png, &ihdr, &lay));
     FX_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)lay.channels));
 
+    /* The common layouts take the faster path (png_inflate.c). */
+    if (lay.spng_format == SPNG_FMT_PNG && lay.flags == 0 && ihdr.bit_depth >= PNG_BITS_8 &&
+        ihdr.interlace_method == SPNG_INTERLACE_NONE)
+        return fxi_png_decode_plain(ctx, data, size, (int)ihdr.width, (int)ihdr.height,
+                                    lay.channels, lay.type, img);
+
     size_t need;
     err = spng_decoded_image_size(png, lay.spng_format, &need);
     if (err) return spng_failure(ctx, "header", err);
