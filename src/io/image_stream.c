@@ -103,19 +103,34 @@ static fx_status open_png(fx_context *ctx, fx_image_reader *r, bool header_only,
     return FX_OK;
 }
 
+/* A JPEG's frame header sits after its metadata segments (EXIF, ICC: up to 64 KiB
+ * each): read a growing prefix until the header is in it, or the whole file. */
+#define JPEG_PROBE_FIRST_BYTES ((size_t)64 << 10)
+
 static fx_status probe_jpeg(fx_context *ctx, fx_image_reader *r)
 {
-    void *data;
-    FX_TRY(fxi_malloc(ctx, (size_t)r->file.size, &data));
-    size_t got = 0;
-    fx_status st = fxi_in_read_at(ctx, &r->file, 0, data, (size_t)r->file.size, &got);
-    int w = 0, h = 0, c = 0;
-    if (st == FX_OK) st = fxi_jpeg_probe(ctx, data, got, &w, &h, &c);
-    if (st == FX_OK) st = fx_image_check_limits(ctx, (uint64_t)w, (uint64_t)h, (uint64_t)c);
-    free(data);
-    FX_TRY(st);
-    set_shape(&r->info, w, h, c, FX_U8);
-    return FX_OK;
+    size_t want = JPEG_PROBE_FIRST_BYTES;
+    for (;;) {
+        if (want > r->file.size) want = (size_t)r->file.size;
+        void *data;
+        FX_TRY(fxi_malloc(ctx, want, &data));
+        size_t got = 0;
+        fx_status st = fxi_in_read_at(ctx, &r->file, 0, data, want, &got);
+        int w = 0, h = 0, c = 0;
+        bool last = want == r->file.size || got < want;
+        /* On a prefix, a header that does not parse yet means: read more. */
+        if (st == FX_OK && !last && !fxi_jpeg_has_frame_header(data, got)) {
+            free(data);
+            want *= 2;
+            continue;
+        }
+        if (st == FX_OK) st = fxi_jpeg_probe(ctx, data, got, &w, &h, &c);
+        if (st == FX_OK) st = fx_image_check_limits(ctx, (uint64_t)w, (uint64_t)h, (uint64_t)c);
+        free(data);
+        FX_TRY(st);
+        set_shape(&r->info, w, h, c, FX_U8);
+        return FX_OK;
+    }
 }
 
 /* Open for rows, or with header_only just far enough to fill r->info (a probe). */

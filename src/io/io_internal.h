@@ -186,6 +186,8 @@ void fxi_png_rows_close(fxi_png_rows *r);
 fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size, int width,
                                int height, int channels, fx_sample_type type, fx_image *img);
 
+/* Whether a complete frame header (SOFn) comes before the first scan. */
+bool fxi_jpeg_has_frame_header(const uint8_t *data, size_t size);
 /* JPEG header: size and channels (1 gray, 3 otherwise; CMYK is FX_EUNSUPPORTED). */
 fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
                          int *height, int *channels);

@@ -118,6 +118,11 @@ fx_status fxi_jpeg_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_
     return status;
 }
 
+bool fxi_jpeg_has_frame_header(const uint8_t *data, size_t size)
+{
+    return has_frame_header(data, size);
+}
+
 fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
                          int *height, int *channels)
 {

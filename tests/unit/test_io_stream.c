@@ -16,6 +16,8 @@ static const int band_rows[] = {1, 2, 3, 64};
 #define TEST_WIDTH 5
 /* Room for a copied error detail. */
 #define DETAIL_MAX 1024
+/* Bytes of data in a full-size JPEG APPn segment (its length field counts 2 more). */
+#define APP_SEGMENT_DATA 65533
 
 static void fill_random(fx_image *img, uint64_t seed)
 {
@@ -416,6 +418,28 @@ FXT_TEST(probe_reads_headers)
     fx_image_info info;
     FXT_CHECK_STATUS(fx_image_probe_file(ctx, fxt_sample("speech_mono_44k.wav"), &info),
                      FX_EFORMAT, ctx);
+    /* A JPEG whose frame header comes after 192 KiB of metadata (three full APP1
+     * segments): the probe reads on until it finds it. */
+    size_t size;
+    uint8_t *jpeg = slurp(fxt_sample("hubble_deep_field.jpg"), &size);
+    const size_t segment = 4 + APP_SEGMENT_DATA, segments = 3;
+    uint8_t *big = calloc(1, size + segments * segment);
+    memcpy(big, jpeg, 2); /* SOI */
+    for (size_t i = 0; i < segments; i++) {
+        uint8_t *seg = big + 2 + i * segment;
+        seg[0] = 0xff;
+        seg[1] = 0xe1; /* APP1 */
+        seg[2] = (uint8_t)((APP_SEGMENT_DATA + 2) >> 8);
+        seg[3] = (uint8_t)(APP_SEGMENT_DATA + 2);
+    }
+    memcpy(big + 2 + segments * segment, jpeg + 2, size - 2);
+    const char *path = fxt_path(fxt_tmpdir("io_stream_probe"), "exif.jpg");
+    spill(path, big, size + segments * segment);
+    FXT_CHECK_OK(fx_image_probe_file(ctx, path, &info), ctx);
+    FXT_CHECK_EQ(info.width, 1000);
+    FXT_CHECK_EQ(info.height, 872);
+    free(big);
+    free(jpeg);
     fx_context_destroy(ctx);
 }
 
