@@ -127,6 +127,7 @@ static fx_status read_header(fx_context *ctx, cursor *c, pnm_header *h)
         h->maxval = 0;
         FX_TRY(read_pfm_scale(ctx, c, &h->little_endian));
     } else {
+        h->little_endian = false; /* 16-bit PNM samples are big-endian */
         uint64_t maxval;
         FX_TRY(read_number(ctx, c, "maxval", PNM_MAX_MAXVAL, &maxval));
         FX_RETURN_IF(maxval == 0, FX_EFORMAT, "maxval 0 (must be 1 to %u)", PNM_MAX_MAXVAL);
@@ -334,7 +335,7 @@ fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
 {
     memset(img, 0, sizeof *img);
     cursor c = {data, data + size};
-    pnm_header h;
+    pnm_header h = {0};
     fx_status status = read_header(ctx, &c, &h);
     if (status != FX_OK) {
         fxi_error_prefix(ctx, "%s header: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
