@@ -8,7 +8,8 @@ stage times come from its own --timings-csv (decode_ms, encode_ms: the in-proces
 read and write of the file); OpenCV's are timed around cv2.imread/cv2.imwrite in
 this process. Prints Markdown rows for docs/BENCHMARKS.md.
 
-Usage: bench/image_io.py [FXKIT] [REPEATS]   (needs python3-opencv, numpy)
+Usage: bench/image_io.py [FXKIT] [REPEATS] [all|files|batch]   (needs python3-opencv, numpy)
+For a 2-core figure on a larger machine: taskset -c 0,1 bench/image_io.py ...
 """
 import csv
 import os
@@ -24,6 +25,7 @@ import numpy as np
 
 FXKIT = sys.argv[1] if len(sys.argv) > 1 else "build/fxkit"
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+PARTS = sys.argv[3] if len(sys.argv) > 3 else "all"
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "samples")
 PHOTO_SIZE = (4096, 2304)  # width, height: the issue's photo
 SMALL_SIZE = 256
@@ -129,14 +131,16 @@ def main():
     cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                          capture_output=True, text=True).stdout.strip()
     version = subprocess.run([FXKIT, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
-    print(f"Date: {time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} CPUs ({cpu}), "
+    print(f"Date: {time.strftime('%Y-%m-%d', time.gmtime())}, {len(os.sched_getaffinity(0))} CPUs ({cpu}), "
           f"{version}, OpenCV {cv2.__version__}, median of {REPEATS} interleaved runs; "
           "fxkit single files with --threads 1.")
     print()
     work = tempfile.mkdtemp()
     try:
-        single_files(work, make_photo(work))
-        batch(work)
+        if PARTS in ("all", "files"):
+            single_files(work, make_photo(work))
+        if PARTS in ("all", "batch"):
+            batch(work)
     finally:
         shutil.rmtree(work)
 

@@ -118,16 +118,8 @@ static fx_status read_netpbm_direct(fx_context *ctx, const fxi_in_file *f, const
 {
     fxi_pnm_layout lay;
     size_t header_len;
-    char saved[FXI_ERROR_MAX];
-    snprintf(saved, sizeof saved, "%s", ctx->error);
-    fx_status saved_status = ctx->last_status;
-    if (fxi_pnm_parse_header(ctx, head, head_size, &lay, &header_len) != FX_OK) {
-        /* Leave the context as it was: the whole-file decoder reports. */
-        snprintf(ctx->error, sizeof ctx->error, "%s", saved);
-        ctx->last_status = saved_status;
+    if (!fxi_pnm_try_header(ctx, head, head_size, &lay, &header_len) || lay.ascii)
         return NOT_DIRECT;
-    }
-    if (lay.ascii) return NOT_DIRECT;
     size_t need;
     FX_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
     uint64_t have = f->size - header_len;

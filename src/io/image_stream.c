@@ -1,6 +1,5 @@
 /* Images in bands of rows (fxkit/image_stream.h): a reader and a writer over the
  * codecs' row interfaces, and a header probe. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,12 +68,7 @@ static void set_shape(fx_image_info *info, int w, int h, int c, fx_sample_type t
 static fx_status open_netpbm(fx_context *ctx, fx_image_reader *r, const uint8_t *head, size_t n,
                              bool *whole)
 {
-    char saved[FXI_ERROR_MAX];
-    snprintf(saved, sizeof saved, "%s", ctx->error);
-    fx_status saved_status = ctx->last_status;
-    if (fxi_pnm_parse_header(ctx, head, n, &r->pnm, &r->header_len) != FX_OK || r->pnm.ascii) {
-        snprintf(ctx->error, sizeof ctx->error, "%s", saved);
-        ctx->last_status = saved_status;
+    if (!fxi_pnm_try_header(ctx, head, n, &r->pnm, &r->header_len) || r->pnm.ascii) {
         *whole = true;
         return FX_OK;
     }

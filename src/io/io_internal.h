@@ -119,6 +119,10 @@ typedef struct fxi_pnm_layout {
  * and the shape is checked against the context's limits. */
 fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size,
                                fxi_pnm_layout *lay, size_t *header_len);
+/* The same on a prefix of a file, leaving the context's error as it was when the
+ * header does not parse (the caller then takes the whole-file path, which reports). */
+bool fxi_pnm_try_header(fx_context *ctx, const uint8_t *data, size_t size, fxi_pnm_layout *lay,
+                        size_t *header_len);
 /* The error for pixel data shorter than the header promises (as the decoder words it). */
 fx_status fxi_pnm_truncated(fx_context *ctx, const fxi_pnm_layout *lay, uint64_t have);
 /* Bytes of pixel data a binary file must hold. FX_EOVERFLOW when they do not fit. */

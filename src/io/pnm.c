@@ -15,7 +15,6 @@
 #define PNM_MAX_MAXVAL 65535u
 #define U8_MAX_VALUE 255u
 #define U16_MAX_VALUE 65535u
-#define PFM_SAMPLE_BYTES 4
 #define PFM_SCALE_TOKEN_MAX 64
 
 typedef struct cursor {
@@ -363,6 +362,18 @@ fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size
     *lay = layout_of(&h);
     *header_len = (size_t)(c.p - data);
     return FX_OK;
+}
+
+bool fxi_pnm_try_header(fx_context *ctx, const uint8_t *data, size_t size, fxi_pnm_layout *lay,
+                        size_t *header_len)
+{
+    char saved[FXI_ERROR_MAX];
+    snprintf(saved, sizeof saved, "%s", ctx->error);
+    fx_status saved_status = ctx->last_status;
+    if (fxi_pnm_parse_header(ctx, data, size, lay, header_len) == FX_OK) return true;
+    snprintf(ctx->error, sizeof ctx->error, "%s", saved);
+    ctx->last_status = saved_status;
+    return false;
 }
 
 /* ---- writing ---- */
