@@ -2,7 +2,6 @@
  * fx_image_reader_read_rows in bands of 3 rows, and the header probe), from an
  * in-memory file. The contract: every band delivered lies inside the band image
  * (ASan), the rows add up to the height on success, and a failure has a detail. */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
