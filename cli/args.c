@@ -6,6 +6,7 @@
  * --no-flag, clusters of short flags (-qv), "--" ends the options. Anything else
  * is a positional INPUT.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,9 +209,30 @@ fxcli_parse_result fxcli_parse_args(fxcli_run *run, fx_context *ctx, int argc, c
     return FXCLI_PARSE_OK;
 }
 
+/* --jobs: "auto" (0) or 1..FXCLI_MAX_JOBS. */
+static int resolve_jobs(fxcli_run *run)
+{
+    fxcli_common *c = &run->common;
+    if (!c->jobs_text || !strcmp(c->jobs_text, "auto")) {
+        c->jobs = 0;
+        return FXCLI_EXIT_OK;
+    }
+    char *end;
+    errno = 0;
+    long n = strtol(c->jobs_text, &end, 10);
+    if (end == c->jobs_text || *end || errno)
+        return fxcli_usage(run, "--jobs: '%s' is not an integer or 'auto'", c->jobs_text);
+    if (n < 1 || n > FXCLI_MAX_JOBS)
+        return fxcli_usage(run, "--jobs: %ld is out of range [1, %d]", n, FXCLI_MAX_JOBS);
+    c->jobs = (int)n;
+    return FXCLI_EXIT_OK;
+}
+
 int fxcli_resolve_common(fxcli_run *run)
 {
     fxcli_common *c = &run->common;
+    int code = resolve_jobs(run);
+    if (code != FXCLI_EXIT_OK) return code;
     if (fx_parse_device(c->device, &run->device, &run->gpu_index) != FX_OK)
         return fxcli_usage(run, "--device: '%s' is not one of: auto, cpu, gpu, gpu:N", c->device);
     run->log_level = (fx_log_level)c->log_level;

@@ -14,6 +14,8 @@
 
 /* Permission bits of st_mode that an in-place result keeps from its input. */
 #define PERMISSION_BITS 07777
+#define MIB_SHIFT 20
+#define MIB ((uint64_t)1 << MIB_SHIFT)
 /* Room for "gpu:NNNN". */
 #define DEVICE_TEXT_MAX 16
 
@@ -36,6 +38,8 @@ struct batch {
     atomic_size_t next;  /* next item to take */
     size_t done, failed; /* under the console lock */
     FILE *csv;
+    fxcli_budget budget;
+    uint64_t *estimates; /* per item, bytes; NULL: no budget */
 };
 
 fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...)
@@ -186,7 +190,11 @@ static void *worker_main(void *arg)
     for (;;) {
         size_t i = atomic_fetch_add(&b->next, 1);
         if (i >= b->list->count) break;
-        if (!b->list->items[i].skip) run_one(w, &b->list->items[i]);
+        if (b->list->items[i].skip) continue;
+        uint64_t need = b->estimates ? b->estimates[i] : 0;
+        if (b->estimates) fxcli_budget_acquire(&b->budget, need);
+        run_one(w, &b->list->items[i]);
+        if (b->estimates) fxcli_budget_release(&b->budget, need);
     }
     return NULL;
 }
@@ -200,6 +208,44 @@ static void run_workers(worker *workers, int count)
     worker_main(&workers[0]);
     for (int i = 1; i < count; i++)
         if (workers[i].started) pthread_join(workers[i].thread, NULL);
+}
+
+/* With --jobs auto or --memory: each item's estimate from its header, the budget,
+ * and (*count) as many workers as the CPUs allow and the largest item leaves room
+ * for. Without either, no budget (b->estimates stays NULL). False on ENOMEM. */
+static bool plan_budget(batch *b, const fxcli_run *run, int *count)
+{
+    const fxcli_common *c = &run->common;
+    int cpus = c->threads ? c->threads : fx_cpu_count();
+    *count = cpus < FXCLI_MAX_JOBS ? cpus : FXCLI_MAX_JOBS;
+    if (c->jobs && !c->memory_mib) return true;
+    fxcli_worklist *list = b->list;
+    b->estimates = calloc(list->count ? list->count : 1, sizeof *b->estimates);
+    if (!b->estimates) {
+        fxcli_error("out of memory");
+        return false;
+    }
+    uint64_t limit = c->memory_mib ? (uint64_t)c->memory_mib << MIB_SHIFT : fxcli_default_budget();
+    fxcli_budget_init(&b->budget, limit);
+    fx_context *probe = NULL;
+    fx_context_options o;
+    fx_context_options_init(&o);
+    o.device = FX_DEVICE_CPU;
+    o.threads = 1;
+    o.limits.max_pixels = (uint64_t)c->max_pixels;
+    o.limits.max_dimension = c->max_dimension;
+    o.limits.max_channels = c->max_channels;
+    if (fx_context_create(&o, &probe) != FX_OK) return true; /* no estimates: all zero */
+    uint64_t largest = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        b->estimates[i] = fxcli_item_estimate(probe, &list->items[i]);
+        if (b->estimates[i] > largest) largest = b->estimates[i];
+    }
+    fx_context_destroy(probe);
+    /* No more workers than the largest items fit in the budget side by side. */
+    if (largest && limit / largest < (uint64_t)*count)
+        *count = limit / largest > 1 ? (int)(limit / largest) : 1;
+    return true;
 }
 
 int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
@@ -219,11 +265,21 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
         code = FXCLI_EXIT_FAILED;
         goto done;
     }
-    count = c->jobs < 1 ? 1 : c->jobs;
-    if ((size_t)count > runnable) count = (int)runnable;
-    /* The CPU threads are shared out: N workers with total/N threads each. */
     int total_threads = c->threads ? c->threads : fx_cpu_count();
+    if (!plan_budget(&b, run, &count)) {
+        code = FXCLI_EXIT_FAILED;
+        goto done;
+    }
+    if (c->jobs) count = c->jobs;
+    if ((size_t)count > runnable) count = (int)runnable;
+    /* The CPU threads are shared out: N workers with total/N threads each, so the
+     * threads of one large file and the files processed at once never add up to more
+     * than the machine has. */
     int threads = total_threads / count > 1 ? total_threads / count : 1;
+    if (c->verbose && b.estimates)
+        fxcli_note("%d file%s at once, %d thread%s each, memory budget %llu MiB", count,
+                   count == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+                   (unsigned long long)(b.budget.limit >> MIB_SHIFT));
     workers = calloc((size_t)count, sizeof *workers);
     if (!workers) {
         fxcli_error("out of memory");
@@ -246,7 +302,14 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     fxcli_cleanup_remove();
     fxcli_progress_end();
 
+    if (c->verbose && b.estimates)
+        fxcli_note("memory: at most %d file%s at once, %llu MiB estimated at the peak",
+                   b.budget.peak_running, b.budget.peak_running == 1 ? "" : "s",
+                   (unsigned long long)((b.budget.peak + MIB - 1) >> MIB_SHIFT));
+
 done:
+    if (b.estimates) fxcli_budget_destroy(&b.budget);
+    free(b.estimates);
     if (workers)
         for (int i = 0; i < count; i++) {
             if (workers[i].ctx && run->job->worker_done) run->job->worker_done(run, workers[i].ctx);

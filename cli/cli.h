@@ -12,6 +12,7 @@
 #ifndef FXCLI_H
 #define FXCLI_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +61,9 @@ typedef struct fxcli_common {
     const char *output;      /* -o: a file, or a folder (trailing '/' or existing) */
     const char *suffix;      /* added to output names before the extension */
     int in_place;            /* replace each input with its output */
-    int jobs;                /* files processed at once */
+    const char *jobs_text;   /* --jobs as given: a number or "auto" */
+    int jobs;                /* files processed at once; 0 = auto (from jobs_text) */
+    int memory_mib;          /* budget of the files processed at once; 0 = default */
     int timings;             /* per-file stage times on stderr */
     const char *timings_csv; /* append per-file rows to this CSV file */
     const char *device;      /* auto, cpu, gpu, gpu:N */
@@ -304,6 +307,27 @@ void fxcli_cleanup_remove(void);
 int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list);
 /* Set a job's own error detail; returns status. */
 fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...) FXCLI_PRINTF(3, 4);
+
+/* ---- memory_budget.c ---- */
+/* Reservations against a byte budget, shared by the batch's workers. */
+typedef struct fxcli_budget {
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    uint64_t limit, used, peak; /* bytes */
+    int running, peak_running;  /* items holding a reservation */
+} fxcli_budget;
+
+void fxcli_budget_init(fxcli_budget *b, uint64_t limit);
+void fxcli_budget_destroy(fxcli_budget *b);
+/* Wait until `bytes` fit beside the other reservations (an item larger than the
+ * whole budget waits until it is alone), then reserve them. */
+void fxcli_budget_acquire(fxcli_budget *b, uint64_t bytes);
+void fxcli_budget_release(fxcli_budget *b, uint64_t bytes);
+/* Half of physical memory (UINT64_MAX when unknown). */
+uint64_t fxcli_default_budget(void);
+/* Bytes an item is expected to hold at its peak, from its input's header (0 when
+ * the header cannot be read: the job reports that itself). */
+uint64_t fxcli_item_estimate(fx_context *ctx, const fxcli_item *item);
 
 /* ---- media.c ---- */
 /* Audio when the first bytes or the extension say so, else image. */

@@ -11,6 +11,7 @@
 #define MAX_PIXELS_LIMIT 9007199254740992.0 /* 2^53: every integer up to here is exact */
 #define MAX_DIMENSION_LIMIT 2147483647.0
 #define MAX_CHANNELS_LIMIT 65535
+#define MAX_MEMORY_MIB 2147483647
 
 const char *const fxcli_log_level_names[] = {"error", "warning", "info", "debug", NULL};
 
@@ -27,8 +28,11 @@ static const fx_option naming_options[] = {
     FX_OPTION_END};
 
 static const fx_option batch_options[] = {
-    {"jobs", 'j', FX_OPT_INT, COMMON(jobs), 1, 1, FXCLI_MAX_JOBS, NULL, NULL, "N",
-     "process N files at once, each with threads/N threads"},
+    {"jobs", 'j', FX_OPT_STRING, COMMON(jobs_text), 0, 0, 0, "auto", NULL, "N",
+     "process N files at once, each with threads/N threads (auto: as many as the CPUs and "
+     "--memory allow, estimated from the images' headers)"},
+    {"memory", 0, FX_OPT_INT, COMMON(memory_mib), 0, 0, MAX_MEMORY_MIB, NULL, NULL, "MIB",
+     "memory the files processed at once may hold, in MiB (0 = half of physical memory)"},
     {"timings", 0, FX_OPT_BOOL, COMMON(timings), 0, 0, 1, NULL, NULL, NULL,
      "print each file's stage times (ms) on stderr"},
     {"timings-csv", 0, FX_OPT_STRING, COMMON(timings_csv), 0, 0, 0, NULL, NULL, "FILE",

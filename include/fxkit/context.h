@@ -76,7 +76,8 @@ FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);
 
-/* Number of online CPUs (at least 1): what threads = 0 means. */
+/* Number of CPUs this process may run on (its affinity mask; at least 1): what
+ * threads = 0 means. */
 FX_API int fx_cpu_count(void);
 
 /* Parse "auto", "cpu", "gpu" or "gpu:N". */

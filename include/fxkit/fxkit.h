@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "image.h"
 #include "io.h"
+#include "image_stream.h"
 #include "normalize.h"
 #include "options.h"
 #include "timing.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/io_internal.h"
 
@@ -100,41 +101,66 @@ fx_status fx_image_read_memory(fx_context *ctx, const void *data, size_t size, f
     }
 }
 
-/* Read a whole regular file into a malloc'd buffer. */
-static fx_status read_whole_file(fx_context *ctx, const char *path, uint8_t **out, size_t *size)
+/* Bytes read first to find a Netpbm header; a header longer than this (long
+ * comments) goes through the whole-file path. */
+#define NETPBM_HEAD_BYTES 4096
+
+/* A binary PGM/PPM/PFM read straight into the image: the header from the head
+ * already read, then one positioned read of the rest into the image's rows, and
+ * the byte order fixed in place. FX_EUNSUPPORTED (no detail) when this file is for
+ * the whole-file path instead: ASCII, or a header that does not parse within the
+ * head (the whole-file decoder then gives the same error it always gave). */
+#define NOT_DIRECT FX_EUNSUPPORTED
+
+static fx_status read_netpbm_direct(fx_context *ctx, const fxi_in_file *f, const uint8_t *head,
+                                    size_t head_size, fx_image *img)
 {
-    *out = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    FX_RETURN_IF(!f, FX_EIO, "cannot open: %s", strerror(errno));
-    struct stat st;
-    fx_status status = FX_OK;
-    void *buf = NULL;
-    if (fstat(fileno(f), &st) != 0) {
-        status = fxi_error(ctx, FX_EIO, "cannot stat: %s", strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        status = fxi_error(ctx, FX_EIO, "not a regular file");
-    } else if (st.st_size == 0) {
-        status = fxi_error(ctx, FX_EFORMAT, "empty file");
-    } else if ((uint64_t)st.st_size > SIZE_MAX) {
-        status = fxi_error(ctx, FX_EOVERFLOW, "file of %lld bytes does not fit in memory",
-                           (long long)st.st_size);
-    } else if ((status = fxi_malloc(ctx, (size_t)st.st_size, &buf)) == FX_OK) {
-        size_t got = fread(buf, 1, (size_t)st.st_size, f);
-        if (got != (size_t)st.st_size) {
-            status = ferror(f)
-                         ? fxi_error(ctx, FX_EIO, "read error: %s", strerror(errno))
-                         : fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %lld bytes",
-                                     got, (long long)st.st_size);
-        }
+    fxi_pnm_layout lay;
+    size_t header_len;
+    if (!fxi_pnm_try_header(ctx, head, head_size, &lay, &header_len) || lay.ascii)
+        return NOT_DIRECT;
+    size_t need;
+    FX_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
+    uint64_t have = f->size - header_len;
+    if (have < need) return fxi_pnm_truncated(ctx, &lay, have);
+    FX_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
+    struct iovec *iov = NULL;
+    fx_status st = fxi_malloc(ctx, (size_t)lay.height * sizeof *iov, (void **)&iov);
+    size_t got = 0;
+    if (st == FX_OK) {
+        fxi_pnm_band_iovecs(&lay, img, lay.height, iov);
+        st = fxi_in_readv_at(ctx, f, header_len, iov, lay.height, &got);
     }
-    fclose(f); /* read-only: nothing to lose on close */
-    if (status != FX_OK) {
+    free(iov);
+    if (st == FX_OK && got < need)
+        st = fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %zu bytes", got, need);
+    if (st == FX_OK) st = fxi_pnm_finish_band(ctx, &lay, img, lay.height);
+    if (st != FX_OK) {
+        fx_image_free(img);
+        if (st == FX_EFORMAT) fxi_error_prefix(ctx, "%s: ", lay.pfm ? "PFM" : "PNM");
+    }
+    return st;
+}
+
+/* The rest of an open file after its first head_size bytes, into a buffer that
+ * holds the whole file. */
+static fx_status read_rest(fx_context *ctx, const fxi_in_file *f, const uint8_t *head,
+                           size_t head_size, uint8_t **out)
+{
+    void *buf;
+    FX_TRY(fxi_malloc(ctx, (size_t)f->size, &buf));
+    memcpy(buf, head, head_size);
+    size_t got = 0;
+    fx_status st = fxi_in_read_at(ctx, f, head_size, (uint8_t *)buf + head_size,
+                                  (size_t)f->size - head_size, &got);
+    if (st == FX_OK && got < (size_t)f->size - head_size)
+        st = fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %llu bytes",
+                       head_size + got, (unsigned long long)f->size);
+    if (st != FX_OK) {
         free(buf);
-        return status;
+        return st;
     }
     *out = buf;
-    *size = (size_t)st.st_size;
     return FX_OK;
 }
 
@@ -142,12 +168,27 @@ fx_status fx_image_read_file(fx_context *ctx, const char *path, fx_image *img)
 {
     memset(img, 0, sizeof *img);
     FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
-    uint8_t *data;
-    size_t size;
-    FX_TRY(read_whole_file(ctx, path, &data, &size));
-    fx_status status = fx_image_read_memory(ctx, data, size, img);
+    fxi_in_file f;
+    FX_TRY(fxi_in_open(ctx, path, &f));
+    uint8_t head[NETPBM_HEAD_BYTES];
+    size_t head_size = 0;
+    fx_status st = fxi_in_read_at(ctx, &f, 0, head,
+                                  f.size < sizeof head ? (size_t)f.size : sizeof head, &head_size);
+    if (st == FX_OK && head_size > 0 && head[0] == 'P') {
+        st = read_netpbm_direct(ctx, &f, head, head_size, img);
+        if (st != NOT_DIRECT) {
+            fxi_in_close(&f);
+            return st;
+        }
+        st = FX_OK;
+    }
+    uint8_t *data = NULL;
+    if (st == FX_OK) st = read_rest(ctx, &f, head, head_size, &data);
+    fxi_in_close(&f);
+    if (st != FX_OK) return st;
+    st = fx_image_read_memory(ctx, data, (size_t)f.size, img);
     free(data);
-    return status;
+    return st;
 }
 
 /* ---- writing ---- */
@@ -185,6 +226,19 @@ static format_caps caps_of(fx_image_format fmt)
     return c;
 }
 
+fx_status fxi_check_target(fx_context *ctx, int width, int height, int channels,
+                           fx_sample_type type, fx_image_format fmt)
+{
+    fx_status st = fx_image_size(width, height, channels, type, NULL, NULL);
+    FX_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", width, height,
+                 channels, fx_sample_type_name(type));
+    format_caps caps = caps_of(fmt);
+    FX_RETURN_IF(!(caps.channels & CH_BIT(channels)) || !(caps.types & TYPE_BIT(type)),
+                 FX_EUNSUPPORTED, "%s cannot hold %d channel(s) of %s (it takes %s)",
+                 fx_image_format_name(fmt), channels, fx_sample_type_name(type), caps.takes);
+    return FX_OK;
+}
+
 static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_format fmt)
 {
     size_t stride_min;
@@ -195,12 +249,7 @@ static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_f
                  img->height, img->channels, fx_sample_type_name(img->type));
     FX_RETURN_IF(img->stride < stride_min, FX_EINVAL, "image stride %zu is below the row size %zu",
                  img->stride, stride_min);
-    format_caps caps = caps_of(fmt);
-    FX_RETURN_IF(!(caps.channels & CH_BIT(img->channels)) || !(caps.types & TYPE_BIT(img->type)),
-                 FX_EUNSUPPORTED, "%s cannot hold %d channel(s) of %s (it takes %s)",
-                 fx_image_format_name(fmt), img->channels, fx_sample_type_name(img->type),
-                 caps.takes);
-    return FX_OK;
+    return fxi_check_target(ctx, img->width, img->height, img->channels, img->type, fmt);
 }
 
 static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fmt,
@@ -212,8 +261,6 @@ static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fm
         return fxi_png_encode(ctx, img, &png, out);
     }
     case FX_IMAGE_JPEG: return fxi_jpeg_encode(ctx, img, opts->jpeg_quality, out);
-    case FX_IMAGE_PNM: return fxi_pnm_encode(ctx, img, out);
-    case FX_IMAGE_PFM: return fxi_pfm_encode(ctx, img, out);
     default: return fxi_error(ctx, FX_EINVAL, "unknown image format %d", (int)fmt);
     }
 }
@@ -221,36 +268,43 @@ static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fm
 /* Write the buffer to exactly `path`; on any failure remove what was created. */
 static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffer *buf)
 {
-    FILE *f = fopen(path, "wb");
-    FX_RETURN_IF(!f, FX_EIO, "cannot create: %s", strerror(errno));
-    /* Only a regular file is ours to remove on failure, never a device (/dev/full). */
-    struct stat st;
-    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-    fx_status status = FX_OK;
-    if (fwrite(buf->data, 1, buf->size, f) != buf->size)
-        status = fxi_error(ctx, FX_EIO, "write error: %s", strerror(errno));
-    /* fclose flushes: a full disk often shows up only here. */
-    if (fclose(f) != 0 && status == FX_OK)
-        status = fxi_error(ctx, FX_EIO, "write error on close: %s", strerror(errno));
-    if (status != FX_OK && regular) remove(path);
-    return status;
+    fxi_out_file out;
+    FX_TRY(fxi_out_open(ctx, path, false, &out));
+    fx_status st = fxi_out_write(&out, buf->data, buf->size);
+    if (st != FX_OK) {
+        fxi_out_abort(&out);
+        return st;
+    }
+    return fxi_out_close(&out);
 }
 
-fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image *img,
-                              const fx_image_write_options *opts)
+/* PGM/PPM/PFM: the header and the image's own rows in one gathered write (16-bit
+ * rows through a bounded conversion buffer), no copy of the whole file. */
+static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image *img)
 {
-    fx_image_write_options defaults;
-    if (!opts) {
-        fx_image_write_options_init(&defaults);
-        opts = &defaults;
+    fxi_pnm_layout lay = fxi_pnm_layout_for(img->width, img->height, img->channels, img->type);
+    char header[FXI_PNM_HEADER_MAX];
+    size_t header_len = fxi_pnm_header_text(&lay, header, sizeof header);
+    fxi_out_file out;
+    FX_TRY(fxi_out_open(ctx, path, false, &out));
+    fx_status st = fxi_out_write(&out, header, header_len);
+    if (st == FX_OK) st = fxi_pnm_write_band(ctx, &out, &lay, img, 0, header_len, false);
+    if (st != FX_OK) {
+        fxi_out_abort(&out);
+        return st;
     }
+    return fxi_out_close(&out);
+}
+
+fx_status fxi_write_format(fx_context *ctx, const char *path, const fx_image_write_options *opts,
+                           fx_image_format *fmt)
+{
     FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
-    fx_image_format fmt =
-        opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
-    FX_RETURN_IF(fmt == FX_IMAGE_AUTO, FX_EINVAL,
+    *fmt = opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
+    FX_RETURN_IF(*fmt == FX_IMAGE_AUTO, FX_EINVAL,
                  "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
-    FX_RETURN_IF(fmt < FX_IMAGE_PNG || fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
-                 (int)fmt);
+    FX_RETURN_IF(*fmt < FX_IMAGE_PNG || *fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
+                 (int)*fmt);
     FX_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
                  FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
                  MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
@@ -261,7 +315,21 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
     FX_RETURN_IF(opts->png_filter < FX_PNG_FILTER_AUTO || opts->png_filter > FX_PNG_FILTER_PAETH,
                  FX_EINVAL, "PNG filter %d is outside %d..%d", (int)opts->png_filter,
                  FX_PNG_FILTER_AUTO, FX_PNG_FILTER_PAETH);
+    return FX_OK;
+}
+
+fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image *img,
+                              const fx_image_write_options *opts)
+{
+    fx_image_write_options defaults;
+    if (!opts) {
+        fx_image_write_options_init(&defaults);
+        opts = &defaults;
+    }
+    fx_image_format fmt = FX_IMAGE_AUTO;
+    FX_TRY(fxi_write_format(ctx, path, opts, &fmt));
     FX_TRY(check_writable(ctx, img, fmt));
+    if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img);
     fxi_buffer buf = {0};
     FX_TRY(encode(ctx, img, fmt, opts, &buf));
     fx_status status = write_buffer(ctx, path, &buf);

@@ -1,15 +1,20 @@
-/* Internal interface between the image file front end (image_io.c) and the
- * codecs (png.c, jpeg.c, pnm.c). Decoders take the whole file in memory and
- * allocate the image; encoders produce the whole file in memory, which
- * image_io.c writes out, so that every codec shares one checked write path.
+/* Internal interface between the image file front ends (image_io.c: whole images,
+ * image_stream.c: bands of rows) and the codecs (png.c, jpeg.c, pnm.c). PNG and JPEG
+ * decoders take the whole file in memory and allocate the image; their encoders
+ * produce the file in memory (or, for PNG, hand it to a byte sink band by band).
+ * PNM/PFM are read and written in parts, straight between the file and the image's
+ * rows. Every output goes through one checked file writer (file_io.c).
  */
 #ifndef FXKIT_IO_INTERNAL_H
 #define FXKIT_IO_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "core/internal.h"
+#include "fxkit/io.h"
 
 /* An encoded file in memory and the function that frees it (codec libraries
  * hand out buffers from their own allocators). */
@@ -39,12 +44,11 @@ typedef struct fxi_png_params {
 } fxi_png_params;
 #define FXI_PNG_BAND_BYTES ((size_t)512 << 10)
 
-/* Encoders; the caller has checked that the format holds the image's shape and type. */
+/* Encoders to memory (PNM/PFM are written straight from the image's rows, see
+ * fxi_pnm_write_band); the caller has checked that the format holds the image's shape and type. */
 fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
                          fxi_buffer *out);
 fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi_buffer *out);
-fx_status fxi_pnm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
-fx_status fxi_pfm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out);
 
 /* Where a streaming encoder puts its bytes, in file order. */
 typedef struct fxi_byte_sink {
@@ -70,5 +74,143 @@ fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int c
 fx_status fxi_png_stream_write_rows(fxi_png_stream *s, const fx_image *rows);
 fx_status fxi_png_stream_close(fxi_png_stream *s);
 void fxi_png_stream_discard(fxi_png_stream *s);
+
+/* ---- files (file_io.c): descriptors, one system call per large transfer ---- */
+
+/* An input file: open, regular, not empty (FX_EIO / FX_EFORMAT details as the
+ * whole-image reader has always given them). */
+typedef struct fxi_in_file {
+    int fd;
+    uint64_t size;
+} fxi_in_file;
+
+fx_status fxi_in_open(fx_context *ctx, const char *path, fxi_in_file *f);
+/* Read up to `size` bytes at `offset`; *got < size only at the end of the file. */
+fx_status fxi_in_read_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset, void *dst,
+                         size_t size, size_t *got);
+/* The same into several buffers (iov is modified). */
+fx_status fxi_in_readv_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset,
+                          struct iovec *iov, int count, size_t *got);
+void fxi_in_close(fxi_in_file *f);
+
+/* An output file. With via_temp, bytes go to a hidden temporary file beside the
+ * target that close renames into place, so the target is never half-written;
+ * without, the target is written directly and removed on failure (when it is a
+ * regular file: a device such as /dev/full is left alone). */
+typedef struct fxi_out_file {
+    fx_context *ctx;
+    int fd;
+    bool regular; /* ours to remove on failure */
+    bool failed;  /* a write failed: close fails too */
+    char *temp_path, *final_path;
+} fxi_out_file;
+
+fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out_file *f);
+fx_status fxi_out_write(fxi_out_file *f, const void *data, size_t size);
+/* Sequential and positioned writes of whole iovec arrays (iov is modified). */
+fx_status fxi_out_writev(fxi_out_file *f, struct iovec *iov, int count);
+fx_status fxi_out_pwritev(fxi_out_file *f, struct iovec *iov, int count, uint64_t offset);
+/* A byte sink that appends to the file. */
+fxi_byte_sink fxi_out_sink(fxi_out_file *f);
+/* Finish: close (reporting delayed write errors), rename a temporary into place. On
+ * failure the output is removed as by fxi_out_abort. */
+fx_status fxi_out_close(fxi_out_file *f);
+/* Give up: close and remove what was written. */
+void fxi_out_abort(fxi_out_file *f);
+
+/* ---- PGM/PPM/PFM in parts (pnm.c), for the fast file paths and the row streams ---- */
+
+/* The shape of a Netpbm file. */
+typedef struct fxi_pnm_layout {
+    int width, height, channels;
+    fx_sample_type type;   /* u8 (maxval <= 255), u16, f32 (PFM) */
+    unsigned maxval;       /* integer kinds */
+    bool pfm;              /* rows bottom to top, float samples */
+    bool little_endian;    /* PFM */
+    bool ascii;            /* P2/P3: decoded whole, never by rows */
+    size_t file_row_bytes; /* bytes of one row in the file (binary kinds) */
+} fxi_pnm_layout;
+
+/* Parse the header at the start of data[0..size). *header_len: where the pixels
+ * start. Errors are prefixed "PNM header: " / "PFM header: " as in the decoder,
+ * and the shape is checked against the context's limits. */
+fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size,
+                               fxi_pnm_layout *lay, size_t *header_len);
+/* The same on a prefix of a file, leaving the context's error as it was when the
+ * header does not parse (the caller then takes the whole-file path, which reports). */
+bool fxi_pnm_try_header(fx_context *ctx, const uint8_t *data, size_t size, fxi_pnm_layout *lay,
+                        size_t *header_len);
+/* The error for pixel data shorter than the header promises (as the decoder words it). */
+fx_status fxi_pnm_truncated(fx_context *ctx, const fxi_pnm_layout *lay, uint64_t have);
+/* Bytes of pixel data a binary file must hold. FX_EOVERFLOW when they do not fit. */
+fx_status fxi_pnm_data_bytes(fx_context *ctx, const fxi_pnm_layout *lay, size_t *bytes);
+/* Fill iov[0..rows) so that one read of the file bytes of image rows
+ * [image_row, image_row + rows) lands each row at its place in band (band row 0 =
+ * image row image_row). The file holds that band contiguously from
+ * fxi_pnm_band_offset on; PFM's rows are stored bottom-up, so its iovecs run backwards. */
+void fxi_pnm_band_iovecs(const fxi_pnm_layout *lay, const fx_image *band, int rows,
+                         struct iovec *iov);
+uint64_t fxi_pnm_band_offset(const fxi_pnm_layout *lay, int image_row, int rows);
+/* Turn rows [0, rows) of band, which hold file bytes, into samples in place: byte
+ * order, and rescaling of other maxvals (with the check against maxval). */
+fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_image *band,
+                              int rows);
+
+/* The layout fxkit writes an image of this shape in (P5/P6 maxval 255 or 65535, or
+ * little-endian PFM), and its header text (returns the length). */
+fxi_pnm_layout fxi_pnm_layout_for(int width, int height, int channels, fx_sample_type type);
+#define FXI_PNM_HEADER_MAX 64 /* "P6\n2147483647 2147483647\n65535\n" fits */
+size_t fxi_pnm_header_text(const fxi_pnm_layout *lay, char *buf, size_t size);
+/* Write a band of rows (any stride) of an image written in layout `lay` whose
+ * header took header_len bytes. positioned: at the band's own place in the file
+ * (PFM bands as they come); else appended (rows in file order: any PNM band in
+ * order, a whole PFM image). 16-bit and big-endian hosts go through a bounded buffer. */
+fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_layout *lay,
+                             const fx_image *band, int image_row, size_t header_len,
+                             bool positioned);
+
+/* ---- shared by the whole-image and the row-stream writers (image_io.c) ---- */
+
+/* The target format of a write (from opts or the path's extension) and the
+ * options' ranges checked; errors name what is wrong. */
+fx_status fxi_write_format(fx_context *ctx, const char *path, const fx_image_write_options *opts,
+                           fx_image_format *fmt);
+/* FX_EUNSUPPORTED naming what the format takes when it cannot hold this shape. */
+fx_status fxi_check_target(fx_context *ctx, int width, int height, int channels,
+                           fx_sample_type type, fx_image_format fmt);
+
+/* ---- rows of a PNG (png.c, decoding side) ---- */
+
+/* libspng's progressive decoder over a file: rows top to bottom in the layout the
+ * whole-image decoder gives, with the same checks and error details (the end of the
+ * file, up to a complete IEND, is checked after the last row). Interlaced files
+ * cannot be delivered top to bottom: open reports *interlaced and the caller
+ * decodes them whole. */
+typedef struct fxi_png_rows fxi_png_rows;
+typedef struct fxi_png_shape {
+    int width, height, channels;
+    fx_sample_type type;
+    bool interlaced;
+} fxi_png_shape;
+/* Takes the open file (closed by fxi_png_rows_close, or here on failure). With
+ * header_only, stops after the header (a probe). */
+fx_status fxi_png_rows_open(fx_context *ctx, fxi_in_file *file, bool header_only,
+                            fxi_png_shape *shape, fxi_png_rows **out);
+fx_status fxi_png_rows_read(fxi_png_rows *r, uint8_t *row);
+/* After the last row: the chunks up to IEND. */
+fx_status fxi_png_rows_finish(fxi_png_rows *r);
+void fxi_png_rows_close(fxi_png_rows *r);
+
+/* The whole-image PNG decoder's own path for 8/16-bit gray, gray+alpha, RGB and
+ * RGBA without interlacing (png_inflate.c): the file after a header libspng has
+ * checked; the same errors as libspng's path. */
+fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size, int width,
+                               int height, int channels, fx_sample_type type, fx_image *img);
+
+/* Whether a complete frame header (SOFn) comes before the first scan. */
+bool fxi_jpeg_has_frame_header(const uint8_t *data, size_t size);
+/* JPEG header: size and channels (1 gray, 3 otherwise; CMYK is FX_EUNSUPPORTED). */
+fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
+                         int *height, int *channels);
 
 #endif

@@ -118,6 +118,31 @@ fx_status fxi_jpeg_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_
     return status;
 }
 
+bool fxi_jpeg_has_frame_header(const uint8_t *data, size_t size)
+{
+    return has_frame_header(data, size);
+}
+
+fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
+                         int *height, int *channels)
+{
+    FX_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
+    FX_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
+                 "JPEG header: no complete frame header (truncated or corrupt)");
+    tjhandle tj = tjInitDecompress();
+    FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create a decoder: %s", tjGetErrorStr2(NULL));
+    int subsamp, colorspace;
+    fx_status st = FX_OK;
+    if (tjDecompressHeader3(tj, data, (unsigned long)size, width, height, &subsamp, &colorspace))
+        st = tj_outcome(ctx, tj, "header");
+    tjDestroy(tj);
+    FX_TRY(st);
+    FX_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
+                 "CMYK JPEG is not supported (convert it to RGB first)");
+    *channels = colorspace == TJCS_GRAY ? 1 : 3;
+    return FX_OK;
+}
+
 static void tj_release(void *data)
 {
     tjFree(data);

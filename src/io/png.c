@@ -1,4 +1,5 @@
 /* PNG through libspng: decode from memory, encode to memory. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,12 @@ static fx_status decode_with(fx_context *ctx, spng_ctx *png, const uint8_t *data
     FX_TRY(png_layout_of(ctx, png, &ihdr, &lay));
     FX_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)lay.channels));
 
+    /* The common layouts take the faster path (png_inflate.c). */
+    if (lay.spng_format == SPNG_FMT_PNG && lay.flags == 0 && ihdr.bit_depth >= PNG_BITS_8 &&
+        ihdr.interlace_method == SPNG_INTERLACE_NONE)
+        return fxi_png_decode_plain(ctx, data, size, (int)ihdr.width, (int)ihdr.height,
+                                    lay.channels, lay.type, img);
+
     size_t need;
     err = spng_decoded_image_size(png, lay.spng_format, &need);
     if (err) return spng_failure(ctx, "header", err);
@@ -118,6 +125,102 @@ fx_status fxi_png_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
     fx_status status = decode_with(ctx, png, data, size, img);
     spng_ctx_free(png);
     return status;
+}
+
+/* ---- rows of a file, for the row reader (image_stream.c) ---- */
+
+struct fxi_png_rows {
+    fx_context *ctx;
+    spng_ctx *png;
+    FILE *file;
+    uint64_t file_size;
+    png_layout lay;
+    size_t row_bytes;
+};
+
+void fxi_png_rows_close(fxi_png_rows *r)
+{
+    if (!r) return;
+    spng_ctx_free(r->png);
+    if (r->file) fclose(r->file); /* read-only: nothing to lose on close */
+    free(r);
+}
+
+static fx_status rows_start(fx_context *ctx, fxi_png_rows *r, bool header_only,
+                            fxi_png_shape *shape)
+{
+    int err = spng_set_png_file(r->png, r->file);
+    if (!err)
+        err = spng_set_image_limits(r->png, (uint32_t)ctx->limits.max_dimension,
+                                    (uint32_t)ctx->limits.max_dimension);
+    if (!err) err = spng_set_chunk_limits(r->png, PNG_CHUNK_LIMIT, PNG_CHUNK_LIMIT);
+    if (err) return spng_failure(ctx, "setup", err);
+    struct spng_ihdr ihdr;
+    err = spng_get_ihdr(r->png, &ihdr);
+    if (err) return spng_failure(ctx, "header", err);
+    FX_TRY(png_layout_of(ctx, r->png, &ihdr, &r->lay));
+    FX_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)r->lay.channels));
+    *shape = (fxi_png_shape){(int)ihdr.width, (int)ihdr.height, r->lay.channels, r->lay.type,
+                             ihdr.interlace_method != SPNG_INTERLACE_NONE};
+    r->row_bytes = (size_t)shape->width * (size_t)shape->channels * fx_sample_size(shape->type);
+    if (header_only || shape->interlaced) return FX_OK;
+    err = spng_decode_image(r->png, NULL, 0, r->lay.spng_format,
+                            r->lay.flags | SPNG_DECODE_PROGRESSIVE);
+    if (err) return spng_failure(ctx, "data", err);
+    return FX_OK;
+}
+
+fx_status fxi_png_rows_open(fx_context *ctx, fxi_in_file *file, bool header_only,
+                            fxi_png_shape *shape, fxi_png_rows **out)
+{
+    *out = NULL;
+    fxi_png_rows *r = calloc(1, sizeof *r);
+    FILE *f = r ? fdopen(file->fd, "rb") : NULL;
+    if (!f) {
+        free(r);
+        fxi_in_close(file);
+        return fxi_error(ctx, FX_ENOMEM, "PNG: out of memory for a decoder");
+    }
+    file->fd = -1; /* the FILE owns it now */
+    r->ctx = ctx;
+    r->file = f;
+    r->file_size = file->size;
+    r->png = spng_ctx_new(0);
+    fx_status st = r->png ? rows_start(ctx, r, header_only, shape)
+                          : fxi_error(ctx, FX_ENOMEM, "PNG: cannot create a decoder");
+    if (st != FX_OK) {
+        fxi_png_rows_close(r);
+        return st;
+    }
+    *out = r;
+    return FX_OK;
+}
+
+fx_status fxi_png_rows_read(fxi_png_rows *r, uint8_t *row)
+{
+    int err = spng_decode_row(r->png, row, r->row_bytes);
+    /* SPNG_EOI comes with the last row. */
+    if (err && err != SPNG_EOI) return spng_failure(r->ctx, "data", err);
+    return FX_OK;
+}
+
+/* Enough of the file's end to find the IEND chunk after trailing bytes that some
+ * writers leave; a file with more junk than this after IEND is refused. */
+#define IEND_SEARCH_BYTES 4096
+
+fx_status fxi_png_rows_finish(fxi_png_rows *r)
+{
+    fx_context *ctx = r->ctx;
+    int err = spng_decode_chunks(r->png);
+    if (err) return spng_failure(ctx, "data", err);
+    /* As in the whole-image decoder: libspng accepts an IEND whose CRC was cut off. */
+    uint8_t tail[IEND_SEARCH_BYTES];
+    size_t n = r->file_size < sizeof tail ? (size_t)r->file_size : sizeof tail;
+    bool found = fseeko(r->file, (off_t)(r->file_size - n), SEEK_SET) == 0 &&
+                 fread(tail, 1, n, r->file) == n &&
+                 memmem(tail, n, PNG_IEND_CHUNK, sizeof PNG_IEND_CHUNK) != NULL;
+    FX_RETURN_IF(!found, FX_EFORMAT, "PNG data: truncated (no complete IEND chunk)");
+    return FX_OK;
 }
 
 /* ---- encoding: the banded encoder of png_stream.c into a growing buffer ---- */

@@ -15,10 +15,7 @@
 #define PNM_MAX_MAXVAL 65535u
 #define U8_MAX_VALUE 255u
 #define U16_MAX_VALUE 65535u
-#define PFM_SAMPLE_BYTES 4
 #define PFM_SCALE_TOKEN_MAX 64
-/* Header text written before the pixels, e.g. "P6\n2147483647 2147483647\n65535\n". */
-#define PNM_HEADER_MAX 64
 
 typedef struct cursor {
     const uint8_t *p, *end;
@@ -129,6 +126,7 @@ static fx_status read_header(fx_context *ctx, cursor *c, pnm_header *h)
         h->maxval = 0;
         FX_TRY(read_pfm_scale(ctx, c, &h->little_endian));
     } else {
+        h->little_endian = false; /* 16-bit PNM samples are big-endian */
         uint64_t maxval;
         FX_TRY(read_number(ctx, c, "maxval", PNM_MAX_MAXVAL, &maxval));
         FX_RETURN_IF(maxval == 0, FX_EFORMAT, "maxval 0 (must be 1 to %u)", PNM_MAX_MAXVAL);
@@ -163,21 +161,30 @@ static fx_status store_sample(fx_context *ctx, fx_image *img, size_t index, unsi
     return FX_OK;
 }
 
-static fx_status check_data_length(fx_context *ctx, const cursor *c, size_t need)
+static fxi_pnm_layout layout_of(const pnm_header *h)
 {
-    size_t have = (size_t)(c->end - c->p);
-    FX_RETURN_IF(have < need, FX_EFORMAT, "truncated: expected %zu bytes of pixel data, found %zu",
-                 need, have);
-    return FX_OK;
+    fxi_pnm_layout lay = {
+        .width = (int)h->width,
+        .height = (int)h->height,
+        .channels = h->channels,
+        .type = h->kind == PNM_FLOAT ? FX_F32 : h->maxval > U8_MAX_VALUE ? FX_U16 : FX_U8,
+        .maxval = h->maxval,
+        .pfm = h->kind == PNM_FLOAT,
+        .little_endian = h->little_endian,
+        .ascii = h->kind == PNM_ASCII,
+    };
+    /* The header passed the limits, so a row's bytes fit. */
+    lay.file_row_bytes = (size_t)lay.width * (size_t)lay.channels * fx_sample_size(lay.type);
+    return lay;
 }
 
 static fx_status alloc_for(fx_context *ctx, const pnm_header *h, fx_image *img)
 {
-    fx_sample_type type = h->kind == PNM_FLOAT ? FX_F32 : h->maxval > U8_MAX_VALUE ? FX_U16 : FX_U8;
-    return fx_image_alloc(ctx, img, (int)h->width, (int)h->height, h->channels, type);
+    fxi_pnm_layout lay = layout_of(h);
+    return fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type);
 }
 
-/* Pixel bytes of a binary image: width * height * channels * bytes per sample. */
+/* Pixel bytes of an image: width * height * channels * bytes per sample. */
 static fx_status data_bytes(fx_context *ctx, const pnm_header *h, size_t sample_bytes, size_t *out)
 {
     size_t samples;
@@ -189,24 +196,120 @@ static fx_status data_bytes(fx_context *ctx, const pnm_header *h, size_t sample_
     return FX_OK;
 }
 
+/* ---- binary pixels: placed by one copy or read, then finished in place ---- */
+
+static bool host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* Plain loops over whole runs of samples, which compilers turn into vector code. */
+static void swap16(uint16_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint16_t)(v[i] << 8 | v[i] >> 8);
+}
+
+static void swap32(uint32_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = __builtin_bswap32(v[i]);
+}
+
+/* The largest sample is checked against maxval first, then every sample becomes
+ * v * full / maxval rounded to nearest (see full_scale). */
+#define DEFINE_RESCALE(name, type, wide)                                                           \
+    static fx_status name(fx_context *ctx, type *v, size_t n, unsigned maxval)                     \
+    {                                                                                              \
+        type largest = 0;                                                                          \
+        for (size_t i = 0; i < n; i++)                                                             \
+            largest = v[i] > largest ? v[i] : largest;                                             \
+        FX_RETURN_IF(largest > maxval, FX_EFORMAT, "sample value %u exceeds maxval %u",            \
+                     (unsigned)largest, maxval);                                                   \
+        wide full = full_scale(maxval);                                                            \
+        for (size_t i = 0; i < n; i++)                                                             \
+            v[i] = (type)(((wide)v[i] * full + maxval / 2) / maxval);                              \
+        return FX_OK;                                                                              \
+    }
+DEFINE_RESCALE(rescale8, uint8_t, uint32_t)
+DEFINE_RESCALE(rescale16, uint16_t, uint64_t)
+
+/* One run of n samples of file bytes at p, turned into samples. */
+static fx_status finish_run(fx_context *ctx, const fxi_pnm_layout *lay, void *p, size_t n)
+{
+    bool little = host_is_little_endian();
+    switch (lay->type) {
+    case FX_F32:
+        if (lay->little_endian != little) swap32(p, n);
+        return FX_OK;
+    case FX_U16:
+        if (little) swap16(p, n); /* 16-bit samples are big-endian in the file */
+        return lay->maxval == U16_MAX_VALUE ? FX_OK : rescale16(ctx, p, n, lay->maxval);
+    default: return lay->maxval == U8_MAX_VALUE ? FX_OK : rescale8(ctx, p, n, lay->maxval);
+    }
+}
+
+fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_image *band,
+                              int rows)
+{
+    size_t row_samples = (size_t)lay->width * (size_t)lay->channels;
+    if (band->stride == lay->file_row_bytes) /* tight rows: one run */
+        return finish_run(ctx, lay, band->data, row_samples * (size_t)rows);
+    for (int y = 0; y < rows; y++)
+        FX_TRY(finish_run(ctx, lay, fx_image_row(band, y), row_samples));
+    return FX_OK;
+}
+
+void fxi_pnm_band_iovecs(const fxi_pnm_layout *lay, const fx_image *band, int rows,
+                         struct iovec *iov)
+{
+    for (int k = 0; k < rows; k++) {
+        int y = lay->pfm ? rows - 1 - k : k; /* PFM: the file's next row is the one above */
+        iov[k].iov_base = fx_image_row(band, y);
+        iov[k].iov_len = lay->file_row_bytes;
+    }
+}
+
+uint64_t fxi_pnm_band_offset(const fxi_pnm_layout *lay, int image_row, int rows)
+{
+    int file_row = lay->pfm ? lay->height - image_row - rows : image_row;
+    return (uint64_t)file_row * lay->file_row_bytes;
+}
+
+fx_status fxi_pnm_data_bytes(fx_context *ctx, const fxi_pnm_layout *lay, size_t *bytes)
+{
+    FX_RETURN_IF(!fxi_mul_size(lay->file_row_bytes, (size_t)lay->height, bytes), FX_EOVERFLOW,
+                 "image %dx%d: size overflows", lay->width, lay->height);
+    return FX_OK;
+}
+
+fx_status fxi_pnm_truncated(fx_context *ctx, const fxi_pnm_layout *lay, uint64_t have)
+{
+    size_t need = 0;
+    FX_TRY(fxi_pnm_data_bytes(ctx, lay, &need));
+    return fxi_error(ctx, FX_EFORMAT, "%s: truncated: expected %zu bytes of pixel data, found %llu",
+                     lay->pfm ? "PFM" : "PNM", need, (unsigned long long)have);
+}
+
+/* Binary pixels from memory: copied row by row into place, then finished. */
 static fx_status decode_binary(fx_context *ctx, cursor *c, const pnm_header *h, fx_image *img)
 {
-    size_t sample_bytes = h->maxval > U8_MAX_VALUE ? 2 : 1, need = 0;
-    FX_TRY(data_bytes(ctx, h, sample_bytes, &need));
-    FX_TRY(check_data_length(ctx, c, need));
-    FX_TRY(alloc_for(ctx, h, img));
-    size_t count = need / sample_bytes;
-    const uint8_t *p = c->p;
-    if (h->maxval == U8_MAX_VALUE) {
-        memcpy(img->data, p, need); /* tight rows on both sides */
-        return FX_OK;
+    fxi_pnm_layout lay = layout_of(h);
+    size_t need = 0;
+    FX_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
+    size_t have = (size_t)(c->end - c->p);
+    FX_RETURN_IF(have < need, FX_EFORMAT, "truncated: expected %zu bytes of pixel data, found %zu",
+                 need, have);
+    FX_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
+    for (int y = 0; y < img->height; y++) {
+        int file_row = lay.pfm ? img->height - 1 - y : y;
+        memcpy(fx_image_row(img, y), c->p + (size_t)file_row * lay.file_row_bytes,
+               lay.file_row_bytes);
     }
-    for (size_t i = 0; i < count; i++) {
-        /* 16-bit samples are big-endian in the file. */
-        unsigned v = sample_bytes == 2 ? (unsigned)p[2 * i] << 8 | p[2 * i + 1] : p[i];
-        FX_TRY(store_sample(ctx, img, i, v, h->maxval));
-    }
-    return FX_OK;
+    return fxi_pnm_finish_band(ctx, &lay, img, img->height);
 }
 
 static fx_status decode_ascii(fx_context *ctx, cursor *c, const pnm_header *h, fx_image *img)
@@ -227,49 +330,18 @@ static fx_status decode_ascii(fx_context *ctx, cursor *c, const pnm_header *h, f
     return FX_OK;
 }
 
-static float load_float(const uint8_t *b, bool little_endian)
-{
-    uint32_t bits =
-        little_endian
-            ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24
-            : (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static fx_status decode_pfm(fx_context *ctx, cursor *c, const pnm_header *h, fx_image *img)
-{
-    size_t need = 0;
-    FX_TRY(data_bytes(ctx, h, PFM_SAMPLE_BYTES, &need));
-    FX_TRY(check_data_length(ctx, c, need));
-    FX_TRY(alloc_for(ctx, h, img));
-    size_t row_samples = (size_t)img->width * (size_t)img->channels;
-    for (int y = 0; y < img->height; y++) {
-        /* PFM stores rows bottom to top. */
-        const uint8_t *src = c->p + (size_t)(img->height - 1 - y) * row_samples * PFM_SAMPLE_BYTES;
-        float *dst = fx_image_row(img, y);
-        for (size_t i = 0; i < row_samples; i++)
-            dst[i] = load_float(src + i * PFM_SAMPLE_BYTES, h->little_endian);
-    }
-    return FX_OK;
-}
-
 fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img)
 {
     memset(img, 0, sizeof *img);
     cursor c = {data, data + size};
-    pnm_header h;
+    pnm_header h = {0};
     fx_status status = read_header(ctx, &c, &h);
     if (status != FX_OK) {
         fxi_error_prefix(ctx, "%s header: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
         return status;
     }
-    switch (h.kind) {
-    case PNM_BINARY: status = decode_binary(ctx, &c, &h, img); break;
-    case PNM_ASCII: status = decode_ascii(ctx, &c, &h, img); break;
-    default: status = decode_pfm(ctx, &c, &h, img); break;
-    }
+    status = h.kind == PNM_ASCII ? decode_ascii(ctx, &c, &h, img)
+                                 : decode_binary(ctx, &c, &h, img);
     if (status != FX_OK) {
         fx_image_free(img);
         fxi_error_prefix(ctx, "%s: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
@@ -277,74 +349,113 @@ fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
     return status;
 }
 
+fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size,
+                               fxi_pnm_layout *lay, size_t *header_len)
+{
+    cursor c = {data, data + size};
+    pnm_header h = {0};
+    fx_status status = read_header(ctx, &c, &h);
+    if (status != FX_OK) {
+        fxi_error_prefix(ctx, "%s header: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
+        return status;
+    }
+    *lay = layout_of(&h);
+    *header_len = (size_t)(c.p - data);
+    return FX_OK;
+}
+
+bool fxi_pnm_try_header(fx_context *ctx, const uint8_t *data, size_t size, fxi_pnm_layout *lay,
+                        size_t *header_len)
+{
+    char saved[FXI_ERROR_MAX];
+    snprintf(saved, sizeof saved, "%s", ctx->error);
+    fx_status saved_status = ctx->last_status;
+    if (fxi_pnm_parse_header(ctx, data, size, lay, header_len) == FX_OK) return true;
+    snprintf(ctx->error, sizeof ctx->error, "%s", saved);
+    ctx->last_status = saved_status;
+    return false;
+}
+
 /* ---- writing ---- */
 
-static fx_status alloc_output(fx_context *ctx, const char *header, size_t pixel_bytes,
-                              fxi_buffer *out, uint8_t **pixels)
+/* Rows are converted in bounces of about this many bytes (whole rows, at least one). */
+#define WRITE_BOUNCE_BYTES ((size_t)1 << 20)
+
+fxi_pnm_layout fxi_pnm_layout_for(int width, int height, int channels, fx_sample_type type)
 {
-    size_t header_len = strlen(header), total;
-    FX_RETURN_IF(!fxi_add_size(header_len, pixel_bytes, &total), FX_EOVERFLOW,
-                 "image file size overflows");
-    void *buf;
-    FX_TRY(fxi_malloc(ctx, total, &buf));
-    memcpy(buf, header, header_len);
-    out->data = buf;
-    out->size = total;
-    out->release = free;
-    *pixels = out->data + header_len;
-    return FX_OK;
+    fxi_pnm_layout lay = {
+        .width = width,
+        .height = height,
+        .channels = channels,
+        .type = type,
+        .maxval = type == FX_U16 ? U16_MAX_VALUE : U8_MAX_VALUE,
+        .pfm = type == FX_F32,
+        .little_endian = true, /* PFM scale -1.0 */
+    };
+    lay.file_row_bytes = (size_t)width * (size_t)channels * fx_sample_size(type);
+    return lay;
 }
 
-fx_status fxi_pnm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out)
+size_t fxi_pnm_header_text(const fxi_pnm_layout *lay, char *buf, size_t size)
 {
-    memset(out, 0, sizeof *out);
-    bool wide = img->type == FX_U16;
-    char header[PNM_HEADER_MAX];
-    snprintf(header, sizeof header, "P%c\n%d %d\n%u\n", img->channels == 3 ? '6' : '5', img->width,
-             img->height, wide ? U16_MAX_VALUE : U8_MAX_VALUE);
-    size_t row_samples = (size_t)img->width * (size_t)img->channels;
-    size_t row_bytes = row_samples * (wide ? 2 : 1), pixel_bytes;
-    FX_RETURN_IF(!fxi_mul_size(row_bytes, (size_t)img->height, &pixel_bytes), FX_EOVERFLOW,
-                 "image file size overflows");
-    uint8_t *dst = NULL;
-    FX_TRY(alloc_output(ctx, header, pixel_bytes, out, &dst));
-    for (int y = 0; y < img->height; y++, dst += row_bytes) {
-        const uint8_t *row = fx_image_row(img, y);
-        if (!wide) {
-            memcpy(dst, row, row_bytes);
-            continue;
-        }
-        for (size_t i = 0; i < row_samples; i++) {
-            uint16_t v;
-            memcpy(&v, row + 2 * i, sizeof v);
-            dst[2 * i] = (uint8_t)(v >> 8); /* big-endian */
-            dst[2 * i + 1] = (uint8_t)v;
-        }
-    }
-    return FX_OK;
+    int n = lay->pfm ? snprintf(buf, size, "P%c\n%d %d\n-1.0\n", lay->channels == 3 ? 'F' : 'f',
+                                lay->width, lay->height)
+                     : snprintf(buf, size, "P%c\n%d %d\n%u\n", lay->channels == 3 ? '6' : '5',
+                                lay->width, lay->height, lay->maxval);
+    return n < 0 ? 0 : (size_t)n;
 }
 
-fx_status fxi_pfm_encode(fx_context *ctx, const fx_image *img, fxi_buffer *out)
+/* Copy the samples of band row y into dst with their bytes swapped. */
+static void swapped_row(const fxi_pnm_layout *lay, const fx_image *band, int y, uint8_t *dst)
 {
-    memset(out, 0, sizeof *out);
-    char header[PNM_HEADER_MAX];
-    /* Scale -1.0: little-endian samples, no brightness scaling. */
-    snprintf(header, sizeof header, "P%c\n%d %d\n-1.0\n", img->channels == 3 ? 'F' : 'f',
-             img->width, img->height);
-    size_t row_samples = (size_t)img->width * (size_t)img->channels;
-    size_t row_bytes = row_samples * PFM_SAMPLE_BYTES, pixel_bytes;
-    FX_RETURN_IF(!fxi_mul_size(row_bytes, (size_t)img->height, &pixel_bytes), FX_EOVERFLOW,
-                 "image file size overflows");
-    uint8_t *dst = NULL;
-    FX_TRY(alloc_output(ctx, header, pixel_bytes, out, &dst));
-    for (int y = img->height - 1; y >= 0; y--, dst += row_bytes) { /* bottom row first */
-        const float *row = fx_image_row(img, y);
-        for (size_t i = 0; i < row_samples; i++) {
-            uint32_t bits;
-            memcpy(&bits, &row[i], sizeof bits);
-            for (int b = 0; b < PFM_SAMPLE_BYTES; b++)
-                dst[PFM_SAMPLE_BYTES * i + (size_t)b] = (uint8_t)(bits >> (8 * b));
-        }
+    size_t n = (size_t)lay->width * (size_t)lay->channels;
+    memcpy(dst, fx_image_row(band, y), lay->file_row_bytes);
+    if (lay->type == FX_U16)
+        swap16((uint16_t *)(void *)dst, n);
+    else
+        swap32((uint32_t *)(void *)dst, n);
+}
+
+static fx_status put(fxi_out_file *out, struct iovec *iov, int count, bool positioned,
+                     uint64_t offset)
+{
+    return positioned ? fxi_out_pwritev(out, iov, count, offset) : fxi_out_writev(out, iov, count);
+}
+
+fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_layout *lay,
+                             const fx_image *band, int image_row, size_t header_len,
+                             bool positioned)
+{
+    int rows = band->height;
+    uint64_t offset = header_len + fxi_pnm_band_offset(lay, image_row, rows);
+    bool little = host_is_little_endian();
+    /* The file holds the memory's bytes unless 16-bit on a little-endian host (PNM
+     * is big-endian) or float on a big-endian one (we write little-endian PFM). */
+    bool as_is = lay->type == FX_U8 || (lay->type == FX_U16) != little;
+    if (as_is) {
+        struct iovec *iov;
+        FX_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
+        fxi_pnm_band_iovecs(lay, band, rows, iov);
+        fx_status st = put(out, iov, rows, positioned, offset);
+        free(iov);
+        return st;
     }
-    return FX_OK;
+    size_t per_bounce = WRITE_BOUNCE_BYTES / lay->file_row_bytes;
+    if (per_bounce < 1) per_bounce = 1;
+    if (per_bounce > (size_t)rows) per_bounce = (size_t)rows;
+    uint8_t *bounce;
+    FX_TRY(fxi_malloc(ctx, per_bounce * lay->file_row_bytes, (void **)&bounce));
+    fx_status st = FX_OK;
+    for (int k = 0; k < rows && st == FX_OK;) { /* k: rows done, in file order */
+        int n = rows - k < (int)per_bounce ? rows - k : (int)per_bounce;
+        for (int i = 0; i < n; i++) {
+            int y = lay->pfm ? rows - 1 - (k + i) : k + i;
+            swapped_row(lay, band, y, bounce + (size_t)i * lay->file_row_bytes);
+        }
+        struct iovec one = {bounce, (size_t)n * lay->file_row_bytes};
+        st = put(out, &one, 1, positioned, offset + (uint64_t)k * lay->file_row_bytes);
+        k += n;
+    }
+    free(bounce);
+    return st;
 }

@@ -95,6 +95,31 @@ done
 expect_stderr_contains "3 files, 0 failed"
 expect_no_temp batch
 
+t "--jobs auto (the default) shares the CPUs; --memory bounds the files at once"
+fx convert -v --to ppm "$SAMPLES/astronaut.png" "$SAMPLES/coffee.png" \
+    "$SAMPLES/hubble_deep_field.jpg" -o batch/auto/
+expect_exit 0
+expect_stderr_contains "memory budget"
+for f in astronaut.png coffee.png hubble_deep_field.jpg; do
+    expect_equal "$(pnm_pixel_sha "batch/auto/${f%.*}.ppm")" "$(golden "$f")" "auto $f"
+done
+# Each of these needs more than 1 MiB (512x512x3 bytes, three copies): a 1 MiB
+# budget must run them one at a time, however many CPUs there are.
+fx convert -v --jobs auto --threads 8 --memory 1 --to ppm "$SAMPLES/astronaut.png" \
+    "$SAMPLES/coffee.png" "$SAMPLES/hubble_deep_field.jpg" -o batch/tiny/
+expect_exit 0
+expect_stderr_contains "1 file at once, 8 threads each, memory budget 1 MiB"
+expect_stderr_contains "memory: at most 1 file at once"
+# A budget room for exactly two of the 256x256 crops runs at most two at once.
+for i in 1 2 3 4 5 6; do cp "$SAMPLES/coffee.png" "batch/c$i.png"; done
+fx convert -v --jobs 4 --memory 5 --to ppm batch/c?.png -o batch/two/
+expect_exit 0
+expect_stderr_contains "memory: at most 2 files at once"
+fx convert --jobs 0 x.png -o y.png
+expect_exit 2
+expect_stderr_contains "--jobs: 0 is out of range"
+expect_no_temp batch
+
 t "--quiet silences the summary"
 fx convert -q --to ppm "$SAMPLES/astronaut.png" "$SAMPLES/coffee.png" -o batch/quiet/
 expect_exit 0

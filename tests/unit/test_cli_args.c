@@ -44,7 +44,7 @@ FXT_TEST(every_option_form)
     FXT_CHECK_EQ(option_int(&run, "quality"), 80);
     /* --compression's choices are "fast" then the levels: level 3 is choice 4. */
     FXT_CHECK_EQ(option_int(&run, "compression"), 4);
-    FXT_CHECK_EQ(run.common.jobs, 2);
+    FXT_CHECK(run.common.jobs_text && !strcmp(run.common.jobs_text, "2"));
     FXT_CHECK_EQ(run.common.threads, 4);
     FXT_CHECK_EQ(run.common.quiet, 0);
     FXT_CHECK_EQ(run.common.verbose, 1);
@@ -62,10 +62,12 @@ FXT_TEST(defaults_in_place)
     char *argv[] = {"in.png"};
     fxcli_run run;
     FXT_CHECK_EQ(parse(&run, "convert", ARGC(argv), argv), FXCLI_PARSE_OK);
-    FXT_CHECK_EQ(run.common.jobs, 1);
+    FXT_CHECK(run.common.jobs_text && !strcmp(run.common.jobs_text, "auto"));
     FXT_CHECK(run.common.device && !strcmp(run.common.device, "auto"));
     FXT_CHECK_EQ(run.common.log_level, FX_LOG_WARNING);
     FXT_CHECK_EQ(fxcli_resolve_common(&run), FXCLI_EXIT_OK);
+    FXT_CHECK_EQ(run.common.jobs, 0); /* auto */
+    FXT_CHECK_EQ(run.common.memory_mib, 0);
     FXT_CHECK_EQ(run.device, FX_DEVICE_AUTO);
     fxcli_run_free(&run);
 }
