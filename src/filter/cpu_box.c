@@ -185,6 +185,10 @@ static void box_block(const fxi_filter_job *job, const fxi_cpu_state *s, const f
      * float and widen to double in place (from the end, so nothing is overwritten). */
     const fxi_acc load = t->acc == FXI_ACC_F32 ? FXI_ACC_F32 : t->acc;
     (void)s;
+    if (fxi_box_u8_fits(t) && job->src->type == FX_U8) {
+        fxi_box_block_u8(job, b, scratch);
+        return;
+    }
     if (t->float_exact) {
         box_block_f32x(job, b, scratch);
         return;

@@ -4,6 +4,12 @@
  * Exact kernels: the row pass sums num_row[j] * sample, the column pass num_col[i] *
  * row result, both in integers, so the result equals the direct sum to the bit. Float
  * kernels: fmaf in tap order for the row (from 0) and the column (from the offset).
+ *
+ * Narrow rows: on 8-bit images whose row taps are non-negative integers summing to at
+ * most FXI_NARROW_ROW_SUM_MAX (every u8 Gaussian: its Q8 taps sum to 256; boxes up to
+ * 257 wide), every row result is below 2^16, so the row pass runs in uint16 (16 lanes
+ * per AVX2 vector, a ring half the size) and the column pass sums uint16 row results
+ * times int32 taps into int32 (within range: taps->acc is I32). Still exact integers.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -40,7 +46,11 @@
     DEFINE_PASS(pass_i32_u8_##suffix, int32_t, uint8_t, apply_i32_u8_##suffix)                     \
     DEFINE_PASS(pass_i64_i64_##suffix, int64_t, int64_t, apply_i64_i64_##suffix)                   \
     DEFINE_PASS(pass_f32_f32_##suffix, float, float, apply_f32_f32_##suffix)                       \
-    DEFINE_PASS(pass_f32_u8_##suffix, float, uint8_t, apply_f32_u8_##suffix)
+    DEFINE_PASS(pass_f32_u8_##suffix, float, uint8_t, apply_f32_u8_##suffix)                       \
+    FXI_DEFINE_APPLY_INT(apply_u16_u8_##suffix, uint16_t, uint8_t, attr)                           \
+    FXI_DEFINE_APPLY_INT(apply_i32_u16_##suffix, int32_t, uint16_t, attr)                          \
+    DEFINE_PASS(pass_u16_u8_##suffix, uint16_t, uint8_t, apply_u16_u8_##suffix)                    \
+    DEFINE_PASS(pass_i32_u16_##suffix, int32_t, uint16_t, apply_i32_u16_##suffix)
 FXI_SIMD_VARIANTS(DEFINE_SEPARABLE)
 
 typedef void (*pass_fn)(void *out, const void *in, const void *const *rows, const void *weights,
@@ -88,11 +98,93 @@ static void factor_weights(const fxi_taps *t, fxi_acc acc, void *row, void *col)
     }
 }
 
+/* Row results below 2^16 need sum(row taps) * 255 < 2^16. */
+#define FXI_NARROW_ROW_SUM_MAX (UINT16_MAX / UINT8_MAX)
+
+/* Can the row pass of these taps on 8-bit images run in uint16 (see the top of this file)? */
+static bool narrow_rows(const fxi_taps *t)
+{
+    if (!t->integer_image || t->maxval != UINT8_MAX || t->acc != FXI_ACC_I32 || !t->rank1)
+        return false;
+    int64_t sum = 0;
+    for (int j = 0; j < t->kw; j++) {
+        if (t->num_row[j] < 0) return false;
+        sum += t->num_row[j];
+    }
+    return sum <= FXI_NARROW_ROW_SUM_MAX;
+}
+
+/* The row pass of image row r into out (columns [x0, x1)): the columns whose window
+ * lies inside the image read the image row in place; only the few at the image's left
+ * and right edges go through a padded copy (pad). */
+static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16_t *w_row,
+                            int64_t r, int64_t x0, int64_t x1, uint8_t *pad, uint16_t *out)
+{
+    const fxi_taps *t = job->taps;
+    const int64_t C = job->channels, W = job->src->width;
+    const int left = t->ax, right = t->kw - 1 - t->ax;
+    const int64_t yy = fxi_border_index(r, job->src->height, job->border);
+    /* Interior columns [xl, xr): x - left >= 0 and x + right < W. */
+    int64_t xl = left < x0 ? x0 : left, xr = W - right > x1 ? x1 : W - right;
+    if (yy < 0 || xl >= xr) xl = xr = x1; /* a constant row, or no interior: all padded */
+    if (xl > x0) {
+        const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, x0, xl, left, right, pad);
+        row(out, in, NULL, w_row, t->kw, C, 0, (xl - x0) * C);
+    }
+    if (xr > xl) {
+        const uint8_t *in = (const uint8_t *)fx_image_row(job->src, (int)yy) + (xl - left) * C;
+        row(out + (xl - x0) * C, in, NULL, w_row, t->kw, C, 0, (xr - xl) * C);
+    }
+    if (x1 > xr && xr > xl) {
+        const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, xr, x1, left, right, pad);
+        row(out + (xr - x0) * C, in, NULL, w_row, t->kw, C, 0, (x1 - xr) * C);
+    }
+}
+
+/* The column pass and the finish go NARROW_CHUNK pixels at a time, so the int32 sums
+ * stay in L1 between the two. */
+#define NARROW_CHUNK 256
+
+static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
+{
+    const fxi_taps *t = job->taps;
+    const int64_t C = job->channels, kh = t->kh;
+    const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
+    uint16_t *ring = (uint16_t *)(void *)scratch; /* kh row results of n elements */
+    uint8_t *pad = (uint8_t *)ring + fxi_align_up((size_t)(kh * n) * sizeof *ring);
+    int32_t *acc = (int32_t *)(void *)(pad + fxi_align_up((size_t)padded));
+    const void *rows[FX_KERNEL_MAX_SIDE];
+    uint16_t w_row[FX_KERNEL_MAX_SIDE];
+    int32_t w_col[FX_KERNEL_MAX_SIDE];
+    for (int j = 0; j < t->kw; j++)
+        w_row[j] = (uint16_t)t->num_row[j];
+    for (int i = 0; i < kh; i++)
+        w_col[i] = (int32_t)t->num_col[i];
+    const pass_fn row = FXI_PICK(pass_u16_u8), col = FXI_PICK(pass_i32_u16);
+    for (int y = b->y0; y < b->y1; y++) {
+        int64_t top = (int64_t)y - t->ay;
+        int64_t first_new = y == b->y0 ? top : top + kh - 1;
+        for (int64_t r = first_new; r < top + kh; r++)
+            narrow_row_pass(job, row, w_row, r, b->x0, b->x1, pad, ring + fxi_mod(r, kh) * n);
+        for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
+            int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
+            for (int64_t i = 0; i < kh; i++)
+                rows[i] = ring + fxi_mod(top + i, kh) * n + (c0 - b->x0) * C;
+            col(acc, NULL, rows, w_col, t->kh, 0, 0, (c1 - c0) * C);
+            fxi_store_row(job, FXI_ACC_I32, y, c0, c1, acc);
+        }
+    }
+}
+
 static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, const fxi_block *b,
                             uint8_t *scratch)
 {
     const fxi_taps *t = job->taps;
     const int64_t C = job->channels, kh = t->kh;
+    if (narrow_rows(t)) {
+        separable_block_narrow(job, b, scratch);
+        return;
+    }
     const fxi_block_types bt = fxi_block_types_of(job);
     const fxi_acc acc_type = bt.acc, row_type = bt.rows;
     const bool raw = bt.raw;
@@ -129,6 +221,11 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
 {
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
+    /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
+     * runs of each image row, which the hardware prefetcher follows. */
+    if (narrow_rows(t))
+        return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX,
+                            sizeof(int32_t), 0, s);
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_TILE_MAX,
                         fxi_acc_size(t->acc), 0, s);
 }
