@@ -19,6 +19,10 @@
 #include "filter/cpu_simd.h"
 #include "filter/cpu_taps.h"
 
+#ifdef FXI_HAVE_AVX2_VARIANT
+#include <immintrin.h>
+#endif
+
 /* Each band re-does kh - 1 row passes: bands of several kernel heights amortise that. */
 #define SEPARABLE_BAND_PER_TAP 4
 #define SEPARABLE_MIN_BAND 16
@@ -145,6 +149,69 @@ static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16
  * stay in L1 between the two. */
 #define NARROW_CHUNK 256
 
+/* The fused column pass below: uint16 taps, sums and the added rounding term in 31 bits. */
+#define FUSED_MAX_SUM 2147483647.0
+
+/* The column pass and a fixed-point finish in one loop, 16 outputs a step, for 8-bit
+ * outputs: the exact 32-bit products of uint16 row results and uint16 taps (the low and
+ * high halves of vpmullw/vpmulhuw, interleaved), summed from `add` in 32 bits, shifted
+ * and saturated to 0…255 by the two packs (which also undo the interleave). This is
+ * fxi_finish_exact's MULSHIFT rule with mul = 1 (cv2.GaussianBlur's). */
+#ifdef FXI_HAVE_AVX2_VARIANT
+__attribute__((target("avx2"))) static void col_finish_u8_avx2(uint8_t *out,
+                                                               const uint16_t *const *rows,
+                                                               const uint16_t *w, int count,
+                                                               uint32_t add, int shift, int64_t n)
+{
+    const __m256i start = _mm256_set1_epi32((int)add);
+    const __m128i by = _mm_cvtsi32_si128(shift);
+    int64_t x = 0;
+    for (; x + 16 <= n; x += 16) {
+        __m256i lo = start, hi = start;
+        for (int k = 0; k < count; k++) {
+            __m256i r = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x));
+            __m256i wk = _mm256_set1_epi16((short)w[k]);
+            __m256i pl = _mm256_mullo_epi16(r, wk), ph = _mm256_mulhi_epu16(r, wk);
+            lo = _mm256_add_epi32(lo, _mm256_unpacklo_epi16(pl, ph));
+            hi = _mm256_add_epi32(hi, _mm256_unpackhi_epi16(pl, ph));
+        }
+        __m256i q = _mm256_packus_epi32(_mm256_srl_epi32(lo, by), _mm256_srl_epi32(hi, by));
+        __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storeu_si128((__m128i *)(void *)(out + x), b);
+    }
+    for (; x < n; x++) {
+        uint32_t sum = add;
+        for (int k = 0; k < count; k++)
+            sum += (uint32_t)rows[k][x] * w[k];
+        sum >>= shift;
+        out[x] = (uint8_t)(sum > UINT8_MAX ? UINT8_MAX : sum);
+    }
+}
+#endif
+
+/* Can the column pass and the finish be fused (col_finish_u8_avx2)? */
+static bool fused_finish(const fxi_filter_job *job)
+{
+#ifdef FXI_HAVE_AVX2_VARIANT
+    const fxi_taps *t = job->taps;
+    const fxi_finish *f = &t->finish;
+    if (!fxi_cpu_has_avx2() || job->dst->type != FX_U8 || job->filter_channels != job->channels ||
+        f->mode != FXI_ROUND_MULSHIFT || f->mul != 1 || f->add != floor(f->add) || f->add < 0)
+        return false;
+    double row_sum = 0, col_sum = 0;
+    for (int j = 0; j < t->kw; j++)
+        row_sum += (double)t->num_row[j];
+    for (int i = 0; i < t->kh; i++) {
+        if (t->num_col[i] < 0 || t->num_col[i] > UINT16_MAX) return false;
+        col_sum += (double)t->num_col[i];
+    }
+    return row_sum * col_sum * UINT8_MAX + f->add <= FUSED_MAX_SUM;
+#else
+    (void)job;
+    return false;
+#endif
+}
+
 static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
 {
     const fxi_taps *t = job->taps;
@@ -154,18 +221,34 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
     uint8_t *pad = (uint8_t *)ring + fxi_align_up((size_t)(kh * n) * sizeof *ring);
     int32_t *acc = (int32_t *)(void *)(pad + fxi_align_up((size_t)padded));
     const void *rows[FX_KERNEL_MAX_SIDE];
-    uint16_t w_row[FX_KERNEL_MAX_SIDE];
+    const uint16_t *fused_rows[FX_KERNEL_MAX_SIDE];
+    uint16_t w_row[FX_KERNEL_MAX_SIDE], fused_w[FX_KERNEL_MAX_SIDE];
     int32_t w_col[FX_KERNEL_MAX_SIDE];
     for (int j = 0; j < t->kw; j++)
         w_row[j] = (uint16_t)t->num_row[j];
     for (int i = 0; i < kh; i++)
         w_col[i] = (int32_t)t->num_col[i];
     const pass_fn row = FXI_PICK(pass_u16_u8), col = FXI_PICK(pass_i32_u16);
+    const bool fused = fused_finish(job);
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++)
             narrow_row_pass(job, row, w_row, r, b->x0, b->x1, pad, ring + fxi_mod(r, kh) * n);
+#ifdef FXI_HAVE_AVX2_VARIANT
+        if (fused) {
+            int m = 0; /* the non-zero taps */
+            for (int64_t i = 0; i < kh; i++)
+                if (w_col[i]) {
+                    fused_rows[m] = ring + fxi_mod(top + i, kh) * n;
+                    fused_w[m++] = (uint16_t)w_col[i];
+                }
+            uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
+            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add,
+                               -ilogb(t->finish.unit), n);
+            continue;
+        }
+#endif
         for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
             int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
             for (int64_t i = 0; i < kh; i++)

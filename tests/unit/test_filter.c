@@ -350,6 +350,50 @@ FXT_TEST(separable_u8_narrow_rows_match_reference)
                       FX_STRATEGY_SEPARABLE);
 }
 
+/* The u8 Gaussian presets (cv2.GaussianBlur's fixed-point taps and rounding): the
+ * separable strategy (uint16 rows, the column pass fused with the finish where AVX2 is
+ * there) gives the bytes of the direct strategy's plain sums, on every border, at the
+ * sums' extremes, with the alpha filtered or passed through. */
+FXT_TEST(gaussian_u8_separable_equals_direct)
+{
+    static const char *const kernels[] = {"gaussian:3", "gaussian:5", "gaussian:11:3",
+                                          "gaussian:7:0.9", "gaussian:31"};
+    static const shape sizes[] = {{2300, 2}, {37, 5}, {1, 1}, {40, 1}, {17, 33}};
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 3);
+    for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++) {
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_parse(ctx, kernels[ki], &k), ctx)) continue;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            for (int b = 0; b <= FX_BORDER_WRAP; b++)
+                for (int ch = 1; ch <= 4; ch++)
+                    for (int fill = FILL_RANDOM; fill <= FILL_EXTREMES; fill++) {
+                        fx_image src = filled_image(ctx, sizes[si].w, sizes[si].h, ch, FX_U8,
+                                                    5 + si + (size_t)ch, fill);
+                        fx_image out[2];
+                        for (int v = 0; v < 2; v++) {
+                            fx_filter_options o;
+                            fx_filter_options_init(&o);
+                            o.border = b;
+                            o.border_value = "255";
+                            o.alpha = ch == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
+                            o.strategy = v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE;
+                            FXT_CHECK_OK(fx_filter(ctx, k, &o, &src, &out[v]), ctx);
+                        }
+                        bool same = memcmp(out[0].data, out[1].data,
+                                           out[0].stride * (size_t)sizes[si].h) == 0;
+                        if (!FXT_CHECK(same))
+                            fprintf(stderr, "  %s %s %dx%dx%d fill %d: separable != direct\n",
+                                    kernels[ki], fx_border_name(b), sizes[si].w, sizes[si].h, ch,
+                                    fill);
+                        fx_image_free(&out[0]);
+                        fx_image_free(&out[1]);
+                        fx_image_free(&src);
+                    }
+        fx_kernel_free(k);
+    }
+    fx_context_destroy(ctx);
+}
+
 /* The box preset on 8-bit images (uint16 column sums, cv2.blur's rounding): windows
  * summed directly in uint16 (3x3, 16x16 = area 256, the last with the fixed-point
  * divide), directly in int32 (16x17), by running sums (17x3, 20x20), the tallest window
@@ -597,7 +641,8 @@ FXT_TEST(alpha_convolve_and_offset)
 FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
-         FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(float_direct_matches_fma_chain),
-         FXT_CASE(float_separable_within_rounding), FXT_CASE(planner_picks_by_kernel),
-         FXT_CASE(gaussian_weights_follow_opencv), FXT_CASE(bad_kernels_are_named),
-         FXT_CASE(bad_options_are_named), FXT_CASE(alpha_convolve_and_offset))
+         FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(gaussian_u8_separable_equals_direct),
+         FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
+         FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
+         FXT_CASE(bad_kernels_are_named), FXT_CASE(bad_options_are_named),
+         FXT_CASE(alpha_convolve_and_offset))
