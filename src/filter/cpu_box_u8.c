@@ -19,11 +19,17 @@
 #include "filter/cpu_common.h"
 #include "filter/cpu_simd.h"
 
+#ifdef FXI_HAVE_AVX2_VARIANT
+#include <immintrin.h>
+#endif
+
 /* Column sums of kh samples fit uint16 while kh * 255 <= 65535. */
 #define COLUMN_SUM_MAX_ROWS (UINT16_MAX / UINT8_MAX)
 /* Windows this wide or narrower add their column sums directly (vector loops); wider
- * ones take a running sum along the row. */
-#define DIRECT_SUM_MAX_WIDTH 16
+ * ones difference prefix sums along the row. */
+#define DIRECT_SUM_MAX_WIDTH 8
+/* Prefix sums are kept with this many zeros in front (P[i - C] for i < C reads 0). */
+#define PREFIX_LEAD 8
 /* Sums go to the finish this many pixels at a time, so they stay in L1. */
 #define FINISH_CHUNK 512
 /* A row index that stands for "no row" (nothing leaves the window). */
@@ -82,34 +88,73 @@ bool fxi_box_u8_fits(const fxi_taps *t)
     }
 FXI_SIMD_VARIANTS(DEFINE_BOX_U8)
 
-/* Running window sums along the row, one per channel, kept in registers (C is a
- * constant in each copy). */
-static inline __attribute__((always_inline)) void
-running_sum_c(int32_t *s, const uint16_t *v, int64_t kw, int32_t num, int64_t n, const int64_t C)
+/* Prefix sums along each channel: P[i] = v[i] + P[i - C] (P[i] = v[i] for i < C), in
+ * uint32 (a window sum is a difference of two, exact modulo 2^32 and below 2^31). */
+static void prefix_base(uint32_t *P, const uint16_t *v, int64_t len, int64_t C)
 {
-    int32_t run[FX_MAX_IMAGE_CHANNELS] = {0};
-    for (int64_t c = 0; c < C; c++)
-        for (int64_t j = 0; j < kw; j++)
-            run[c] += v[j * C + c];
-    const uint16_t *in = v + kw * C, *out = v;
-    for (int64_t i = 0;; i += C) {
-        for (int64_t c = 0; c < C; c++)
-            s[i + c] = run[c] * num;
-        if (i + C >= n) break;
-        for (int64_t c = 0; c < C; c++)
-            run[c] += (int32_t)in[i + c] - (int32_t)out[i + c];
-    }
+    for (int64_t i = 0; i < len; i++)
+        P[i] = v[i] + (i >= C ? P[i - C] : 0);
 }
 
-static void running_sum(int32_t *s, const uint16_t *v, int64_t kw, int32_t num, int64_t n,
-                        int64_t C)
+#ifdef FXI_HAVE_AVX2_VARIANT
+/* The same, 8 at a time: within a vector of 8 sums the per-channel prefix is two or three
+ * shifted adds (by C, 2C, 4C lanes while under 8); the last prefix of each channel in the
+ * previous vector (lanes 8 - C … 7) is added to the lanes of its channel. C <= 4. */
+#define PREFIX_LANES 8
+__attribute__((target("avx2"))) static void prefix_avx2(uint32_t *P, const uint16_t *v, int64_t len,
+                                                        int64_t C)
 {
-    switch (C) {
-    case 1: running_sum_c(s, v, kw, num, n, 1); break;
-    case 2: running_sum_c(s, v, kw, num, n, 2); break;
-    case 3: running_sum_c(s, v, kw, num, n, 3); break;
-    default: running_sum_c(s, v, kw, num, n, 4); break;
+    __m256i shift_idx[3], shift_mask[3], carry_idx;
+    int shifts = 0;
+    for (int s = (int)C; s < PREFIX_LANES; s *= 2, shifts++) {
+        int idx[PREFIX_LANES], mask[PREFIX_LANES];
+        for (int k = 0; k < PREFIX_LANES; k++) {
+            idx[k] = k >= s ? k - s : 0;
+            mask[k] = k >= s ? -1 : 0;
+        }
+        shift_idx[shifts] = _mm256_loadu_si256((const __m256i *)(const void *)idx);
+        shift_mask[shifts] = _mm256_loadu_si256((const __m256i *)(const void *)mask);
     }
+    int carry[PREFIX_LANES];
+    for (int k = 0; k < PREFIX_LANES; k++)
+        carry[k] = PREFIX_LANES - (int)C + k % (int)C;
+    carry_idx = _mm256_loadu_si256((const __m256i *)(const void *)carry);
+    __m256i prev = _mm256_setzero_si256();
+    int64_t i = 0;
+    for (; i + PREFIX_LANES <= len; i += PREFIX_LANES) {
+        __m256i y = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(v + i)));
+        for (int s = 0; s < shifts; s++)
+            y = _mm256_add_epi32(
+                y, _mm256_and_si256(_mm256_permutevar8x32_epi32(y, shift_idx[s]), shift_mask[s]));
+        y = _mm256_add_epi32(y, _mm256_permutevar8x32_epi32(prev, carry_idx));
+        _mm256_storeu_si256((__m256i *)(void *)(P + i), y);
+        prev = y;
+    }
+    for (; i < len; i++)
+        P[i] = v[i] + (i >= C ? P[i - C] : 0);
+}
+#endif
+
+/* Window sums times num from the prefix sums: s[i] = num * (P[i + (kw - 1) C] - P[i - C]). */
+#define DEFINE_BOX_DIFF(suffix, attr)                                                              \
+    attr static void prefix_diff_##suffix(int32_t *s, const uint32_t *P, int64_t kw, int32_t num,  \
+                                          int64_t n, int64_t C)                                    \
+    {                                                                                              \
+        const uint32_t *hi = P + (kw - 1) * C, *lo = P - C;                                        \
+        for (int64_t x = 0; x < n; x++)                                                            \
+            s[x] = (int32_t)(hi[x] - lo[x]) * num;                                                 \
+    }
+FXI_SIMD_VARIANTS(DEFINE_BOX_DIFF)
+
+static void prefix(uint32_t *P, const uint16_t *v, int64_t len, int64_t C)
+{
+#ifdef FXI_HAVE_AVX2_VARIANT
+    if (fxi_cpu_has_avx2()) {
+        prefix_avx2(P, v, len, C);
+        return;
+    }
+#endif
+    prefix_base(P, v, len, C);
 }
 
 /* Sample (x, c) of image row yy (< 0: a constant row) under the border rule. */
@@ -164,6 +209,10 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
     uint16_t *v = (uint16_t *)(void *)scratch; /* column sums of the padded columns */
     uint16_t *h = v + fxi_align_up((size_t)(cols * C) * sizeof *v) / sizeof *v;
     int32_t *s = (int32_t *)(void *)(h + fxi_align_up((size_t)(chunk * C) * sizeof *h) / sizeof *h);
+    uint32_t *P =
+        (uint32_t *)(void *)(s + fxi_align_up((size_t)(chunk * C) * sizeof *s) / sizeof *s);
+    memset(P, 0, PREFIX_LEAD * sizeof *P);
+    P += PREFIX_LEAD; /* prefix sums of the column sums, zeros before them */
     memset(v, 0, (size_t)(cols * C) * sizeof *v);
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;
@@ -172,12 +221,13 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
                 update_columns(job, v, r, NO_ROW, first, cols);
         else
             update_columns(job, v, top + kh - 1, top - 1, first, cols);
+        if (kw > DIRECT_SUM_MAX_WIDTH) prefix(P, v, cols * C, C);
         for (int64_t c0 = b->x0; c0 < b->x1; c0 += chunk) {
             int64_t c1 = c0 + chunk < b->x1 ? c0 + chunk : b->x1;
             const uint16_t *vc = v + (c0 - b->x0) * C;
             int64_t n = (c1 - c0) * C;
             if (kw > DIRECT_SUM_MAX_WIDTH) {
-                running_sum(s, vc, kw, num, n, C);
+                FXI_PICK(prefix_diff)(s, P + (c0 - b->x0) * C, kw, num, n, C);
             } else if (narrow) {
                 FXI_PICK(row_sum_u16)(h, vc, kw, n, C);
                 FXI_PICK(widen_times)(s, h, num, n);
