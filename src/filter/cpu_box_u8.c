@@ -157,15 +157,6 @@ static void prefix(uint32_t *P, const uint16_t *v, int64_t len, int64_t C)
     prefix_base(P, v, len, C);
 }
 
-/* Sample (x, c) of image row yy (< 0: a constant row) under the border rule. */
-static int sample_at(const fxi_filter_job *job, int64_t yy, int64_t x, int64_t c)
-{
-    const fx_image *src = job->src;
-    int64_t xx = yy < 0 ? -1 : fxi_border_index(x, src->width, job->border);
-    if (xx < 0) return (uint8_t)job->border_value[c];
-    return ((const uint8_t *)fx_image_row(src, (int)yy))[xx * job->channels + c];
-}
-
 /* Column sums v over the padded columns of image columns [first, first + count):
  * add row r_in and subtract row r_out (NO_ROW: none). */
 static void update_columns(const fxi_filter_job *job, uint16_t *v, int64_t r_in, int64_t r_out,
@@ -187,12 +178,17 @@ static void update_columns(const fxi_filter_job *job, uint16_t *v, int64_t r_in,
         (v + lo * C, a, (const uint8_t *)fx_image_row(src, (int)yo) + (first + lo) * C,
          (hi - lo) * C);
     }
+    /* The rest one pixel at a time: its column under the border rule found once. */
+    const uint8_t *in = yi < 0 ? NULL : (const uint8_t *)fx_image_row(src, (int)yi);
+    const uint8_t *out = yo < 0 ? NULL : (const uint8_t *)fx_image_row(src, (int)yo);
     for (int64_t p = 0; p < count; p++) {
         if (p == lo) p = hi;
         if (p >= count) break;
+        int64_t xx = fxi_border_index(first + p, W, job->border);
         for (int64_t c = 0; c < C; c++) {
-            int d = sample_at(job, yi, first + p, c) -
-                    (yo == NO_ROW ? 0 : sample_at(job, yo, first + p, c));
+            int constant = (uint8_t)job->border_value[c];
+            int d = in && xx >= 0 ? in[xx * C + c] : constant;
+            if (yo != NO_ROW) d -= out && xx >= 0 ? out[xx * C + c] : constant;
             v[p * C + c] = (uint16_t)(v[p * C + c] + d);
         }
     }
