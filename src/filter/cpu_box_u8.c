@@ -13,6 +13,7 @@
  * that overhang the image's left or right edge, and rows outside it under the constant
  * border, go through the border rule one sample at a time.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -146,6 +147,69 @@ __attribute__((target("avx2"))) static void prefix_avx2(uint32_t *P, const uint1
     }
 FXI_SIMD_VARIANTS(DEFINE_BOX_DIFF)
 
+/* Window sums from prefix sums finished straight into 8-bit outputs, 32 a step, for the
+ * box's two 8-bit rules: MULSHIFT with 32-bit products ((S + add) * mul >> shift) and
+ * FLOAT_SCALE (nearest-even of float(S) * mul: vcvtps2dq rounds to nearest even, as
+ * nearbyintf in the default rounding mode). The packs saturate to 0…255 (the rules'
+ * clamp) and the final permute undoes their lane order. */
+#ifdef FXI_HAVE_AVX2_VARIANT
+#define DIFF_FINISH_STEP 32
+__attribute__((target("avx2"))) static void diff_finish_u8_avx2(uint8_t *out, const uint32_t *P,
+                                                                int64_t kw, int64_t C, int64_t n,
+                                                                const fxi_finish *f)
+{
+    const uint32_t *hi = P + (kw - 1) * C, *lo = P - C;
+    const bool scale = f->mode == FXI_ROUND_FLOAT_SCALE;
+    const float mul_f = (float)f->mul;
+    const uint32_t add = scale ? 0 : (uint32_t)f->add, mul = scale ? 0 : (uint32_t)f->mul;
+    const int shift = scale ? 0 : -ilogb(f->unit);
+    const __m256 vmul_f = _mm256_set1_ps(mul_f);
+    const __m256i vadd = _mm256_set1_epi32((int)add), vmul = _mm256_set1_epi32((int)mul);
+    const __m128i by = _mm_cvtsi32_si128(shift);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t x = 0;
+    for (; x + DIFF_FINISH_STEP <= n; x += DIFF_FINISH_STEP) {
+        __m256i q[4];
+        for (int k = 0; k < 4; k++) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(hi + x + 8 * k));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(lo + x + 8 * k));
+            __m256i sum = _mm256_sub_epi32(a, b);
+            if (scale)
+                q[k] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), vmul_f));
+            else
+                q[k] = _mm256_srl_epi32(_mm256_mullo_epi32(_mm256_add_epi32(sum, vadd), vmul), by);
+        }
+        __m256i bytes =
+            _mm256_packus_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+        _mm256_storeu_si256((__m256i *)(void *)(out + x),
+                            _mm256_permutevar8x32_epi32(bytes, order));
+    }
+    for (; x < n; x++) {
+        uint32_t sum = hi[x] - lo[x];
+        float r = nearbyintf((float)(int32_t)sum * mul_f);
+        uint32_t v = scale ? (r > UINT8_MAX ? UINT8_MAX
+                              : r > 0       ? (uint32_t)r
+                                            : 0)
+                           : ((sum + add) * mul) >> shift;
+        out[x] = (uint8_t)(v > UINT8_MAX ? UINT8_MAX : v);
+    }
+}
+#endif
+
+/* Can diff_finish_u8_avx2 finish this job's rows? */
+static bool diff_finish_fits(const fxi_filter_job *job)
+{
+#ifdef FXI_HAVE_AVX2_VARIANT
+    const fxi_finish *f = &job->taps->finish;
+    return fxi_cpu_has_avx2() && job->taps->num[0] == 1 && job->dst->type == FX_U8 &&
+           job->filter_channels == job->channels &&
+           (f->mode == FXI_ROUND_FLOAT_SCALE || (f->mode == FXI_ROUND_MULSHIFT && f->u32_product));
+#else
+    (void)job;
+    return false;
+#endif
+}
+
 static void prefix(uint32_t *P, const uint16_t *v, int64_t len, int64_t C)
 {
 #ifdef FXI_HAVE_AVX2_VARIANT
@@ -201,6 +265,7 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
     const int64_t cols = b->x1 - b->x0 + kw - 1, first = b->x0 - t->ax;
     const int32_t num = (int32_t)t->num[0];
     const bool narrow = (int64_t)kw * kh * UINT8_MAX <= UINT16_MAX;
+    const bool fused = kw > DIRECT_SUM_MAX_WIDTH && diff_finish_fits(job);
     const int64_t chunk = b->x1 - b->x0 < FINISH_CHUNK ? b->x1 - b->x0 : FINISH_CHUNK;
     uint16_t *v = (uint16_t *)(void *)scratch; /* column sums of the padded columns */
     uint16_t *h = v + fxi_align_up((size_t)(cols * C) * sizeof *v) / sizeof *v;
@@ -218,6 +283,13 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
         else
             update_columns(job, v, top + kh - 1, top - 1, first, cols);
         if (kw > DIRECT_SUM_MAX_WIDTH) prefix(P, v, cols * C, C);
+#ifdef FXI_HAVE_AVX2_VARIANT
+        if (fused) {
+            uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
+            diff_finish_u8_avx2(out, P, kw, C, (b->x1 - b->x0) * C, &t->finish);
+            continue;
+        }
+#endif
         for (int64_t c0 = b->x0; c0 < b->x1; c0 += chunk) {
             int64_t c1 = c0 + chunk < b->x1 ? c0 + chunk : b->x1;
             const uint16_t *vc = v + (c0 - b->x0) * C;
