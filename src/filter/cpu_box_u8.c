@@ -100,14 +100,29 @@ static void prefix_base(uint32_t *P, const uint16_t *v, int64_t len, int64_t C)
 #ifdef FXI_HAVE_AVX2_VARIANT
 /* The same, 8 at a time: within a vector of 8 sums the per-channel prefix is two or three
  * shifted adds (by C, 2C, 4C lanes while under 8); the last prefix of each channel in the
- * previous vector (lanes 8 - C … 7) is added to the lanes of its channel. C <= 4. */
+ * previous vector (lanes 8 - C … 7) is then added to the lanes of its channel. That add
+ * is a chain from vector to vector, so the row runs as two chains side by side (its two
+ * halves), and the second half gets the first half's last sums afterwards; the channel
+ * of a lane shifts by 8 mod C from vector to vector, hence C carry patterns. C <= 4. */
 #define PREFIX_LANES 8
-__attribute__((target("avx2"))) static void prefix_avx2(uint32_t *P, const uint16_t *v, int64_t len,
-                                                        int64_t C)
+
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+prefix_block(const uint16_t *v, __m256i prev, const __m256i *shift_idx, const __m256i *shift_mask,
+             int shifts, __m256i carry_idx)
 {
-    __m256i shift_idx[3], shift_mask[3], carry_idx;
+    __m256i y = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)v));
+    for (int s = 0; s < shifts; s++)
+        y = _mm256_add_epi32(
+            y, _mm256_and_si256(_mm256_permutevar8x32_epi32(y, shift_idx[s]), shift_mask[s]));
+    return _mm256_add_epi32(y, _mm256_permutevar8x32_epi32(prev, carry_idx));
+}
+
+static inline __attribute__((always_inline, target("avx2"))) void
+prefix_avx2_c(uint32_t *P, const uint16_t *v, int64_t len, const int C)
+{
+    __m256i shift_idx[3], shift_mask[3], carry_idx[FX_MAX_IMAGE_CHANNELS];
     int shifts = 0;
-    for (int s = (int)C; s < PREFIX_LANES; s *= 2, shifts++) {
+    for (int s = C; s < PREFIX_LANES; s *= 2, shifts++) {
         int idx[PREFIX_LANES], mask[PREFIX_LANES];
         for (int k = 0; k < PREFIX_LANES; k++) {
             idx[k] = k >= s ? k - s : 0;
@@ -116,23 +131,46 @@ __attribute__((target("avx2"))) static void prefix_avx2(uint32_t *P, const uint1
         shift_idx[shifts] = _mm256_loadu_si256((const __m256i *)(const void *)idx);
         shift_mask[shifts] = _mm256_loadu_si256((const __m256i *)(const void *)mask);
     }
-    int carry[PREFIX_LANES];
-    for (int k = 0; k < PREFIX_LANES; k++)
-        carry[k] = PREFIX_LANES - (int)C + k % (int)C;
-    carry_idx = _mm256_loadu_si256((const __m256i *)(const void *)carry);
-    __m256i prev = _mm256_setzero_si256();
-    int64_t i = 0;
+    for (int m = 0; m < C; m++) { /* vector m (mod C) after a carry point */
+        int carry[PREFIX_LANES];
+        for (int k = 0; k < PREFIX_LANES; k++)
+            carry[k] = PREFIX_LANES - C + (k + PREFIX_LANES * m) % C;
+        carry_idx[m] = _mm256_loadu_si256((const __m256i *)(const void *)carry);
+    }
+    const int64_t half = len / (2 * PREFIX_LANES) * PREFIX_LANES; /* first chain: [0, half) */
+    __m256i prev1 = _mm256_setzero_si256(), prev2 = prev1;
+    for (int64_t i = 0; i < half; i += PREFIX_LANES) {
+        prev1 = prefix_block(v + i, prev1, shift_idx, shift_mask, shifts, carry_idx[0]);
+        prev2 = prefix_block(v + half + i, prev2, shift_idx, shift_mask, shifts, carry_idx[0]);
+        _mm256_storeu_si256((__m256i *)(void *)(P + i), prev1);
+        _mm256_storeu_si256((__m256i *)(void *)(P + half + i), prev2);
+    }
+    int64_t i = 2 * half;
     for (; i + PREFIX_LANES <= len; i += PREFIX_LANES) {
-        __m256i y = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(v + i)));
-        for (int s = 0; s < shifts; s++)
-            y = _mm256_add_epi32(
-                y, _mm256_and_si256(_mm256_permutevar8x32_epi32(y, shift_idx[s]), shift_mask[s]));
-        y = _mm256_add_epi32(y, _mm256_permutevar8x32_epi32(prev, carry_idx));
-        _mm256_storeu_si256((__m256i *)(void *)(P + i), y);
-        prev = y;
+        prev2 = prefix_block(v + i, prev2, shift_idx, shift_mask, shifts, carry_idx[0]);
+        _mm256_storeu_si256((__m256i *)(void *)(P + i), prev2);
+    }
+    /* The second chain started from 0: add the first chain's last sum of each channel. */
+    __m256i carry[FX_MAX_IMAGE_CHANNELS];
+    for (int m = 0; m < C; m++)
+        carry[m] = _mm256_permutevar8x32_epi32(prev1, carry_idx[m]);
+    for (int64_t j = half, m = 0; j < i; j += PREFIX_LANES, m = m + 1 == C ? 0 : m + 1) {
+        __m256i *at = (__m256i *)(void *)(P + j);
+        _mm256_storeu_si256(at, _mm256_add_epi32(_mm256_loadu_si256(at), carry[m]));
     }
     for (; i < len; i++)
         P[i] = v[i] + (i >= C ? P[i - C] : 0);
+}
+
+__attribute__((target("avx2"))) static void prefix_avx2(uint32_t *P, const uint16_t *v, int64_t len,
+                                                        int64_t C)
+{
+    switch (C) {
+    case 1: prefix_avx2_c(P, v, len, 1); break;
+    case 2: prefix_avx2_c(P, v, len, 2); break;
+    case 3: prefix_avx2_c(P, v, len, 3); break;
+    default: prefix_avx2_c(P, v, len, 4); break;
+    }
 }
 #endif
 
