@@ -160,18 +160,28 @@ static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16
 #ifdef FXI_HAVE_AVX2_VARIANT
 __attribute__((target("avx2"))) static void
 col_finish_u8_avx2(uint8_t *out, const uint16_t *const *rows, const uint16_t *w, int count,
-                   uint32_t add, int shift, bool pairs, int64_t n)
+                   uint32_t add, int shift, bool pairs, bool offset, int64_t n)
 {
-    const __m256i start = _mm256_set1_epi32((int)add);
+    /* Offset pairs: row results r >= 2^15 do not fit vpmaddwd's signed 16 bits, r - 2^15
+     * does (r ^ 0x8000 read as signed); the sums start 2^15 * (their taps) higher to
+     * make up for it. The int32 sums wrap, the true sum + add is below 2^31. */
+    uint32_t start_sum = add;
+    const int paired = pairs ? count & ~1 : 0;
+    for (int k = 0; offset && k < paired; k++)
+        start_sum += (uint32_t)w[k] << 15;
+    const __m256i start = _mm256_set1_epi32((int)start_sum);
+    const __m256i flip = _mm256_set1_epi16(offset ? (short)0x8000 : 0);
     const __m128i by = _mm_cvtsi32_si128(shift);
     int64_t x = 0;
     for (; x + 16 <= n; x += 16) {
         __m256i lo = start, hi = start;
         int k = 0;
-        /* Row results and taps below 2^15: two taps per vpmaddwd on interleaved rows. */
-        for (; pairs && k + 1 < count; k += 2) {
-            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x));
-            __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k + 1] + x));
+        /* Taps below 2^15: two taps per vpmaddwd on interleaved rows. */
+        for (; k < paired; k += 2) {
+            __m256i a = _mm256_xor_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x)), flip);
+            __m256i b = _mm256_xor_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(rows[k + 1] + x)), flip);
             __m256i wk = _mm256_set1_epi32((int)((uint32_t)w[k + 1] << 16 | w[k]));
             lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wk));
             hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wk));
@@ -197,12 +207,13 @@ col_finish_u8_avx2(uint8_t *out, const uint16_t *const *rows, const uint16_t *w,
 }
 #endif
 
-/* Signed 16-bit products (vpmaddwd) hold row results and taps up to this. */
+/* Signed 16-bit factors of vpmaddwd: taps (and row results unless offset) up to this. */
 #define PAIR_MAX INT16_MAX
 
 /* Can the column pass and the finish be fused (col_finish_u8_avx2)? *pairs: can it take
- * two taps per vpmaddwd (row results and column taps below 2^15)? */
-static bool fused_finish(const fxi_filter_job *job, bool *pairs)
+ * two taps per vpmaddwd (column taps below 2^15); *offset: must it offset the row results
+ * (they may reach 2^15)? */
+static bool fused_finish(const fxi_filter_job *job, bool *pairs, bool *offset)
 {
 #ifdef FXI_HAVE_AVX2_VARIANT
     const fxi_taps *t = job->taps;
@@ -213,7 +224,8 @@ static bool fused_finish(const fxi_filter_job *job, bool *pairs)
     double row_sum = 0, col_sum = 0;
     for (int j = 0; j < t->kw; j++)
         row_sum += (double)t->num_row[j];
-    *pairs = row_sum * UINT8_MAX <= PAIR_MAX;
+    *pairs = true;
+    *offset = row_sum * UINT8_MAX > PAIR_MAX;
     for (int i = 0; i < t->kh; i++) {
         if (t->num_col[i] < 0 || t->num_col[i] > UINT16_MAX) return false;
         if (t->num_col[i] > PAIR_MAX) *pairs = false;
@@ -222,7 +234,7 @@ static bool fused_finish(const fxi_filter_job *job, bool *pairs)
     return row_sum * col_sum * UINT8_MAX + f->add <= FUSED_MAX_SUM;
 #else
     (void)job;
-    *pairs = false;
+    *pairs = *offset = false;
     return false;
 #endif
 }
@@ -244,8 +256,8 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
     for (int i = 0; i < kh; i++)
         w_col[i] = (int32_t)t->num_col[i];
     const pass_fn row = FXI_PICK(pass_u16_u8), col = FXI_PICK(pass_i32_u16);
-    bool pairs;
-    const bool fused = fused_finish(job, &pairs);
+    bool pairs, offset;
+    const bool fused = fused_finish(job, &pairs, &offset);
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
@@ -261,7 +273,7 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
                 }
             uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
             col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add,
-                               -ilogb(t->finish.unit), pairs, n);
+                               -ilogb(t->finish.unit), pairs, offset, n);
             continue;
         }
 #endif
