@@ -118,6 +118,64 @@ static bool narrow_rows(const fxi_taps *t)
     return sum <= FXI_NARROW_ROW_SUM_MAX;
 }
 
+/* The narrow row pass with vpmaddubsw, 32 outputs a step: two neighbouring taps' samples
+ * interleaved byte by byte, times the two taps as signed bytes, summed in pairs into 16
+ * bits. Exact while every tap is at most 127 and every pair of them at most 128 (the pair
+ * sum of 255s stays below 2^15, so nothing saturates); the uint16 sums wrap no more
+ * than the plain pass does. Same signature as the passes above (row pass only). */
+#define MADDUBS_TAP_MAX 127
+#define MADDUBS_PAIR_MAX 128
+#define MADDUBS_STEP 32
+#ifdef FXI_HAVE_AVX2_VARIANT
+__attribute__((target("avx2"))) static void row_maddubs_avx2(void *out, const void *in,
+                                                             const void *const *rows,
+                                                             const void *weights, int count,
+                                                             int64_t step, double init, int64_t n)
+{
+    const uint8_t *p = in;
+    const uint16_t *w = weights;
+    uint16_t *o = out;
+    (void)rows;
+    (void)init;
+    int64_t x = 0;
+    for (; x + MADDUBS_STEP <= n; x += MADDUBS_STEP) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int j = 0; j < count; j += 2) {
+            const bool last = j + 1 == count; /* a lone tap pairs with itself at weight 0 */
+            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + x + j * step));
+            __m256i b =
+                last ? a
+                     : _mm256_loadu_si256((const __m256i *)(const void *)(p + x + (j + 1) * step));
+            __m256i wj = _mm256_set1_epi16((short)((last ? 0 : w[j + 1]) << 8 | w[j]));
+            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), wj));
+            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), wj));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(o + x), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(o + x + 16),
+                            _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    for (; x < n; x++) {
+        uint16_t sum = 0;
+        for (int j = 0; j < count; j++)
+            sum = (uint16_t)(sum + w[j] * p[x + j * step]);
+        o[x] = sum;
+    }
+}
+#endif
+
+/* The row pass for these narrow taps: vpmaddubsw where it is exact, else the plain one. */
+static pass_fn narrow_row_fn(const fxi_taps *t)
+{
+#ifdef FXI_HAVE_AVX2_VARIANT
+    bool fits = fxi_cpu_has_avx2();
+    for (int j = 0; j < t->kw && fits; j++)
+        fits = t->num_row[j] <= MADDUBS_TAP_MAX &&
+               (j % 2 || j + 1 == t->kw || t->num_row[j] + t->num_row[j + 1] <= MADDUBS_PAIR_MAX);
+    if (fits) return row_maddubs_avx2;
+#endif
+    return FXI_PICK(pass_u16_u8);
+}
+
 /* The row pass of image row r into out (columns [x0, x1)): the columns whose window
  * lies inside the image read the image row in place; only the few at the image's left
  * and right edges go through a padded copy (pad). */
@@ -255,7 +313,7 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
         w_row[j] = (uint16_t)t->num_row[j];
     for (int i = 0; i < kh; i++)
         w_col[i] = (int32_t)t->num_col[i];
-    const pass_fn row = FXI_PICK(pass_u16_u8), col = FXI_PICK(pass_i32_u16);
+    const pass_fn row = narrow_row_fn(t), col = FXI_PICK(pass_i32_u16);
     bool pairs, offset;
     const bool fused = fused_finish(job, &pairs, &offset);
     for (int y = b->y0; y < b->y1; y++) {
