@@ -23,6 +23,8 @@
 #include <immintrin.h>
 #endif
 
+/* The uint16 ring of a narrow block (bytes): at most this, a quarter of a 512 KiB L2. */
+#define NARROW_RING_BUDGET (128 << 10)
 /* Each band re-does kh - 1 row passes: bands of several kernel heights amortise that. */
 #define SEPARABLE_BAND_PER_TAP 4
 #define SEPARABLE_MIN_BAND 16
@@ -391,10 +393,16 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
     /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
-     * runs of each image row, which the hardware prefetcher follows. */
-    if (narrow_rows(t))
-        return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX,
-                            sizeof(int32_t), 0, s);
+     * runs of each image row, which the hardware prefetcher follows; but a tall kernel's
+     * ring of kh uint16 rows stays within NARROW_RING_BUDGET (a share of L2). */
+    if (narrow_rows(t)) {
+        int64_t tile = NARROW_RING_BUDGET / ((int64_t)t->kh * channels * (int64_t)sizeof(uint16_t));
+        tile = tile > FXI_BOX_TILE_MAX ? FXI_BOX_TILE_MAX
+               : tile < FXI_TILE_MAX   ? FXI_TILE_MAX
+                                       : tile;
+        return fxi_geometry(ctx, t, width, height, channels, min_band, (int)tile, sizeof(int32_t),
+                            0, s);
+    }
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_TILE_MAX,
                         fxi_acc_size(t->acc), 0, s);
 }
