@@ -48,6 +48,29 @@ static double cpu_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* KERNEL as the CLI takes it: text or a preset, or @FILE with the text (NULL: unreadable). */
+static char *kernel_text(const char *arg)
+{
+    if (arg[0] != '@') return strdup(arg);
+    FILE *f = fopen(arg + 1, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    size_t size = 0, used = 0, got;
+    do {
+        if (used + 4096 + 1 > size) {
+            size = (used + 4096 + 1) * 2;
+            char *grown = realloc(text, size);
+            if (!grown) break;
+            text = grown;
+        }
+        got = fread(text + used, 1, 4096, f);
+        used += got;
+    } while (got > 0);
+    fclose(f);
+    if (text) text[used] = 0;
+    return text;
+}
+
 static int fail(fx_context *ctx, const char *what)
 {
     fprintf(stderr, "filter_bench: %s: %s\n", what, ctx ? fx_context_error(ctx) : "");
@@ -76,7 +99,11 @@ static int compute(int argc, char **argv)
     fx_context *ctx = context(threads, gpu ? FX_DEVICE_GPU : FX_DEVICE_CPU);
     if (!ctx) return fail(NULL, gpu ? "no GPU context" : "no context");
     fx_kernel *k;
-    if (fx_kernel_parse(ctx, argv[2], &k) != FX_OK) return fail(ctx, argv[2]);
+    char *text = kernel_text(argv[2]);
+    if (!text) return fail(NULL, argv[2]);
+    fx_status parsed = fx_kernel_parse(ctx, text, &k);
+    free(text);
+    if (parsed != FX_OK) return fail(ctx, argv[2]);
     fx_filter_options o;
     fx_filter_options_init(&o);
     if (argc > 8)

@@ -185,6 +185,10 @@ static void box_block(const fxi_filter_job *job, const fxi_cpu_state *s, const f
      * float and widen to double in place (from the end, so nothing is overwritten). */
     const fxi_acc load = t->acc == FXI_ACC_F32 ? FXI_ACC_F32 : t->acc;
     (void)s;
+    if (fxi_box_u8_fits(t) && job->src->type == FX_U8) {
+        fxi_box_block_u8(job, b, scratch);
+        return;
+    }
     if (t->float_exact) {
         box_block_f32x(job, b, scratch);
         return;
@@ -254,8 +258,8 @@ fx_status fxi_box_geometry(fx_context *ctx, const fxi_taps *t, int width, int he
     int min_band = BOX_BAND_PER_TAP * t->kh;
     if (min_band < BOX_MIN_BAND) min_band = BOX_MIN_BAND;
     /* +1 row for the column sums and the output: (kh + 2) rows cover ring, pad, v, out. */
-    return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX, box_elem(t), 0,
-                        s);
+    return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX, box_elem(t),
+                        FXI_BOX_U8_EXTRA_BYTES, s);
 }
 
 fx_status fxi_filter_box(const fxi_filter_job *job, void *state)

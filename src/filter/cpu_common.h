@@ -56,4 +56,12 @@ fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height
                        int min_band, int tile_max, size_t elem, size_t extra_bytes,
                        fxi_cpu_state *s);
 
+/* Box on 8-bit images by uint16 column sums (cpu_box_u8.c): do these taps fit, and one
+ * block of it (scratch as fxi_box_geometry allocates it). */
+bool fxi_box_u8_fits(const fxi_taps *t);
+/* Its scratch beyond the box's rows: the alignment of its four parts and the zeros in
+ * front of its prefix sums. */
+#define FXI_BOX_U8_EXTRA_BYTES (8 * FXI_SCRATCH_ALIGN)
+void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch);
+
 #endif

@@ -4,6 +4,12 @@
  * Exact kernels: the row pass sums num_row[j] * sample, the column pass num_col[i] *
  * row result, both in integers, so the result equals the direct sum to the bit. Float
  * kernels: fmaf in tap order for the row (from 0) and the column (from the offset).
+ *
+ * Narrow rows: on 8-bit images whose row taps are non-negative integers summing to at
+ * most FXI_NARROW_ROW_SUM_MAX (every u8 Gaussian: its Q8 taps sum to 256; boxes up to
+ * 257 wide), every row result is below 2^16, so the row pass runs in uint16 (16 lanes
+ * per AVX2 vector, a ring half the size) and the column pass sums uint16 row results
+ * times int32 taps into int32 (within range: taps->acc is I32). Still exact integers.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -13,6 +19,12 @@
 #include "filter/cpu_simd.h"
 #include "filter/cpu_taps.h"
 
+#ifdef FXI_HAVE_AVX2_VARIANT
+#include <immintrin.h>
+#endif
+
+/* The uint16 ring of a narrow block (bytes): at most this, a quarter of a 512 KiB L2. */
+#define NARROW_RING_BUDGET (128 << 10)
 /* Each band re-does kh - 1 row passes: bands of several kernel heights amortise that. */
 #define SEPARABLE_BAND_PER_TAP 4
 #define SEPARABLE_MIN_BAND 16
@@ -40,7 +52,11 @@
     DEFINE_PASS(pass_i32_u8_##suffix, int32_t, uint8_t, apply_i32_u8_##suffix)                     \
     DEFINE_PASS(pass_i64_i64_##suffix, int64_t, int64_t, apply_i64_i64_##suffix)                   \
     DEFINE_PASS(pass_f32_f32_##suffix, float, float, apply_f32_f32_##suffix)                       \
-    DEFINE_PASS(pass_f32_u8_##suffix, float, uint8_t, apply_f32_u8_##suffix)
+    DEFINE_PASS(pass_f32_u8_##suffix, float, uint8_t, apply_f32_u8_##suffix)                       \
+    FXI_DEFINE_APPLY_INT(apply_u16_u8_##suffix, uint16_t, uint8_t, attr)                           \
+    FXI_DEFINE_APPLY_INT(apply_i32_u16_##suffix, int32_t, uint16_t, attr)                          \
+    DEFINE_PASS(pass_u16_u8_##suffix, uint16_t, uint8_t, apply_u16_u8_##suffix)                    \
+    DEFINE_PASS(pass_i32_u16_##suffix, int32_t, uint16_t, apply_i32_u16_##suffix)
 FXI_SIMD_VARIANTS(DEFINE_SEPARABLE)
 
 typedef void (*pass_fn)(void *out, const void *in, const void *const *rows, const void *weights,
@@ -88,11 +104,258 @@ static void factor_weights(const fxi_taps *t, fxi_acc acc, void *row, void *col)
     }
 }
 
+/* Row results below 2^16 need sum(row taps) * 255 < 2^16. */
+#define FXI_NARROW_ROW_SUM_MAX (UINT16_MAX / UINT8_MAX)
+
+/* Can the row pass of these taps on 8-bit images run in uint16 (see the top of this file)? */
+static bool narrow_rows(const fxi_taps *t)
+{
+    if (!t->integer_image || t->maxval != UINT8_MAX || t->acc != FXI_ACC_I32 || !t->rank1)
+        return false;
+    int64_t sum = 0;
+    for (int j = 0; j < t->kw; j++) {
+        if (t->num_row[j] < 0) return false;
+        sum += t->num_row[j];
+    }
+    return sum <= FXI_NARROW_ROW_SUM_MAX;
+}
+
+/* The narrow row pass with vpmaddubsw, 32 outputs a step: two neighbouring taps' samples
+ * interleaved byte by byte, times the two taps as signed bytes, summed in pairs into 16
+ * bits. Exact while every tap is at most 127 and every pair of them at most 128 (the pair
+ * sum of 255s stays below 2^15, so nothing saturates); the uint16 sums wrap no more
+ * than the plain pass does. Same signature as the passes above (row pass only). */
+#define MADDUBS_TAP_MAX 127
+#define MADDUBS_PAIR_MAX 128
+#define MADDUBS_STEP 32
+#ifdef FXI_HAVE_AVX2_VARIANT
+__attribute__((target("avx2"))) static void row_maddubs_avx2(void *out, const void *in,
+                                                             const void *const *rows,
+                                                             const void *weights, int count,
+                                                             int64_t step, double init, int64_t n)
+{
+    const uint8_t *p = in;
+    const uint16_t *w = weights;
+    uint16_t *o = out;
+    (void)rows;
+    (void)init;
+    int64_t x = 0;
+    for (; x + MADDUBS_STEP <= n; x += MADDUBS_STEP) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int j = 0; j < count; j += 2) {
+            const bool last = j + 1 == count; /* a lone tap pairs with itself at weight 0 */
+            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + x + j * step));
+            __m256i b =
+                last ? a
+                     : _mm256_loadu_si256((const __m256i *)(const void *)(p + x + (j + 1) * step));
+            __m256i wj = _mm256_set1_epi16((short)((last ? 0 : w[j + 1]) << 8 | w[j]));
+            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), wj));
+            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), wj));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(o + x), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(o + x + 16),
+                            _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    for (; x < n; x++) {
+        uint16_t sum = 0;
+        for (int j = 0; j < count; j++)
+            sum = (uint16_t)(sum + w[j] * p[x + j * step]);
+        o[x] = sum;
+    }
+}
+#endif
+
+/* The row pass for these narrow taps: vpmaddubsw where it is exact, else the plain one. */
+static pass_fn narrow_row_fn(const fxi_taps *t)
+{
+#ifdef FXI_HAVE_AVX2_VARIANT
+    bool fits = fxi_cpu_has_avx2();
+    for (int j = 0; j < t->kw && fits; j++)
+        fits = t->num_row[j] <= MADDUBS_TAP_MAX &&
+               (j % 2 || j + 1 == t->kw || t->num_row[j] + t->num_row[j + 1] <= MADDUBS_PAIR_MAX);
+    if (fits) return row_maddubs_avx2;
+#endif
+    return FXI_PICK(pass_u16_u8);
+}
+
+/* The row pass of image row r into out (columns [x0, x1)): the columns whose window
+ * lies inside the image read the image row in place; only the few at the image's left
+ * and right edges go through a padded copy (pad). */
+static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16_t *w_row,
+                            int64_t r, int64_t x0, int64_t x1, uint8_t *pad, uint16_t *out)
+{
+    const fxi_taps *t = job->taps;
+    const int64_t C = job->channels, W = job->src->width;
+    const int left = t->ax, right = t->kw - 1 - t->ax;
+    const int64_t yy = fxi_border_index(r, job->src->height, job->border);
+    /* Interior columns [xl, xr): x - left >= 0 and x + right < W. */
+    int64_t xl = left < x0 ? x0 : left, xr = W - right > x1 ? x1 : W - right;
+    if (yy < 0 || xl >= xr) xl = xr = x1; /* a constant row, or no interior: all padded */
+    if (xl > x0) {
+        const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, x0, xl, left, right, pad);
+        row(out, in, NULL, w_row, t->kw, C, 0, (xl - x0) * C);
+    }
+    if (xr > xl) {
+        const uint8_t *in = (const uint8_t *)fx_image_row(job->src, (int)yy) + (xl - left) * C;
+        row(out + (xl - x0) * C, in, NULL, w_row, t->kw, C, 0, (xr - xl) * C);
+    }
+    if (x1 > xr && xr > xl) {
+        const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, xr, x1, left, right, pad);
+        row(out + (xr - x0) * C, in, NULL, w_row, t->kw, C, 0, (x1 - xr) * C);
+    }
+}
+
+/* The column pass and the finish go NARROW_CHUNK pixels at a time, so the int32 sums
+ * stay in L1 between the two. */
+#define NARROW_CHUNK 256
+
+/* The fused column pass below: uint16 taps, sums and the added rounding term in 31 bits. */
+#define FUSED_MAX_SUM 2147483647.0
+
+/* The column pass and a fixed-point finish in one loop, 16 outputs a step, for 8-bit
+ * outputs: the exact 32-bit products of uint16 row results and uint16 taps (the low and
+ * high halves of vpmullw/vpmulhuw, interleaved), summed from `add` in 32 bits, shifted
+ * and saturated to 0…255 by the two packs (which also undo the interleave). This is
+ * fxi_finish_exact's MULSHIFT rule with mul = 1 (cv2.GaussianBlur's). */
+#ifdef FXI_HAVE_AVX2_VARIANT
+__attribute__((target("avx2"))) static void
+col_finish_u8_avx2(uint8_t *out, const uint16_t *const *rows, const uint16_t *w, int count,
+                   uint32_t add, int shift, bool pairs, bool offset, int64_t n)
+{
+    /* Offset pairs: row results r >= 2^15 do not fit vpmaddwd's signed 16 bits, r - 2^15
+     * does (r ^ 0x8000 read as signed); the sums start 2^15 * (their taps) higher to
+     * make up for it. The int32 sums wrap, the true sum + add is below 2^31. */
+    uint32_t start_sum = add;
+    const int paired = pairs ? count & ~1 : 0;
+    for (int k = 0; offset && k < paired; k++)
+        start_sum += (uint32_t)w[k] << 15;
+    const __m256i start = _mm256_set1_epi32((int)start_sum);
+    const __m256i flip = _mm256_set1_epi16(offset ? (short)0x8000 : 0);
+    const __m128i by = _mm_cvtsi32_si128(shift);
+    int64_t x = 0;
+    for (; x + 16 <= n; x += 16) {
+        __m256i lo = start, hi = start;
+        int k = 0;
+        /* Taps below 2^15: two taps per vpmaddwd on interleaved rows. */
+        for (; k < paired; k += 2) {
+            __m256i a = _mm256_xor_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x)), flip);
+            __m256i b = _mm256_xor_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(rows[k + 1] + x)), flip);
+            __m256i wk = _mm256_set1_epi32((int)((uint32_t)w[k + 1] << 16 | w[k]));
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wk));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wk));
+        }
+        for (; k < count; k++) {
+            __m256i r = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x));
+            __m256i wk = _mm256_set1_epi16((short)w[k]);
+            __m256i pl = _mm256_mullo_epi16(r, wk), ph = _mm256_mulhi_epu16(r, wk);
+            lo = _mm256_add_epi32(lo, _mm256_unpacklo_epi16(pl, ph));
+            hi = _mm256_add_epi32(hi, _mm256_unpackhi_epi16(pl, ph));
+        }
+        __m256i q = _mm256_packus_epi32(_mm256_srl_epi32(lo, by), _mm256_srl_epi32(hi, by));
+        __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storeu_si128((__m128i *)(void *)(out + x), b);
+    }
+    for (; x < n; x++) {
+        uint32_t sum = add;
+        for (int k = 0; k < count; k++)
+            sum += (uint32_t)rows[k][x] * w[k];
+        sum >>= shift;
+        out[x] = (uint8_t)(sum > UINT8_MAX ? UINT8_MAX : sum);
+    }
+}
+#endif
+
+/* Signed 16-bit factors of vpmaddwd: taps (and row results unless offset) up to this. */
+#define PAIR_MAX INT16_MAX
+
+/* Can the column pass and the finish be fused (col_finish_u8_avx2)? *pairs: can it take
+ * two taps per vpmaddwd (column taps below 2^15); *offset: must it offset the row results
+ * (they may reach 2^15)? */
+static bool fused_finish(const fxi_filter_job *job, bool *pairs, bool *offset)
+{
+#ifdef FXI_HAVE_AVX2_VARIANT
+    const fxi_taps *t = job->taps;
+    const fxi_finish *f = &t->finish;
+    if (!fxi_cpu_has_avx2() || job->dst->type != FX_U8 || job->filter_channels != job->channels ||
+        f->mode != FXI_ROUND_MULSHIFT || f->mul != 1 || f->add != floor(f->add) || f->add < 0)
+        return false;
+    double row_sum = 0, col_sum = 0;
+    for (int j = 0; j < t->kw; j++)
+        row_sum += (double)t->num_row[j];
+    *pairs = true;
+    *offset = row_sum * UINT8_MAX > PAIR_MAX;
+    for (int i = 0; i < t->kh; i++) {
+        if (t->num_col[i] < 0 || t->num_col[i] > UINT16_MAX) return false;
+        if (t->num_col[i] > PAIR_MAX) *pairs = false;
+        col_sum += (double)t->num_col[i];
+    }
+    return row_sum * col_sum * UINT8_MAX + f->add <= FUSED_MAX_SUM;
+#else
+    (void)job;
+    *pairs = *offset = false;
+    return false;
+#endif
+}
+
+static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
+{
+    const fxi_taps *t = job->taps;
+    const int64_t C = job->channels, kh = t->kh;
+    const int64_t padded = (b->x1 - b->x0 + t->kw - 1) * C, n = (b->x1 - b->x0) * C;
+    uint16_t *ring = (uint16_t *)(void *)scratch; /* kh row results of n elements */
+    uint8_t *pad = (uint8_t *)ring + fxi_align_up((size_t)(kh * n) * sizeof *ring);
+    int32_t *acc = (int32_t *)(void *)(pad + fxi_align_up((size_t)padded));
+    const void *rows[FX_KERNEL_MAX_SIDE];
+    const uint16_t *fused_rows[FX_KERNEL_MAX_SIDE];
+    uint16_t w_row[FX_KERNEL_MAX_SIDE], fused_w[FX_KERNEL_MAX_SIDE];
+    int32_t w_col[FX_KERNEL_MAX_SIDE];
+    for (int j = 0; j < t->kw; j++)
+        w_row[j] = (uint16_t)t->num_row[j];
+    for (int i = 0; i < kh; i++)
+        w_col[i] = (int32_t)t->num_col[i];
+    const pass_fn row = narrow_row_fn(t), col = FXI_PICK(pass_i32_u16);
+    bool pairs, offset;
+    const bool fused = fused_finish(job, &pairs, &offset);
+    for (int y = b->y0; y < b->y1; y++) {
+        int64_t top = (int64_t)y - t->ay;
+        int64_t first_new = y == b->y0 ? top : top + kh - 1;
+        for (int64_t r = first_new; r < top + kh; r++)
+            narrow_row_pass(job, row, w_row, r, b->x0, b->x1, pad, ring + fxi_mod(r, kh) * n);
+#ifdef FXI_HAVE_AVX2_VARIANT
+        if (fused) {
+            int m = 0; /* the non-zero taps */
+            for (int64_t i = 0; i < kh; i++)
+                if (w_col[i]) {
+                    fused_rows[m] = ring + fxi_mod(top + i, kh) * n;
+                    fused_w[m++] = (uint16_t)w_col[i];
+                }
+            uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
+            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add,
+                               -ilogb(t->finish.unit), pairs, offset, n);
+            continue;
+        }
+#endif
+        for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
+            int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
+            for (int64_t i = 0; i < kh; i++)
+                rows[i] = ring + fxi_mod(top + i, kh) * n + (c0 - b->x0) * C;
+            col(acc, NULL, rows, w_col, t->kh, 0, 0, (c1 - c0) * C);
+            fxi_store_row(job, FXI_ACC_I32, y, c0, c1, acc);
+        }
+    }
+}
+
 static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, const fxi_block *b,
                             uint8_t *scratch)
 {
     const fxi_taps *t = job->taps;
     const int64_t C = job->channels, kh = t->kh;
+    if (narrow_rows(t)) {
+        separable_block_narrow(job, b, scratch);
+        return;
+    }
     const fxi_block_types bt = fxi_block_types_of(job);
     const fxi_acc acc_type = bt.acc, row_type = bt.rows;
     const bool raw = bt.raw;
@@ -129,6 +392,17 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
 {
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
+    /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
+     * runs of each image row, which the hardware prefetcher follows; but a tall kernel's
+     * ring of kh uint16 rows stays within NARROW_RING_BUDGET (a share of L2). */
+    if (narrow_rows(t)) {
+        int64_t tile = NARROW_RING_BUDGET / ((int64_t)t->kh * channels * (int64_t)sizeof(uint16_t));
+        tile = tile > FXI_BOX_TILE_MAX ? FXI_BOX_TILE_MAX
+               : tile < FXI_TILE_MAX   ? FXI_TILE_MAX
+                                       : tile;
+        return fxi_geometry(ctx, t, width, height, channels, min_band, (int)tile, sizeof(int32_t),
+                            0, s);
+    }
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_TILE_MAX,
                         fxi_acc_size(t->acc), 0, s);
 }

@@ -76,6 +76,9 @@ typedef struct fxi_finish {
     int pow2_shift;
     int64_t int_offset;
     int u32_mulshift;
+    /* u32_mulshift, and (largest sum + add) * mul < 2^32: the product fits 32 bits too
+     * (cv2.blur's 8-bit rule: (255 * area + add) * (2^23 / area) < 2^31). */
+    int u32_product;
 } fxi_finish;
 
 static inline FX_HD double fxi_saturate(double v, double maxval)

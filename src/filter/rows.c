@@ -184,6 +184,14 @@ static inline float clamp_f32(float v, float max)
                 S q = (((S)in[x]) + add) >> shift;                                                 \
                 d[x] = (D)CLAMP(q, (S)max);                                                        \
             }                                                                                      \
+        } else if (f->mode == FXI_ROUND_MULSHIFT && f->u32_product) {                              \
+            /* fixed point whose products fit 32 bits: 8 lanes of 32-bit multiplies */             \
+            const uint32_t add = (uint32_t)f->add, mul = (uint32_t)f->mul;                         \
+            const int shift = -ilogb(f->unit);                                                     \
+            for (int64_t x = 0; x < n; x++) {                                                      \
+                uint32_t q = ((uint32_t)(((S)in[x]) + add) * mul) >> shift;                        \
+                d[x] = (D)(q > (uint32_t)max ? (uint32_t)max : q);                                 \
+            }                                                                                      \
         } else if (f->mode == FXI_ROUND_MULSHIFT && f->u32_mulshift) {                             \
             /* fixed point with 32-bit factors: a 64-bit product, then the shift */                \
             const uint32_t add = (uint32_t)f->add, mul = (uint32_t)f->mul;                         \

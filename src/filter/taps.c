@@ -277,6 +277,7 @@ static void integer_shortcuts(const fxi_taps *t, size_t n, fxi_finish *f, int64_
         nonneg = nonneg && t->num[i] >= 0;
     f->u32_mulshift = f->mode == FXI_ROUND_MULSHIFT && nonneg && bound + f->add < U32_LIMIT &&
                       f->mul < U32_LIMIT && f->add == floor(f->add) && f->mul == floor(f->mul);
+    f->u32_product = f->u32_mulshift && (bound + f->add) * f->mul < U32_LIMIT;
 }
 
 static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_options *o,

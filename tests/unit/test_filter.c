@@ -11,6 +11,7 @@
  * their tolerances.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "fxtest.h"
@@ -77,7 +78,31 @@ typedef struct ref_kernel {
     int64_t den;
     const float *w; /* float kernel */
     int64_t offset;
+    int rule; /* exact kernels: REF_HALF_EVEN, or REF_CV_BLUR for the box preset */
 } ref_kernel;
+
+enum { REF_HALF_EVEN = 0, REF_CV_BLUR = 1 };
+
+/* cv2.blur's rounding of a window sum s over `area` samples (the box preset): 8-bit
+ * areas up to 256 divide in fixed point, ((s + dd) * ds) >> 23, with ds = 2^23 / area
+ * rounded and dd = area / 2 (+1 when ds was rounded down); otherwise
+ * float(s) * float(1 / area), rounded half to even. */
+static double ref_cv_blur(int64_t s, int64_t area, fx_sample_type t)
+{
+    double q;
+    if (t == FX_U8 && area <= 256) {
+        double scale = ldexp(1, 23) / (double)area;
+        int64_t ds = (int64_t)floor(scale), dd = area / 2;
+        if (scale - (double)ds < 0.5)
+            dd += 1;
+        else
+            ds += 1;
+        q = (double)(((s + dd) * ds) >> 23);
+    } else {
+        q = nearbyintf((float)s * (float)(1.0 / (double)area));
+    }
+    return q < 0 ? 0 : q > maxval(t) ? maxval(t) : q;
+}
 
 static double ref_output(const ref_kernel *k, const fx_image *src, int x, int y, int c,
                          fx_border mode, double constant)
@@ -88,6 +113,7 @@ static double ref_output(const ref_kernel *k, const fx_image *src, int x, int y,
             for (int j = 0; j < k->kw; j++)
                 s += k->num[i * k->kw + j] *
                      (int64_t)ref_sample(src, x + j - k->ax, y + i - k->ay, c, mode, constant);
+        if (k->rule == REF_CV_BLUR) return ref_cv_blur(s, k->den, src->type);
         return ref_round(s, k->den, k->offset, maxval(src->type));
     }
     float acc = (float)k->offset;
@@ -109,7 +135,20 @@ static double get(const fx_image *img, int x, int y, int c)
 
 /* ---- inputs ---- */
 
+/* Sample values: uniform, every sample at the maximum, or only 0 and the maximum (the
+ * sums' extremes, for saturation and the bounds of narrow integer paths). */
+enum { FILL_RANDOM = 0, FILL_MAX, FILL_EXTREMES };
+
+static fx_image filled_image(fx_context *ctx, int w, int h, int ch, fx_sample_type t, uint64_t seed,
+                             int fill);
+
 static fx_image random_image(fx_context *ctx, int w, int h, int ch, fx_sample_type t, uint64_t seed)
+{
+    return filled_image(ctx, w, h, ch, t, seed, FILL_RANDOM);
+}
+
+static fx_image filled_image(fx_context *ctx, int w, int h, int ch, fx_sample_type t, uint64_t seed,
+                             int fill)
 {
     fx_image img;
     fx_image_alloc(ctx, &img, w, h, ch, t);
@@ -117,6 +156,8 @@ static fx_image random_image(fx_context *ctx, int w, int h, int ch, fx_sample_ty
         uint8_t *row = fx_image_row(&img, y);
         for (int i = 0; i < w * ch; i++) {
             uint64_t r = fxt_rand(&seed);
+            if (fill == FILL_MAX) r = UINT64_MAX;
+            if (fill == FILL_EXTREMES) r = r >> 63 ? UINT64_MAX : 0;
             if (t == FX_U8)
                 row[i] = (uint8_t)(r >> 56);
             else if (t == FX_U16)
@@ -138,18 +179,27 @@ static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
 
 /* Run one kernel with one strategy over every shape, border, channel count and type,
  * against the reference. exact: integer kernels (compared exactly on integer images). */
-static void check_kernel(const char *text, const ref_kernel *rk, fx_filter_strategy strategy,
-                         const char *border_value, double tolerance)
+typedef struct check_set {
+    const shape *shapes;
+    int shape_count;
+    int fill;     /* FILL_* */
+    bool only_u8; /* 8-bit images only */
+} check_set;
+
+static void check_kernel_on(const check_set *set, const char *text, const ref_kernel *rk,
+                            fx_filter_strategy strategy, const char *border_value, double tolerance)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 3);
     fx_kernel *k = NULL;
     if (!FXT_CHECK_OK(fx_kernel_parse(ctx, text, &k), ctx)) goto done;
-    for (int s = 0; s < SHAPE_COUNT; s++)
+    for (int s = 0; s < set->shape_count; s++)
         for (int b = 0; b <= FX_BORDER_WRAP; b++)
             for (int ch = 1; ch <= 4; ch++)
                 for (int ti = 0; ti < 3; ti++) {
                     fx_sample_type t = types[ti];
                     if (rk->num && t == FX_F32) continue; /* floats: covered by float kernels */
+                    if (set->only_u8 && t != FX_U8) continue;
+                    const shape *sh = &set->shapes[s];
                     fx_filter_options o;
                     fx_filter_options_init(&o);
                     o.border = b;
@@ -158,10 +208,11 @@ static void check_kernel(const char *text, const ref_kernel *rk, fx_filter_strat
                     o.border_value = border_value;
                     o.offset = (double)rk->offset;
                     double constant = border_value ? atof(border_value) : 0;
-                    fx_image_desc d = {shapes[s].w, shapes[s].h, ch, t};
+                    fx_image_desc d = {sh->w, sh->h, ch, t};
                     fx_filter_plan *p = NULL;
                     if (!FXT_CHECK_OK(fx_filter_plan_create(ctx, k, &o, &d, &p), ctx)) continue;
-                    fx_image src = random_image(ctx, d.width, d.height, ch, t, 17 + s * 5 + ch);
+                    fx_image src =
+                        filled_image(ctx, d.width, d.height, ch, t, 17 + s * 5 + ch, set->fill);
                     fx_image dst;
                     fx_image_alloc(ctx, &dst, d.width, d.height, ch, t);
                     FXT_CHECK_OK(fx_filter_run(p, &src, &dst, NULL), ctx);
@@ -190,6 +241,14 @@ done:
     fx_context_destroy(ctx);
 }
 
+/* Every shape of `shapes`, random samples, every type. */
+static void check_kernel(const char *text, const ref_kernel *rk, fx_filter_strategy strategy,
+                         const char *border_value, double tolerance)
+{
+    const check_set set = {shapes, SHAPE_COUNT, FILL_RANDOM, false};
+    check_kernel_on(&set, text, rk, strategy, border_value, tolerance);
+}
+
 /* ---- exact kernels: every strategy that applies, byte for byte ---- */
 
 static const int64_t sharpen_num[] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
@@ -199,15 +258,15 @@ static const int64_t even_box_num[] = {1, 1, 1, 1, 1, 1, 1, 1};                 
 
 FXT_TEST(exact_direct_matches_reference)
 {
-    ref_kernel sharpen = {3, 3, 1, 1, sharpen_num, 1, NULL, 0};
+    ref_kernel sharpen = {3, 3, 1, 1, sharpen_num, 1, NULL, 0, REF_HALF_EVEN};
     check_kernel("sharpen", &sharpen, FX_STRATEGY_DIRECT, NULL, 0);
-    ref_kernel odd = {5, 3, 2, 1, odd_num, 7, NULL, 0};
+    ref_kernel odd = {5, 3, 2, 1, odd_num, 7, NULL, 0, REF_HALF_EVEN};
     check_kernel("3 -1 4 1 -5; 9 2 6 5 3; 5 -8 9 7 9 / 7", &odd, FX_STRATEGY_DIRECT, NULL, 0);
 }
 
 FXT_TEST(exact_separable_equals_direct)
 {
-    ref_kernel bin = {3, 3, 1, 1, binomial_num, 16, NULL, 0};
+    ref_kernel bin = {3, 3, 1, 1, binomial_num, 16, NULL, 0, REF_HALF_EVEN};
     check_kernel("1 2 1; 2 4 2; 1 2 1 / 16", &bin, FX_STRATEGY_SEPARABLE, NULL, 0);
     check_kernel("1 2 1; 2 4 2; 1 2 1 / 16", &bin, FX_STRATEGY_DIRECT, NULL, 0);
     check_kernel("1 2 1; 2 4 2; 1 2 1 / 16", &bin, FX_STRATEGY_AUTO, "7", 0);
@@ -217,7 +276,7 @@ FXT_TEST(exact_box_equals_direct)
 {
     /* A 4x2 box with anchor (2, 1), as text so the half-even rule applies (the box
      * preset follows cv2.blur's rule on 8-bit images instead). */
-    ref_kernel box = {4, 2, 2, 1, even_box_num, 8, NULL, 0};
+    ref_kernel box = {4, 2, 2, 1, even_box_num, 8, NULL, 0, REF_HALF_EVEN};
     const char *text = "1 1 1 1; 1 1 1 1 / 8";
     check_kernel(text, &box, FX_STRATEGY_BOX, NULL, 0);
     check_kernel(text, &box, FX_STRATEGY_SEPARABLE, NULL, 0);
@@ -229,18 +288,137 @@ FXT_TEST(exact_box_equals_direct)
  * sums need 64 bits. */
 FXT_TEST(exact_rounding_rules)
 {
-    ref_kernel pow2 = {5, 3, 2, 1, odd_num, 8, NULL, 10};
+    ref_kernel pow2 = {5, 3, 2, 1, odd_num, 8, NULL, 10, REF_HALF_EVEN};
     check_kernel("3 -1 4 1 -5; 9 2 6 5 3; 5 -8 9 7 9 / 8", &pow2, FX_STRATEGY_DIRECT, NULL, 0);
-    ref_kernel unit = {3, 3, 1, 1, sharpen_num, 1, NULL, -20};
+    ref_kernel unit = {3, 3, 1, 1, sharpen_num, 1, NULL, -20, REF_HALF_EVEN};
     check_kernel("sharpen", &unit, FX_STRATEGY_DIRECT, NULL, 0);
     static const int64_t big_num[] = {30000, -20000, 30000, 50000, 1, 50000, -7, 9, 11};
-    ref_kernel big = {3, 3, 1, 1, big_num, 140013, NULL, 0};
+    ref_kernel big = {3, 3, 1, 1, big_num, 140013, NULL, 0, REF_HALF_EVEN};
     check_kernel("30000 -20000 30000; 50000 1 50000; -7 9 11 / 140013", &big, FX_STRATEGY_DIRECT,
                  NULL, 0);
     static const int64_t big_rank1[] = {9000, 18000, 9000, 18000, 36000, 18000, 9000, 18000, 9000};
-    ref_kernel big1 = {3, 3, 1, 1, big_rank1, 144000, NULL, 0};
+    ref_kernel big1 = {3, 3, 1, 1, big_rank1, 144000, NULL, 0, REF_HALF_EVEN};
     check_kernel("9000 18000 9000; 18000 36000 18000; 9000 18000 9000 / 144000", &big1,
                  FX_STRATEGY_SEPARABLE, NULL, 0);
+}
+
+/* 8-bit shapes for the integer fast paths. Wide: more than one 2048-column tile (blocks
+ * that touch neither edge, and the image's right edge in a second tile) for small
+ * kernels; square: images smaller and larger than mid-sized kernels; tall: for kernels
+ * of 257 and 258 rows. The reference costs kw * kh per output, hence three sets. */
+static const shape wide_shapes[] = {{2300, 3}, {37, 5}, {1, 1}, {1, 9}, {9, 1}};
+static const shape square_shapes[] = {{24, 20}, {37, 5}, {1, 1}, {1, 9}, {9, 1}};
+static const shape tall_shapes[] = {{2, 260}, {3, 1}};
+#define SHAPES(a) a, (int)(sizeof a / sizeof *a)
+
+/* One kernel on every shape of a set and every border, 8-bit: random samples, then only
+ * 0 and 255, then every sample (and the constant border) at 255, where the sums reach
+ * their bounds. */
+static void check_u8_extremes(const shape *set_shapes, int count, const char *text,
+                              const ref_kernel *rk, fx_filter_strategy strategy)
+{
+    const check_set random = {set_shapes, count, FILL_RANDOM, true};
+    const check_set extremes = {set_shapes, count, FILL_EXTREMES, true};
+    const check_set max = {set_shapes, count, FILL_MAX, true};
+    check_kernel_on(&random, text, rk, strategy, NULL, 0);
+    check_kernel_on(&extremes, text, rk, strategy, "255", 0);
+    check_kernel_on(&max, text, rk, strategy, "255", 0);
+}
+
+/* The separable row pass in uint16 (row taps >= 0 summing to at most 257): at the bound
+ * (1 255 1: a row of 255s sums to 65535), just past it (258: the 32-bit path), with
+ * negative column taps and an offset, and a 5x5 binomial. */
+FXT_TEST(separable_u8_narrow_rows_match_reference)
+{
+    static const int64_t at_bound[] = {1, 255, 1, 1, 255, 1};
+    ref_kernel k1 = {3, 2, 1, 1, at_bound, 3, NULL, 0, REF_HALF_EVEN};
+    check_u8_extremes(SHAPES(wide_shapes), "1 255 1; 1 255 1 / 3", &k1, FX_STRATEGY_SEPARABLE);
+    static const int64_t past_bound[] = {1, 256, 1, 1, 256, 1};
+    ref_kernel k2 = {3, 2, 1, 1, past_bound, 3, NULL, 0, REF_HALF_EVEN};
+    check_u8_extremes(SHAPES(wide_shapes), "1 256 1; 1 256 1 / 3", &k2, FX_STRATEGY_SEPARABLE);
+    static const int64_t signed_col[] = {1, 255, 1, -2, -510, -2, 1, 255, 1};
+    ref_kernel k3 = {3, 3, 1, 1, signed_col, 7, NULL, 100, REF_HALF_EVEN};
+    check_u8_extremes(SHAPES(wide_shapes), "1 255 1; -2 -510 -2; 1 255 1 / 7", &k3,
+                      FX_STRATEGY_SEPARABLE);
+    static int64_t binomial5[25];
+    static const int64_t b5[] = {1, 4, 6, 4, 1};
+    for (int i = 0; i < 25; i++)
+        binomial5[i] = b5[i / 5] * b5[i % 5];
+    ref_kernel k4 = {5, 5, 2, 2, binomial5, 256, NULL, 0, REF_HALF_EVEN};
+    check_u8_extremes(SHAPES(wide_shapes),
+                      "1 4 6 4 1; 4 16 24 16 4; 6 24 36 24 6; 4 16 24 16 4; 1 4 6 4 1 / 256", &k4,
+                      FX_STRATEGY_SEPARABLE);
+}
+
+/* The u8 Gaussian presets (cv2.GaussianBlur's fixed-point taps and rounding): the
+ * separable strategy (uint16 rows, the column pass fused with the finish where AVX2 is
+ * there) gives the bytes of the direct strategy's plain sums, on every border, at the
+ * sums' extremes, with the alpha filtered or passed through. */
+FXT_TEST(gaussian_u8_separable_equals_direct)
+{
+    static const char *const kernels[] = {"gaussian:3", "gaussian:5", "gaussian:11:3",
+                                          "gaussian:7:0.9", "gaussian:31"};
+    static const shape sizes[] = {{2300, 2}, {37, 5}, {1, 1}, {40, 1}, {17, 33}};
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 3);
+    for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++) {
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_parse(ctx, kernels[ki], &k), ctx)) continue;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            for (int b = 0; b <= FX_BORDER_WRAP; b++)
+                for (int ch = 1; ch <= 4; ch++)
+                    for (int fill = FILL_RANDOM; fill <= FILL_EXTREMES; fill++) {
+                        fx_image src = filled_image(ctx, sizes[si].w, sizes[si].h, ch, FX_U8,
+                                                    5 + si + (size_t)ch, fill);
+                        fx_image out[2];
+                        for (int v = 0; v < 2; v++) {
+                            fx_filter_options o;
+                            fx_filter_options_init(&o);
+                            o.border = b;
+                            o.border_value = "255";
+                            o.alpha = ch == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
+                            o.strategy = v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE;
+                            FXT_CHECK_OK(fx_filter(ctx, k, &o, &src, &out[v]), ctx);
+                        }
+                        bool same = memcmp(out[0].data, out[1].data,
+                                           out[0].stride * (size_t)sizes[si].h) == 0;
+                        if (!FXT_CHECK(same))
+                            fprintf(stderr, "  %s %s %dx%dx%d fill %d: separable != direct\n",
+                                    kernels[ki], fx_border_name(b), sizes[si].w, sizes[si].h, ch,
+                                    fill);
+                        fx_image_free(&out[0]);
+                        fx_image_free(&out[1]);
+                        fx_image_free(&src);
+                    }
+        fx_kernel_free(k);
+    }
+    fx_context_destroy(ctx);
+}
+
+/* The box preset on 8-bit images (uint16 column sums, cv2.blur's rounding): windows
+ * summed directly in uint16 (3x3, 16x16 = area 256, the last with the fixed-point
+ * divide), directly in int32 (16x17), by running sums (17x3, 20x20), the tallest window
+ * whose column sums fit uint16 (3x257) and one past it (3x258, the float path). */
+FXT_TEST(box_u8_matches_cv_blur_rule)
+{
+    static int64_t ones[3 * 258];
+    for (size_t i = 0; i < sizeof ones / sizeof *ones; i++)
+        ones[i] = 1;
+    static const struct {
+        const char *text;
+        int kw, kh;
+        const shape *shapes;
+        int shape_count;
+    } boxes[] = {
+        {"box:3", 3, 3, SHAPES(wide_shapes)},      {"box:17x3", 17, 3, SHAPES(wide_shapes)},
+        {"box:16", 16, 16, SHAPES(square_shapes)}, {"box:16x17", 16, 17, SHAPES(square_shapes)},
+        {"box:20", 20, 20, SHAPES(square_shapes)}, {"box:3x257", 3, 257, SHAPES(tall_shapes)},
+        {"box:3x258", 3, 258, SHAPES(tall_shapes)}};
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++) {
+        int kw = boxes[i].kw, kh = boxes[i].kh;
+        ref_kernel box = {kw, kh, kw / 2, kh / 2, ones, (int64_t)kw * kh, NULL, 0, REF_CV_BLUR};
+        check_u8_extremes(boxes[i].shapes, boxes[i].shape_count, boxes[i].text, &box,
+                          FX_STRATEGY_BOX);
+    }
 }
 
 /* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
@@ -257,7 +435,7 @@ FXT_TEST(kernel_larger_than_image)
                 (size_t)snprintf(text + at, sizeof text - at, "%lld ", (long long)num[i * 15 + j]);
         at += (size_t)snprintf(text + at, sizeof text - at, i < 14 ? ";" : "/ 3");
     }
-    ref_kernel big = {15, 15, 7, 7, num, 3, NULL, 0};
+    ref_kernel big = {15, 15, 7, 7, num, 3, NULL, 0, REF_HALF_EVEN};
     check_kernel(text, &big, FX_STRATEGY_DIRECT, NULL, 0);
 }
 
@@ -267,7 +445,7 @@ static const float float_w[] = {0.1f, 0.2f, 0.3f, -0.15f, 0.f, 0.7f, 0.05f, 0.2f
 
 FXT_TEST(float_direct_matches_fma_chain)
 {
-    ref_kernel fk = {3, 3, 1, 1, NULL, 1, float_w, 0};
+    ref_kernel fk = {3, 3, 1, 1, NULL, 1, float_w, 0, REF_HALF_EVEN};
     check_kernel("0.1 0.2 0.3; -0.15 0 0.7; 0.05 0.2 -0.4", &fk, FX_STRATEGY_DIRECT, NULL, 0);
 }
 
@@ -282,7 +460,7 @@ FXT_TEST(float_separable_within_rounding)
     char text[256];
     snprintf(text, sizeof text, "%.9g %.9g %.9g; %.9g %.9g %.9g; %.9g %.9g %.9g", w[0], w[1], w[2],
              w[3], w[4], w[5], w[6], w[7], w[8]);
-    ref_kernel fk = {3, 3, 1, 1, NULL, 1, w, 0};
+    ref_kernel fk = {3, 3, 1, 1, NULL, 1, w, 0, REF_HALF_EVEN};
     /* Integer images: within one unit; float images: within float rounding. */
     check_kernel(text, &fk, FX_STRATEGY_SEPARABLE, NULL, 1.0);
 }
@@ -462,7 +640,9 @@ FXT_TEST(alpha_convolve_and_offset)
 
 FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
-         FXT_CASE(exact_rounding_rules), FXT_CASE(float_direct_matches_fma_chain),
-         FXT_CASE(float_separable_within_rounding), FXT_CASE(planner_picks_by_kernel),
-         FXT_CASE(gaussian_weights_follow_opencv), FXT_CASE(bad_kernels_are_named),
-         FXT_CASE(bad_options_are_named), FXT_CASE(alpha_convolve_and_offset))
+         FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
+         FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(gaussian_u8_separable_equals_direct),
+         FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
+         FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
+         FXT_CASE(bad_kernels_are_named), FXT_CASE(bad_options_are_named),
+         FXT_CASE(alpha_convolve_and_offset))
