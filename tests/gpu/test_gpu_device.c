@@ -141,7 +141,9 @@ FXT_TEST(many_contexts_leak_nothing)
     double lost = ((double)before.free_memory - (double)after.free_memory) / MIB;
     printf("  free memory before %.0f MiB, after %d contexts %.0f MiB\n",
            (double)before.free_memory / MIB, CONTEXTS, (double)after.free_memory / MIB);
-    FXT_CHECK(lost < 64.0);
+    /* compute-sanitizer's initcheck keeps shadow memory for every allocation it saw:
+     * under it (check.sh says so) the free-memory balance measures the tool, not us. */
+    if (!getenv("FXKIT_UNDER_SANITIZER")) FXT_CHECK(lost < 64.0);
     fx_context_destroy(probe);
 }
 
