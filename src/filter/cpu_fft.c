@@ -29,6 +29,7 @@
  * planner is not, so plans are made and destroyed under one process-wide mutex.
  */
 #include "filter/filter_internal.h"
+#include "filter/fft_sides.h"
 
 #ifndef FXKIT_HAVE_FFTW
 
@@ -122,20 +123,10 @@ bool fxi_fft_available(void)
     return true;
 }
 
-/* Is n = 2^a, 3 * 2^a or 5 * 2^a? */
-static bool nice_side(int n)
-{
-    if (n % 3 == 0)
-        n /= 3;
-    else if (n % 5 == 0)
-        n /= 5;
-    return n > 0 && (n & (n - 1)) == 0;
-}
-
 static int next_nice_side(int n)
 {
     if (n < FFT_MIN_SIDE) n = FFT_MIN_SIDE;
-    while (!nice_side(n))
+    while (!fxi_fft_nice_side(n))
         n++;
     return n;
 }

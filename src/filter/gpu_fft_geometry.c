@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "filter/gpu_fft_geometry.h"
+#include "filter/fft_sides.h"
 
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. */
@@ -10,19 +11,10 @@
  * sides need at most about the data again. The real size is queried at plan time. */
 #define WORK_SHARE 1.0
 
-static bool nice_side(int n)
-{
-    if (n % 3 == 0)
-        n /= 3;
-    else if (n % 5 == 0)
-        n /= 5;
-    return n > 0 && (n & (n - 1)) == 0;
-}
-
 static int next_nice_side(int64_t n)
 {
     if (n < FXI_GPU_FFT_MIN_SIDE) n = FXI_GPU_FFT_MIN_SIDE;
-    while (!nice_side((int)n))
+    while (!fxi_fft_nice_side((int)n))
         n++;
     return (int)n;
 }
