@@ -61,27 +61,41 @@ fx_status fx_image_check_limits(fx_context *ctx, uint64_t width, uint64_t height
     return FX_OK;
 }
 
-fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, int channels,
-                         fx_sample_type type)
+/* Check a shape against the limits and fill in *img's description (no pixels yet):
+ * *bytes is what its pixels take. On failure *img is zeroed. */
+static fx_status describe(fx_context *ctx, fx_image *img, int width, int height, int channels,
+                          fx_sample_type type, size_t *bytes)
 {
     memset(img, 0, sizeof *img);
     FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width,
                  height);
     FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
     FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
-    size_t stride, bytes;
-    fx_status st = fx_image_size(width, height, channels, type, &stride, &bytes);
+    size_t stride;
+    fx_status st = fx_image_size(width, height, channels, type, &stride, bytes);
     FX_RETURN_IF(st != FX_OK, st, "image %dx%dx%d %s: size overflows", width, height, channels,
                  fx_sample_type_name(type));
-    void *data;
-    FX_TRY(fxi_calloc(ctx, 1, bytes, &data));
-    fxi_advise_huge_pages(data, bytes);
-    img->data = data;
     img->width = width;
     img->height = height;
     img->channels = channels;
     img->type = type;
     img->stride = stride;
+    return FX_OK;
+}
+
+fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, int channels,
+                         fx_sample_type type)
+{
+    size_t bytes;
+    FX_TRY(describe(ctx, img, width, height, channels, type, &bytes));
+    void *data;
+    fx_status st = fxi_calloc(ctx, 1, bytes, &data);
+    if (st != FX_OK) {
+        memset(img, 0, sizeof *img);
+        return st;
+    }
+    fxi_advise_huge_pages(data, bytes);
+    img->data = data;
     return FX_OK;
 }
 
@@ -103,21 +117,10 @@ fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int h
     memset(img, 0, sizeof *img);
     FX_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
                  "a device image needs a GPU context (this one runs on the CPU)");
-    FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width,
-                 height);
-    FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
-    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
-    size_t stride, bytes;
-    fx_status st = fx_image_size(width, height, channels, type, &stride, &bytes);
-    FX_RETURN_IF(st != FX_OK, st, "image %dx%dx%d %s: size overflows", width, height, channels,
-                 fx_sample_type_name(type));
-    img->width = width;
-    img->height = height;
-    img->channels = channels;
-    img->type = type;
-    img->stride = stride;
+    size_t bytes;
+    FX_TRY(describe(ctx, img, width, height, channels, type, &bytes));
     img->memory = FX_MEMORY_DEVICE;
-    st = fxi_cuda_image_alloc(ctx, img, bytes);
+    fx_status st = fxi_cuda_image_alloc(ctx, img, bytes);
     if (st != FX_OK) memset(img, 0, sizeof *img);
     return st;
 }

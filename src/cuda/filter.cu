@@ -248,17 +248,6 @@ template <typename S> __global__ void k_box_columns(const fxi_filter_args a)
 /* box, row pass: running sums along the column sums, segments of box_segment pixels of
  * one channel per thread; exact sums times the one numerator, float as the CPU's
  * (float)(V * w + offset) in double. */
-template <typename S, typename A>
-__device__ __forceinline__ A box_value(const fxi_filter_args &a, S v)
-{
-    return static_cast<A>(a.box_num) * static_cast<A>(v);
-}
-template <>
-__device__ __forceinline__ float box_value<double, float>(const fxi_filter_args &a, double v)
-{
-    return static_cast<float>(v * a.box_w + static_cast<double>(a.offset));
-}
-
 template <typename S, typename A> __global__ void k_box_rows(const fxi_filter_args a)
 {
     const int C = a.channels, seg = a.launch.box_segment;

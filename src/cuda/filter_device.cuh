@@ -129,5 +129,18 @@ __device__ __forceinline__ int64_t floor_div(int64_t p, int64_t q)
     return (p % q != 0 && p < 0) ? d - 1 : d;
 }
 
+/* box: the window's sum times the one numerator (exact), or as the CPU's float
+ * (float)(V * w + offset) in double. */
+template <typename S, typename A>
+__device__ __forceinline__ A box_value(const fxi_filter_args &a, S v)
+{
+    return static_cast<A>(a.box_num) * static_cast<A>(v);
+}
+template <>
+__device__ __forceinline__ float box_value<double, float>(const fxi_filter_args &a, double v)
+{
+    return static_cast<float>(v * a.box_w + static_cast<double>(a.offset));
+}
+
 } /* namespace fxi_filter_device */
 #endif

@@ -256,23 +256,6 @@ void fxi_filter_gpu_release(void *state)
 
 /* ---- runs ---- */
 
-static fx_status check_image(fx_context *ctx, const gpu_state *s, const fx_image *img,
-                             const char *which)
-{
-    const fx_image_desc *d = &s->desc;
-    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "filter: %s image has no pixels", which);
-    FX_RETURN_IF(img->width != d->width || img->height != d->height ||
-                     img->channels != d->channels || img->type != d->type,
-                 FX_EINVAL, "filter: %s image is %dx%dx%d %s, the plan is for %dx%dx%d %s", which,
-                 img->width, img->height, img->channels, fx_sample_type_name(img->type), d->width,
-                 d->height, d->channels, fx_sample_type_name(d->type));
-    size_t row;
-    FX_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
-    FX_RETURN_IF(img->stride < row, FX_EINVAL, "filter: %s stride %zu is shorter than a row (%zu)",
-                 which, img->stride, row);
-    return FX_OK;
-}
-
 /* fft_engine: the fft engine of this stream (FXI_FFT_DEVICE_ENGINE, or 1 + the slot). */
 static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream, int fft_engine)
 {
@@ -510,8 +493,8 @@ fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx
 {
     gpu_state *s = state;
     fx_context *ctx = s->ctx;
-    FX_TRY(check_image(ctx, s, src, "input"));
-    FX_TRY(check_image(ctx, s, dst, "output"));
+    FX_TRY(fxi_filter_check_image(ctx, &s->desc, src, "input"));
+    FX_TRY(fxi_filter_check_image(ctx, &s->desc, dst, "output"));
     FX_RETURN_IF(src->data == dst->data, FX_EINVAL,
                  "filter: input and output must be different buffers");
     FX_RETURN_IF(src->memory != dst->memory, FX_EINVAL,

@@ -106,17 +106,6 @@ template <typename A, typename T> __global__ void k_separable_ring(const fxi_fil
     }
 }
 
-template <typename S, typename A>
-__device__ __forceinline__ A box_total(const fxi_filter_args &a, S v)
-{
-    return static_cast<A>(a.box_num) * static_cast<A>(v);
-}
-template <>
-__device__ __forceinline__ float box_total<double, float>(const fxi_filter_args &a, double v)
-{
-    return static_cast<float>(v * a.box_w + static_cast<double>(a.offset));
-}
-
 template <typename T> __device__ __forceinline__ T as_sample(double v)
 {
     return static_cast<T>(v);
@@ -181,7 +170,7 @@ template <typename S, typename A, typename T> __global__ void k_box_ring(const f
                 for (int j = 0; j < a.kw; j++)
                     h += col[(x0 + j) * C + ch];
                 for (int x = x0;; x++) {
-                    out[x * C + ch] = as_sample<T>(finished(a, box_total<S, A>(a, h)));
+                    out[x * C + ch] = as_sample<T>(finished(a, box_value<S, A>(a, h)));
                     if (x + 1 >= x1) break;
                     h += col[(x + a.kw) * C + ch] - col[x * C + ch];
                 }

@@ -14,13 +14,7 @@
 
 #include "fxkit/equalize.h"
 
-#ifndef FX_HD
-#ifdef __CUDACC__
-#define FX_HD __host__ __device__
-#else
-#define FX_HD
-#endif
-#endif
+#include "core/host_device.h"
 
 /* What a pixel contributes to the histogram and how its result is written. */
 typedef enum fxi_eq_mode {

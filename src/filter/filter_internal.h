@@ -173,4 +173,9 @@ void fxi_copy_unfiltered(const fxi_filter_job *job, int y0, int y1);
 void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, int64_t x1,
                    const void *values);
 
+/* An image handed to a plan's run: pixels, the plan's shape and type, a stride that holds
+ * a row (FX_EINVAL naming `which`, "input" or "output"). */
+fx_status fxi_filter_check_image(fx_context *ctx, const fx_image_desc *d, const fx_image *img,
+                                 const char *which);
+
 #endif

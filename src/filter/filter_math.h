@@ -16,13 +16,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#ifndef FX_HD
-#ifdef __CUDACC__
-#define FX_HD __host__ __device__
-#else
-#define FX_HD
-#endif
-#endif
+#include "core/host_device.h"
 
 /* Border modes, same values as fx_border. */
 enum { FXI_CONSTANT = 0, FXI_REPLICATE = 1, FXI_REFLECT = 2, FXI_REFLECT101 = 3, FXI_WRAP = 4 };

@@ -197,13 +197,10 @@ const char *fx_filter_plan_explain(const fx_filter_plan *p)
     return p->explain;
 }
 
-static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_image *img,
-                             const char *which)
+fx_status fxi_filter_check_image(fx_context *ctx, const fx_image_desc *d, const fx_image *img,
+                                 const char *which)
 {
-    const fx_image_desc *d = &p->desc;
     FX_RETURN_IF(!img || !img->data, FX_EINVAL, "filter: %s image has no pixels", which);
-    FX_RETURN_IF(img->memory != FX_MEMORY_HOST, FX_EINVAL,
-                 "filter: the %s image is on the GPU but this plan runs on the CPU", which);
     FX_RETURN_IF(img->width != d->width || img->height != d->height ||
                      img->channels != d->channels || img->type != d->type,
                  FX_EINVAL, "filter: %s image is %dx%dx%d %s, the plan is for %dx%dx%d %s", which,
@@ -214,6 +211,14 @@ static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_
     FX_RETURN_IF(img->stride < row, FX_EINVAL, "filter: %s stride %zu is shorter than a row (%zu)",
                  which, img->stride, row);
     return FX_OK;
+}
+
+static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_image *img,
+                             const char *which)
+{
+    FX_RETURN_IF(img && img->memory != FX_MEMORY_HOST, FX_EINVAL,
+                 "filter: the %s image is on the GPU but this plan runs on the CPU", which);
+    return fxi_filter_check_image(ctx, &p->desc, img, which);
 }
 
 fx_status fx_filter_run(fx_filter_plan *p, const fx_image *src, fx_image *dst, fx_timings *timings)

@@ -12,13 +12,7 @@
 
 #include <stddef.h>
 
-#ifndef FX_HD
-#if defined(__CUDACC__)
-#define FX_HD __host__ __device__
-#else
-#define FX_HD
-#endif
-#endif
+#include "core/host_device.h"
 
 /* The cross-fade below with its two per-frame and per-sample inputs computed
  * by the caller: step = 1 / length and position = pos + 1 (vectorised loops
