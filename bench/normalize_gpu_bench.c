@@ -1,23 +1,34 @@
 /* GPU benchmark of the normalize job against the CPU path, in one run: the published GPU
  * variant's experiment (its preset; files of 10 s to 6 min; frame lengths 2 to 1024
  * samples; two filter widths) with the four stage times it logs, and a batch of long
- * stereo files. Prints RESULT lines; every GPU output is compared with the CPU's bits.
+ * stereo files, and the ramp kernel alone on device-resident audio (the library's
+ * internal launcher, so the bench includes src/). Prints RESULT lines; every GPU
+ * output is compared with the CPU's bits.
  *
  *   normalize_gpu_bench [REPEAT]        (default 3; medians)
  *
- * Build: cc -O2 bench/normalize_gpu_bench.c -Iinclude -Lbuild/src -lfxkit -lm (with CUDA).
+ * Build (with CUDA): cc -O2 bench/normalize_gpu_bench.c -Iinclude -Isrc
+ *   -I/usr/local/cuda/include build/src/libfxkit.a -lcudart ... -lm
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda_internal.h"
 #include "fxkit/fxkit.h"
+#include "normalize/normalize_cuda.h"
 
 #define RATE 44100
 #define BATCH_FILES 8
 #define BATCH_SECONDS 360
 #define MAX_REPEAT 15
+/* Frame-by-frame work stays on the host: beyond this many frames a run takes
+ * seconds on either device and says nothing new. */
+#define MAX_FRAMES 2000000
+/* Device-resident kernel timing: 6 min of stereo, this many launches. */
+#define KERNEL_SECONDS 360
+#define KERNEL_LAUNCHES 20
 
 static const double durations_s[] = {10, 20, 60, 360};
 static const int frame_lengths[] = {2, 32, 1024};
@@ -119,8 +130,50 @@ static void experiment(fx_context *gpu, fx_context *cpu, const char *name,
     free(out_c);
 }
 
+/* The ramp kernel alone on device-resident audio: 6 min of stereo in batches of
+ * 500 ms frames, launched on device buffers; G samples per second of the median. */
+static void kernel_throughput(fx_context *gpu)
+{
+    const size_t length = RATE / 2, channels = 2;
+    const size_t frames_total = (size_t)KERNEL_SECONDS * 2;
+    const size_t samples = frames_total * length * channels;
+    const size_t params = fxi_nm_ramp_param_count(frames_total, 2, 1);
+    void *src = NULL, *dst = NULL, *par = NULL;
+    double *host = calloc(params, sizeof *host);
+    if (!host || fxi_device_alloc(gpu, samples * sizeof(double), &src) != FX_OK ||
+        fxi_device_alloc(gpu, samples * sizeof(double), &dst) != FX_OK ||
+        fxi_device_alloc(gpu, params * sizeof(double), &par) != FX_OK) {
+        printf("RESULT nm_kernel_error %s\n", fx_context_error(gpu));
+        return;
+    }
+    for (size_t k = 0; k <= frames_total; k++)
+        host[k] = 0.5 + (double)(k % 7);
+    const bool process[2] = {true, true};
+    fxi_nm_batch_pack_process(process, 2, 1, frames_total, host);
+    fxi_device_memset(gpu, src, 0, samples * sizeof(double));
+    fxi_copy_h2d(gpu, par, host, params * sizeof(double));
+    fxi_nm_ramp_batch b;
+    fxi_nm_batch_describe(&b, frames_total, length, length, 2, 1, 1);
+    double ms[KERNEL_LAUNCHES];
+    for (int k = -1; k < KERNEL_LAUNCHES; k++) {
+        fxi_stream_sync(gpu);
+        uint64_t t0 = fx_time_ns();
+        fxi_cuda_normalize_ramp_launch(gpu, src, dst, par, &b);
+        fxi_stream_sync(gpu);
+        if (k >= 0) ms[k] = fx_elapsed_ms(t0, fx_time_ns());
+    }
+    double m = median(ms, KERNEL_LAUNCHES);
+    printf("RESULT nm_kernel_6min_stereo_ms %.3f (%.1f G samples/s, %.0f GB/s)\n", m,
+           (double)samples / (m * 1e6), 2.0 * (double)samples * sizeof(double) / (m * 1e6));
+    fxi_device_free(gpu, src);
+    fxi_device_free(gpu, dst);
+    fxi_device_free(gpu, par);
+    free(host);
+}
+
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* every line out at once, even when killed */
     int repeat = argc > 1 ? atoi(argv[1]) : 3;
     if (repeat < 1 || repeat > MAX_REPEAT) repeat = 3;
     fx_context *gpu = context(FX_DEVICE_GPU), *cpu = context(FX_DEVICE_CPU);
@@ -129,6 +182,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("RESULT cpu_threads %d\n", fx_context_threads(cpu));
+    kernel_throughput(gpu);
     for (size_t d = 0; d < sizeof durations_s / sizeof *durations_s; d++) {
         fx_audio in;
         if (fx_audio_alloc(cpu, &in, (size_t)(durations_s[d] * RATE), 1, RATE) != FX_OK) return 1;
@@ -143,6 +197,10 @@ int main(int argc, char **argv)
                 char name[64];
                 snprintf(name, sizeof name, "danpi_%gs_frame%d_width%d", durations_s[d],
                          frame_lengths[f], o.window);
+                if (in.frames / (size_t)frame_lengths[f] > MAX_FRAMES) {
+                    printf("RESULT nm_%s skipped (over %d frames)\n", name, MAX_FRAMES);
+                    continue;
+                }
                 experiment(gpu, cpu, name, &o, &in, repeat);
             }
         fx_audio_free(&in);

@@ -74,11 +74,11 @@ void fxi_cuda_equalize_release(fx_equalizer *plan)
     (void)plan;
 }
 
-fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *dst, size_t length,
-                                  const double *params, int channels, int gain_channels, int ramp)
+fx_status fxi_cuda_normalize_ramp(fx_context *ctx, double *samples,
+                                  const struct fxi_nm_ramp_batch *batch, const double *params,
+                                  size_t param_count)
 {
-    (void)src, (void)dst, (void)length, (void)params, (void)channels, (void)gain_channels,
-        (void)ramp;
+    (void)samples, (void)batch, (void)params, (void)param_count;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
 

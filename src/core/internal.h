@@ -115,11 +115,13 @@ void fxi_cuda_context_release(fx_context *ctx);
 /* fx_image_convert on the context's GPU (src/cuda/image_convert.c). */
 fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
-/* Dynamic audio normalization's gain ramp of one frame (length x channels
- * interleaved doubles) on the context's GPU (src/cuda/normalize_gpu.c); params is
- * the block of src/normalize/normalize_gpu_plan.h. */
-fx_status fxi_cuda_normalize_ramp(fx_context *ctx, const double *src, double *dst, size_t length,
-                                  const double *params, int channels, int gain_channels, int ramp);
+/* Dynamic audio normalization's gain ramp of a batch of frames (normalize_gpu_plan.h)
+ * on the context's GPU, in place in host memory (src/cuda/normalize_gpu.c); params
+ * is the batch's parameter block of param_count doubles. */
+struct fxi_nm_ramp_batch;
+fx_status fxi_cuda_normalize_ramp(fx_context *ctx, double *samples,
+                                  const struct fxi_nm_ramp_batch *batch, const double *params,
+                                  size_t param_count);
 
 /* Equalization on the context's GPU (src/cuda/equalize_gpu.c): device buffers for
  * a plan, a run on host or device images, and their release (safe when the plan

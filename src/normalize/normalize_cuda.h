@@ -4,16 +4,17 @@
 #define FXKIT_NORMALIZE_CUDA_H
 
 #include "fxkit/fxkit.h"
+#include "normalize_gpu_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Queue the ramp of one frame (length x channels interleaved doubles) on the
- * context's stream; params is the block of normalize_gpu_plan.h. */
+/* Queue the ramp of one batch (device samples, interleaved) on the context's
+ * stream; params is the batch's block (normalize_gpu_plan.h), on the device. */
 fx_status fxi_cuda_normalize_ramp_launch(fx_context *ctx, const double *src_device,
                                          double *dst_device, const double *params_device,
-                                         size_t length, int channels, int gain_channels, int ramp);
+                                         const fxi_nm_ramp_batch *batch);
 
 #ifdef __cplusplus
 }

@@ -12,17 +12,35 @@ size_t fxi_nm_ramp_blocks(size_t elements, int multiprocessors)
     return needed < cap ? needed : cap;
 }
 
-size_t fxi_nm_ramp_param_count(int channels, int gain_channels)
+size_t fxi_nm_ramp_param_count(size_t frames, int channels, int gain_channels)
 {
-    return 2 * (size_t)gain_channels + (size_t)channels;
+    return (frames + 1) * (size_t)gain_channels + (size_t)channels;
 }
 
-void fxi_nm_ramp_pack(const fxi_nm_ramp_frame *f, double *params)
+size_t fxi_nm_batch_frames(size_t frame_samples)
 {
-    for (int g = 0; g < f->gain_channels; g++) {
-        params[FXI_NM_RAMP_FROM(f->gain_channels, g)] = f->from[g];
-        params[FXI_NM_RAMP_TO(f->gain_channels, g)] = f->to[g];
-    }
-    for (int c = 0; c < f->channels; c++)
-        params[FXI_NM_RAMP_PROCESS(f->gain_channels, c)] = f->process[c] ? 1.0 : 0.0;
+    const size_t frames = frame_samples ? FXI_NM_BATCH_SAMPLES / frame_samples : 1;
+    return frames > 0 ? frames : 1;
+}
+
+void fxi_nm_batch_describe(fxi_nm_ramp_batch *b, size_t frames, size_t length, size_t last_length,
+                           int channels, int gain_channels, int ramp)
+{
+    b->frames = (uint32_t)frames;
+    b->frame_samples = (uint32_t)(length * (size_t)channels);
+    b->samples = (uint32_t)(((frames - 1) * length + last_length) * (size_t)channels);
+    b->channels = channels;
+    b->gain_channels = gain_channels;
+    b->ramp = ramp;
+    /* As the CPU ramp computes them: 1.0 / (double)length. */
+    b->step = 1.0 / (double)length;
+    b->last_step = 1.0 / (double)last_length;
+}
+
+void fxi_nm_batch_pack_process(const bool *process, int channels, int gain_channels, size_t frames,
+                               double *params)
+{
+    double *flags = params + (frames + 1) * (size_t)gain_channels;
+    for (int c = 0; c < channels; c++)
+        flags[c] = process[c] ? 1.0 : 0.0;
 }

@@ -1,59 +1,79 @@
-/* The GPU gain ramp's launch geometry and parameter block, and the per-element
- * work of one thread, shared by the C side (tests, the host launcher) and the
- * kernel (src/cuda/normalize.cu). The kernel reads everything it needs from the
- * parameter block: one double array of [from[G], to[G], process[C]] for G gain
- * channels (1 when coupled) and C channels. */
+/* The GPU gain ramp's batches, launch geometry and parameter block, and the
+ * per-element work of one thread, shared by the C side (tests, the host
+ * launcher) and the kernel (src/cuda/normalize.cu).
+ *
+ * A batch is a run of consecutive frames, interleaved, every frame `frame_samples`
+ * samples long but the last, which may be shorter (the end of the stream). The
+ * kernel reads everything it needs from the batch description and one double
+ * array, the parameter block: (frames + 1) rows of G gains (G = 1 when coupled,
+ * else one per channel), frame k's ramp going from row k to row k + 1, then C
+ * process flags. Indices are 32-bit: a batch holds fewer than 2^31 samples. */
 #ifndef FXKIT_NORMALIZE_GPU_PLAN_H
 #define FXKIT_NORMALIZE_GPU_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "normalize_math.h"
 
 /* 256 threads (8 warps) per block and at most 8 blocks per multiprocessor; each
- * thread strides over the rest, so a frame of any size is one launch. The ramp
+ * thread strides over the rest, so a batch of any size is one launch. The ramp
  * is memory-bound: more blocks would not add bandwidth. */
 #define FXI_NM_RAMP_THREADS 256
 #define FXI_NM_RAMP_BLOCKS_PER_SM 8
+/* Samples per batch: 8 MiB of doubles each way, long enough that a transfer
+ * runs at the bus's speed, short enough that each worker's pinned staging stays
+ * small (pinning memory is slow and serialised by the driver) and indices stay
+ * well inside 32 bits. */
+#define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
 
-#define FXI_NM_RAMP_FROM(gains, g) (g)
-#define FXI_NM_RAMP_TO(gains, g) ((gains) + (g))
-#define FXI_NM_RAMP_PROCESS(gains, c) (2 * (gains) + (c))
-
-typedef struct fxi_nm_ramp_frame {
-    int channels, gain_channels;
-    const double *from, *to; /* per gain channel */
-    const bool *process;     /* per channel */
-} fxi_nm_ramp_frame;
+typedef struct fxi_nm_ramp_batch {
+    uint32_t frames;        /* frames in the batch */
+    uint32_t frame_samples; /* samples (positions x channels) of each frame but the last */
+    uint32_t samples;       /* of the whole batch */
+    int channels, gain_channels, ramp;
+    double step, last_step; /* 1 / positions of a full frame, and of the last one */
+} fxi_nm_ramp_batch;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Blocks for `elements` samples (frames x channels) on a GPU of that many SMs. */
+/* Blocks for `elements` samples on a GPU of that many SMs. */
 size_t fxi_nm_ramp_blocks(size_t elements, int multiprocessors);
-/* Doubles in the parameter block. */
-size_t fxi_nm_ramp_param_count(int channels, int gain_channels);
-void fxi_nm_ramp_pack(const fxi_nm_ramp_frame *f, double *params);
+/* Doubles in the parameter block of a batch of `frames` frames. */
+size_t fxi_nm_ramp_param_count(size_t frames, int channels, int gain_channels);
+/* Whole frames per batch for frames of `frame_samples` samples (at least one). */
+size_t fxi_nm_batch_frames(size_t frame_samples);
+/* Describe a batch of `frames` frames of `length` positions each, the last one
+ * `last_length` positions long. */
+void fxi_nm_batch_describe(fxi_nm_ramp_batch *b, size_t frames, size_t length, size_t last_length,
+                           int channels, int gain_channels, int ramp);
+/* The process flags at the end of the parameter block of `frames` frames. */
+void fxi_nm_batch_pack_process(const bool *process, int channels, int gain_channels, size_t frames,
+                               double *params);
 
 #ifdef __cplusplus
 }
 #endif
 
-/* What the thread for element e (sample e / channels of the frame, channel
- * e % channels) writes: the sample times its gain, or the sample itself in a
- * channel that is not processed. The CPU ramp computes the same expression. */
-static inline FX_HD double fxi_nm_ramp_element(const double *src, const double *params, size_t e,
-                                               int channels, int gain_channels, size_t length,
-                                               int ramp)
+/* What the thread for sample e of a batch writes: the sample times its gain (the
+ * cross-fade of its frame, at its position), or the sample itself in a channel
+ * that is not processed. The CPU ramp computes the same expression. */
+static inline FX_HD double fxi_nm_batch_element(const double *src, const double *params,
+                                                uint32_t e, const fxi_nm_ramp_batch *b)
 {
-    const size_t i = e / (size_t)channels;
-    const int c = (int)(e % (size_t)channels);
-    if (params[FXI_NM_RAMP_PROCESS(gain_channels, c)] == 0.0) return src[e];
-    const int g = gain_channels == 1 ? 0 : c;
-    return src[e] * fxi_nm_gain_at(params[FXI_NM_RAMP_FROM(gain_channels, g)],
-                                   params[FXI_NM_RAMP_TO(gain_channels, g)], i, length, ramp);
+    const uint32_t k = e / b->frame_samples, r = e - k * b->frame_samples;
+    const uint32_t channels = (uint32_t)b->channels, pos = r / channels;
+    const uint32_t c = r - pos * channels;
+    const uint32_t gains = (uint32_t)b->gain_channels;
+    if (params[(b->frames + 1) * gains + c] == 0.0) return src[e];
+    const uint32_t g = gains == 1 ? 0 : c;
+    const double from = params[k * gains + g], to = params[(k + 1) * gains + g];
+    if (!b->ramp) return src[e] * to;
+    const double step = k + 1 == b->frames ? b->last_step : b->step;
+    return src[e] * fxi_nm_fade_step(from, to, step, (double)pos + 1.0);
 }
 
 #endif

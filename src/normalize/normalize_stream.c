@@ -6,8 +6,11 @@
  * CPU its gain ramp is then applied when it is pulled, straight into the
  * caller's buffer (one pass over the samples fewer); only when a push needs
  * the slot of a frame not pulled yet does that frame go through the output
- * queue first. On the GPU every frame is ramped into the queue as soon as its
- * gain is known. At the end of the input ffmpeg's pad frames drive the history
+ * queue first. On the GPU the ramp runs in place in the slots, a batch of
+ * frames at a time (the slot ring holds a batch more than the look-ahead): once
+ * a batch's worth of frames has its gains, at the end of the input, or when a
+ * push needs the slot of a frame not ramped yet; pulls then copy the ramped
+ * samples out. At the end of the input ffmpeg's pad frames drive the history
  * until every real frame has its gain. So the result is the same whatever the
  * chunk sizes, and memory is the look-ahead's slots plus what has not been
  * pulled.
@@ -39,7 +42,9 @@ struct fx_normalize {
     double *previous;    /* per gain channel: the last ramp's end */
     double *pad;         /* one pad frame */
     bool on_gpu;         /* the gain ramp runs on the context's GPU */
-    double *ramp_params; /* the GPU ramp's parameter block */
+    size_t batch_frames; /* GPU: frames per ramp batch */
+    double *ramp_params; /* GPU: a batch's parameter block */
+    uint64_t gpu_ramped; /* GPU: frames ramped in place in their slots */
     uint64_t analysed;   /* real frames analysed */
     uint64_t smoothed;   /* smoothed gains known (real and pad frames) */
     uint64_t amplified;  /* frames ramped to the output in full */
@@ -120,41 +125,91 @@ static void ramp_range(void *arg, size_t begin, size_t end, int worker)
     fxi_nm_ramp_range(job, job->first + begin, job->first + end);
 }
 
+/* Frames whose gain is known and whose samples are still in their slots. */
+static uint64_t ramp_ready_end(const fx_normalize *n)
+{
+    return n->smoothed < n->analysed ? n->smoothed : n->analysed;
+}
+
+/* GPU: ramp `frames` frames from frame gpu_ramped on, consecutive slots, in place;
+ * `previous` holds the gain each ramp starts from. */
+static fx_status gpu_ramp_run(fx_normalize *n, size_t frames)
+{
+    const uint64_t first = n->gpu_ramped;
+    const size_t gains = (size_t)n->gain_channels;
+    double *params = n->ramp_params;
+    memcpy(params, n->previous, gains * sizeof *params);
+    for (size_t k = 0; k < frames; k++)
+        memcpy(params + (k + 1) * gains, slot_gain_of(n, first + k), gains * sizeof *params);
+    fxi_nm_batch_pack_process(n->p.process, n->p.channels, n->gain_channels, frames, params);
+    fxi_nm_ramp_batch b;
+    fxi_nm_batch_describe(&b, frames, n->p.advance, length_of(n, first + frames - 1),
+                          n->p.channels, n->gain_channels, n->p.ramp);
+    FX_TRY(fxi_cuda_normalize_ramp(n->ctx, slot_of(n, first), &b, params,
+                                   fxi_nm_ramp_param_count(frames, n->p.channels,
+                                                           n->gain_channels)));
+    memcpy(n->previous, params + frames * gains, gains * sizeof *params);
+    n->gpu_ramped += frames;
+    return FX_OK;
+}
+
+/* GPU: ramp every frame whose gain is known, in batches that stop where the
+ * slot ring wraps. */
+static fx_status gpu_ramp_ready(fx_normalize *n)
+{
+    uint64_t since = n->timing ? fx_time_ns() : 0;
+    const uint64_t end = ramp_ready_end(n);
+    while (n->gpu_ramped < end) {
+        const size_t to_wrap = n->slot_count - (size_t)(n->gpu_ramped % n->slot_count);
+        uint64_t frames = end - n->gpu_ramped;
+        if (frames > to_wrap) frames = to_wrap;
+        if (frames > n->batch_frames) frames = n->batch_frames;
+        FX_TRY(gpu_ramp_run(n, (size_t)frames));
+    }
+    stage_add(n, &n->times.gain_ms, &since);
+    return FX_OK;
+}
+
+/* GPU: whether pulls may ramp the frames whose gain is known (a batch's worth,
+ * or the end of the stream), rather than wait for more. */
+static bool gpu_batch_due(const fx_normalize *n)
+{
+    return n->flushed || ramp_ready_end(n) - n->gpu_ramped >= n->batch_frames;
+}
+
+/* The end of the frames a pull may take now. */
+static uint64_t pullable_end(const fx_normalize *n)
+{
+    return n->on_gpu && !gpu_batch_due(n) ? n->gpu_ramped : ramp_ready_end(n);
+}
+
 /* The next `count` samples of frame `amplified` (from amplify_pos), ramped
  * into dst; the frame is done when its last sample is. */
 static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
 {
     const uint64_t frame = n->amplified;
     const size_t length = length_of(n, frame);
+    const size_t at = n->amplify_pos * (size_t)n->p.channels;
     const double *to = slot_gain_of(n, frame);
-    uint64_t since = n->timing ? fx_time_ns() : 0;
     if (n->on_gpu) {
-        /* Whole frames only (the output queue's eager path). */
-        fxi_nm_ramp_frame f = {n->p.channels, n->gain_channels, n->previous, to, n->p.process};
-        fxi_nm_ramp_pack(&f, n->ramp_params);
-        FX_TRY(fxi_cuda_normalize_ramp(n->ctx, slot_of(n, frame), dst, length, n->ramp_params,
-                                       n->p.channels, n->gain_channels, n->p.ramp));
+        if (frame >= n->gpu_ramped) FX_TRY(gpu_ramp_ready(n));
+        memcpy(dst, slot_of(n, frame) + at, count * (size_t)n->p.channels * sizeof *dst);
     } else {
-        const size_t at = n->amplify_pos * (size_t)n->p.channels;
-        fxi_nm_ramp_job job = {&n->p,  slot_of(n, frame) + at, dst, n->previous, to,
+        uint64_t since = n->timing ? fx_time_ns() : 0;
+        fxi_nm_ramp_job job = {&n->p, slot_of(n, frame) + at, dst, n->previous, to,
                                length, n->amplify_pos};
         size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
         fxi_parallel_for(n->ctx, count, grain, ramp_range, &job);
+        stage_add(n, &n->times.gain_ms, &since);
     }
-    stage_add(n, &n->times.gain_ms, &since);
     n->amplify_pos += count;
     if (n->amplify_pos == length) {
-        memcpy(n->previous, to, (size_t)n->gain_channels * sizeof *n->previous);
+        /* (the GPU's batches keep their own start gain) */
+        if (!n->on_gpu) memcpy(n->previous, to, (size_t)n->gain_channels * sizeof *n->previous);
         n->amplified++;
         n->amplify_pos = 0;
     }
     return FX_OK;
-}
-
-/* Frames whose gain is known and whose samples are still in their slots. */
-static uint64_t ramp_ready_end(const fx_normalize *n)
-{
-    return n->smoothed < n->analysed ? n->smoothed : n->analysed;
 }
 
 /* Ramp the rest of frame `amplified` into the output queue. */
@@ -172,7 +227,7 @@ static fx_status pass_through_next(fx_normalize *n)
 {
     const uint64_t frame = n->amplified;
     const size_t length = length_of(n, frame);
-    double *dst;
+    double *dst = NULL;
     FX_TRY(out_reserve(n, length, &dst));
     memcpy(dst, slot_of(n, frame), length * (size_t)n->p.channels * sizeof *dst);
     n->amplified++;
@@ -210,10 +265,6 @@ static fx_status process_frame(fx_normalize *n, double *x, size_t length, bool r
         }
     }
     stage_add(n, &n->times.gauss_ms, &since);
-    /* The GPU ramps every frame as soon as it can; the CPU waits for pull. */
-    if (n->on_gpu)
-        while (n->amplified < ramp_ready_end(n))
-            FX_TRY(amplify_next(n));
     return FX_OK;
 }
 
@@ -223,10 +274,19 @@ static fx_status allocate(fx_normalize *n)
 {
     fx_context *ctx = n->ctx;
     const size_t channels = (size_t)n->p.channels, gains = (size_t)n->gain_channels;
+    n->on_gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
     n->slot_count = (size_t)n->p.min_half + (size_t)n->p.gauss_half + 2;
     FX_RETURN_IF(!fxi_mul_size(n->p.advance, channels, &n->slot_samples), FX_EOVERFLOW,
                  "normalize: frame of %zu samples x %d channels overflows", n->p.advance,
                  n->p.channels);
+    if (n->on_gpu) {
+        /* The GPU's indices are 32-bit (normalize_gpu_plan.h). */
+        FX_RETURN_IF(n->slot_samples > INT32_MAX, FX_EOVERFLOW,
+                     "normalize: a frame of %zu samples is too long for the GPU",
+                     n->slot_samples);
+        n->batch_frames = fxi_nm_batch_frames(n->slot_samples);
+        n->slot_count += n->batch_frames;
+    }
     size_t slot_total;
     FX_RETURN_IF(!fxi_mul_size(n->slot_count, n->slot_samples, &slot_total), FX_EOVERFLOW,
                  "normalize: %zu frames in flight overflow", n->slot_count);
@@ -239,10 +299,13 @@ static fx_status allocate(fx_normalize *n)
     n->slot_gain = mem;
     FX_TRY(fxi_calloc(ctx, gains, sizeof(double), &mem));
     n->previous = mem;
-    FX_TRY(fxi_calloc(ctx, fxi_nm_ramp_param_count(n->p.channels, n->gain_channels), sizeof(double),
-                      &mem));
-    n->ramp_params = mem;
-    n->on_gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
+    if (n->on_gpu) {
+        FX_TRY(fxi_calloc(ctx,
+                          fxi_nm_ramp_param_count(n->batch_frames, n->p.channels,
+                                                  n->gain_channels),
+                          sizeof(double), &mem));
+        n->ramp_params = mem;
+    }
     FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
     n->gains = mem;
     FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_history), &mem));
@@ -396,9 +459,10 @@ fx_status fx_normalize_flush(fx_normalize *n)
 size_t fx_normalize_ready(const fx_normalize *n)
 {
     size_t ready = n->out_end - n->out_begin;
-    for (uint64_t frame = n->amplified; frame < ramp_ready_end(n); frame++)
+    const uint64_t end = pullable_end(n);
+    for (uint64_t frame = n->amplified; frame < end; frame++)
         ready += length_of(n, frame);
-    return ready - (n->amplified < ramp_ready_end(n) ? n->amplify_pos : 0);
+    return ready - (n->amplified < end ? n->amplify_pos : 0);
 }
 
 fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, size_t *got)
@@ -415,7 +479,7 @@ fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, siz
     if (done) memcpy(out, n->out + n->out_begin * channels, done * channels * sizeof *out);
     n->out_begin += done;
     if (n->out_begin == n->out_end) n->out_begin = n->out_end = 0;
-    while (done < max_frames && n->amplified < ramp_ready_end(n)) {
+    while (done < max_frames && n->amplified < pullable_end(n)) {
         size_t take = length_of(n, n->amplified) - n->amplify_pos;
         if (take > max_frames - done) take = max_frames - done;
         FX_TRY(fail(n, ramp_next(n, out + done * channels, take)));

@@ -373,25 +373,38 @@ FXT_TEST(options_are_checked)
 
 FXT_TEST(gpu_thread_work_and_geometry)
 {
-    /* What each GPU thread computes: the sample times the CPU's ramp gain, or the
-     * sample untouched in a channel outside the list. */
-    const double from[3] = {0.5, 2.0, 9.0}, to[3] = {1.5, 0.25, 3.0};
-    const bool process[3] = {true, false, true};
-    double params[2 * 3 + 3], src[3 * 97];
-    for (int gains = 1; gains <= 3; gains += 2) {
-        fxi_nm_ramp_frame f = {3, gains, from, to, process};
-        FXT_CHECK_EQ(fxi_nm_ramp_param_count(3, gains), 2 * gains + 3);
-        fxi_nm_ramp_pack(&f, params);
-        for (size_t e = 0; e < 3 * 97; e++)
-            src[e] = (double)e / 7.0 - 20.0;
-        for (int ramp = 0; ramp <= 1; ramp++)
-            for (size_t e = 0; e < 3 * 97; e++) {
-                const size_t i = e / 3, c = e % 3, g = gains == 1 ? 0 : c;
+    /* What each GPU thread computes in a batch of four frames, the last one short:
+     * the sample times the CPU's ramp gain of its own frame, or the sample untouched
+     * in a channel outside the list. */
+    enum { FRAMES = 4, LENGTH = 97, LAST = 31, CH = 3 };
+    const bool process[CH] = {true, false, true};
+    double gain_rows[(FRAMES + 1) * CH], src[CH * LENGTH * FRAMES];
+    for (size_t r = 0; r < sizeof gain_rows / sizeof *gain_rows; r++)
+        gain_rows[r] = 0.25 + (double)((r * 7) % 11);
+    for (size_t e = 0; e < sizeof src / sizeof *src; e++)
+        src[e] = (double)e / 7.0 - 20.0;
+    for (int gains = 1; gains <= CH; gains += CH - 1) {
+        double params[(FRAMES + 1) * CH + CH];
+        FXT_CHECK_EQ(fxi_nm_ramp_param_count(FRAMES, CH, gains), (FRAMES + 1) * gains + CH);
+        memcpy(params, gain_rows, (FRAMES + 1) * (size_t)gains * sizeof *params);
+        fxi_nm_batch_pack_process(process, CH, gains, FRAMES, params);
+        for (int ramp = 0; ramp <= 1; ramp++) {
+            fxi_nm_ramp_batch b;
+            fxi_nm_batch_describe(&b, FRAMES, LENGTH, LAST, CH, gains, ramp);
+            FXT_CHECK_EQ(b.samples, ((FRAMES - 1) * LENGTH + LAST) * CH);
+            for (uint32_t e = 0; e < b.samples; e++) {
+                const size_t k = e / (LENGTH * CH), i = e % (LENGTH * CH) / CH, c = e % CH;
+                const size_t g = gains == 1 ? 0 : c, length = k + 1 == FRAMES ? LAST : LENGTH;
+                const double from = params[k * gains + g], to = params[(k + 1) * gains + g];
                 const double want =
-                    process[c] ? src[e] * fxi_nm_gain_at(from[g], to[g], i, 97, ramp) : src[e];
-                FXT_CHECK(fxi_nm_ramp_element(src, params, e, 3, gains, 97, ramp) == want);
+                    process[c] ? src[e] * fxi_nm_gain_at(from, to, i, length, ramp) : src[e];
+                if (!FXT_CHECK(fxi_nm_batch_element(src, params, e, &b) == want)) return;
             }
+        }
     }
+    FXT_CHECK_EQ(fxi_nm_batch_frames(1), FXI_NM_BATCH_SAMPLES);
+    FXT_CHECK_EQ(fxi_nm_batch_frames(FXI_NM_BATCH_SAMPLES / 3), 3);
+    FXT_CHECK_EQ(fxi_nm_batch_frames(FXI_NM_BATCH_SAMPLES * 2), 1);
     FXT_CHECK_EQ(fxi_nm_ramp_blocks(0, 132), 0);
     FXT_CHECK_EQ(fxi_nm_ramp_blocks(1, 132), 1);
     FXT_CHECK_EQ(fxi_nm_ramp_blocks(FXI_NM_RAMP_THREADS + 1, 132), 2);

@@ -58,9 +58,15 @@ static bool check_case(const ramp_case *k, uint64_t *seed)
     const fxi_nm_ramp_job job = {&p, src + at, dst + at, from, to, k->length, k->begin};
     fxi_nm_ramp_range(&job, k->begin, k->end);
 
+    /* The GPU's view: a batch of this one frame. */
     double params[3 * MAX_CHANNELS];
-    const fxi_nm_ramp_frame frame = {k->channels, gains, from, to, process};
-    fxi_nm_ramp_pack(&frame, params);
+    for (int g = 0; g < gains; g++) {
+        params[g] = from[g];
+        params[gains + g] = to[g];
+    }
+    fxi_nm_batch_pack_process(process, k->channels, gains, 1, params);
+    fxi_nm_ramp_batch batch;
+    fxi_nm_batch_describe(&batch, 1, k->length, k->length, k->channels, gains, k->ramp);
     const size_t channels = (size_t)k->channels;
     for (size_t i = 0; i < k->length; i++)
         for (size_t c = 0; c < channels; c++) {
@@ -71,8 +77,7 @@ static bool check_case(const ramp_case *k, uint64_t *seed)
                                 : process[c]
                                     ? src[e] * reference_gain(from[g], to[g], i, k->length, k->ramp)
                                     : src[e];
-            const double element =
-                fxi_nm_ramp_element(src, params, e, k->channels, gains, k->length, k->ramp);
+            const double element = fxi_nm_batch_element(src, params, (uint32_t)e, &batch);
             if (!FXT_CHECK(dst[e] == want && (!inside || element == want))) {
                 fprintf(stderr,
                         "  %d channels, coupled %d, ramp %d, skipped %d, length %zu, range "
