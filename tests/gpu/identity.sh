@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# CPU == GPU bytes on images that are not in the test suite, through the program: the
-# bundled photos, noise, 1xN and Nx1 images, a kernel larger than the image; every GPU
-# strategy but fft (which is within one unit, not exact), 8-bit, 16-bit and float.
-# For a machine with a GPU (run by hand or from check.sh).
+# CPU == GPU bytes on inputs that are not in the test suite, through the program.
+# filter: the bundled photos, noise, 1xN and Nx1 images, a kernel larger than the
+# image; every GPU strategy but fft (which is within one unit, not exact), 8-bit,
+# 16-bit and float. equalize: a photo, a constant image, 1x1, odd sizes, every space,
+# scale, bins, CLAHE grids and clips, 8- and 16-bit, 1 to 4 channels. normalize:
+# speech, tones, noise with clicks, silence, a long file, mono to 8 channels, the
+# options that change the arithmetic. For a machine with a GPU (run by hand or from
+# check.sh).
 #
 # usage: tests/gpu/identity.sh [FXKIT]        (default build/fxkit)
 set -u
@@ -57,5 +61,76 @@ for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; d
         done
     done
 done
+echo "identity filter: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused, $crashed crashed"
+
+# compare JOB INPUT EXT ARGS...: the job on the CPU and on the GPU, same bytes.
+compare() {
+    local job=$1 input=$2 ext=$3
+    shift 3
+    if ! "$fxkit" "$job" -q "$@" --device cpu "$input" -o "$tmp/cpu.$ext" 2>"$tmp/err"; then
+        unsupported=$((unsupported + 1)) # e.g. 1000 bins of an 8-bit image
+        [ "$unsupported" -le 5 ] && echo "refused: $job $* $(basename "$input"): $(cat "$tmp/err")"
+        return
+    fi
+    "$fxkit" "$job" -q "$@" --device gpu "$input" -o "$tmp/gpu.$ext" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        crashed=$((crashed + 1))
+        echo "GPU FAILED (exit $rc): $job $* $(basename "$input"): $(cat "$tmp/err")"
+        return
+    fi
+    checked=$((checked + 1))
+    if ! cmp -s "$tmp/cpu.$ext" "$tmp/gpu.$ext"; then
+        differ=$((differ + 1))
+        echo "DIFFER: $job $* $(basename "$input")"
+    fi
+}
+
+# ---- equalize ----
+filter_checked=$checked
+"$fxkit" gen image -q --kind gradient --size 1x1 --channels 3 -o "$tmp/one.ppm"
+"$fxkit" gen image -q --kind checker --size 333x211 --channels 4 --seed 3 -o "$tmp/rgba.png"
+"$fxkit" gen image -q --kind photo --size 1001x777 --channels 2 --seed 4 -o "$tmp/graya.png"
+"$fxkit" gen image -q --kind gradient --size 257x3 --channels 1 --depth u16 -o "$tmp/grad16.png" 2>/dev/null ||
+    "$fxkit" convert -q "$tmp/row.pgm" --depth u16 -o "$tmp/grad16.png"
+"$fxkit" convert -q "$root/samples/hubble_deep_field.jpg" -o "$tmp/hubble.ppm"
+printf 'P5\n97 61\n255\n' >"$tmp/const.pgm"
+head -c $((97 * 61)) /dev/zero | tr '\0' '\200' >>"$tmp/const.pgm"
+eq_options=("" "--space hsv" "--space luma" "--space rgb" "--space gray" "--space hsv-float"
+    "--space hsv-float --scale mms" "--scale max" "--bins 64" "--bins 1000 --scale mms"
+    "-a" "-a --tiles 3x5 --clip 2" "-a --tiles 16x16 --clip 0" "-a --tiles 1x1 --clip 40"
+    "--gpu-block 64" "--space hsv --gpu-block 1024")
+for img in photo.ppm hubble.ppm photo16.png noise.ppm tiny.ppm one.ppm const.pgm row.pgm col.pgm \
+    rgba.png graya.png grad16.png; do
+    ext=${img##*.}
+    for o in "${eq_options[@]}"; do
+        # shellcheck disable=SC2086 # the options are words
+        compare equalize "$tmp/$img" "$ext" $o
+    done
+done
+echo "identity equalize: $((checked - filter_checked)) GPU runs compared with the CPU"
+
+# ---- normalize ----
+before=$checked
+"$fxkit" gen audio -q --kind speech --duration 95 --channels 1 --seed 5 -o "$tmp/speech.wav"
+"$fxkit" gen audio -q --kind tones --duration 41 --channels 2 --sample-format f32 -o "$tmp/tones.wav"
+"$fxkit" gen audio -q --kind white --duration 13 --channels 8 --sample-format s24 --amplitude 0.05 \
+    -o "$tmp/white8.wav"
+"$fxkit" gen audio -q --kind silence --duration 3 --channels 2 -o "$tmp/silence.wav"
+"$fxkit" gen audio -q --kind speech --duration 1800 --channels 2 --seed 6 -o "$tmp/long.wav"
+nm_options=("" "--preset danpi" "-f 20 -g 5" "--frame-samples 2 -g 3" "--frame-samples 1024 -g 101"
+    "--no-coupling" "--channels 0" "--no-ramp" "-c -s 3" "-b" "--overlap 0.5" "-r 0.1 --min-gain 0.5"
+    "--compat ffmpeg5.1" "--sample-format f64")
+for wav in "$root/samples/speech_mono_44k.wav" "$root/samples/speech_stereo_44k_24bit.wav" \
+    "$tmp/speech.wav" "$tmp/tones.wav" "$tmp/white8.wav" "$tmp/silence.wav"; do
+    for o in "${nm_options[@]}"; do
+        # shellcheck disable=SC2086
+        compare normalize "$wav" wav $o
+    done
+done
+compare normalize "$tmp/long.wav" wav
+compare normalize "$tmp/long.wav" wav --preset danpi
+echo "identity normalize: $((checked - before)) GPU runs compared with the CPU"
+
 echo "identity: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused, $crashed crashed"
 [ "$differ" -eq 0 ] && [ "$crashed" -eq 0 ] && [ "$checked" -gt 0 ]
