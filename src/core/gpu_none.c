@@ -74,11 +74,37 @@ void fxi_cuda_equalize_release(fx_equalizer *plan)
     (void)plan;
 }
 
-fx_status fxi_cuda_normalize_ramp(fx_context *ctx, double *samples,
-                                  const struct fxi_nm_ramp_batch *batch, const double *params,
-                                  size_t param_count)
+fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **out)
 {
-    (void)samples, (void)batch, (void)params, (void)param_count;
+    (void)ring_samples;
+    *out = NULL;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *gpu)
+{
+    (void)ctx, (void)gpu;
+}
+
+fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, const double *src,
+                             size_t count)
+{
+    (void)gpu, (void)at, (void)src, (void)count;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
+                             const struct fxi_nm_levels_job *job, double *levels)
+{
+    (void)gpu, (void)at, (void)job, (void)levels;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, double *dst,
+                           const struct fxi_nm_ramp_batch *batch, const double *params,
+                           size_t param_count)
+{
+    (void)gpu, (void)at, (void)dst, (void)batch, (void)params, (void)param_count;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
 

@@ -115,13 +115,24 @@ void fxi_cuda_context_release(fx_context *ctx);
 /* fx_image_convert on the context's GPU (src/cuda/image_convert.c). */
 fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
-/* Dynamic audio normalization's gain ramp of a batch of frames (normalize_gpu_plan.h)
- * on the context's GPU, in place in host memory (src/cuda/normalize_gpu.c); params
- * is the batch's parameter block of param_count doubles. */
+/* Dynamic audio normalization on the context's GPU (src/cuda/normalize_gpu.c): a
+ * stream's device copy of its slot ring of ring_samples doubles; `count` samples
+ * from the host into it at sample `at`; the levels of a run of frames starting at
+ * `at` (frames x gain channels pairs of peak and sum of squares into `levels`); the
+ * ramp of a batch starting at `at` into host memory `dst` (normalize_gpu_plan.h's
+ * batch and parameter block of param_count doubles). */
+typedef struct fxi_nm_gpu fxi_nm_gpu;
+struct fxi_nm_levels_job;
 struct fxi_nm_ramp_batch;
-fx_status fxi_cuda_normalize_ramp(fx_context *ctx, double *samples,
-                                  const struct fxi_nm_ramp_batch *batch, const double *params,
-                                  size_t param_count);
+fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **out);
+void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *gpu);
+fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, const double *src,
+                             size_t count);
+fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
+                             const struct fxi_nm_levels_job *job, double *levels);
+fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, double *dst,
+                           const struct fxi_nm_ramp_batch *batch, const double *params,
+                           size_t param_count);
 
 /* Equalization on the context's GPU (src/cuda/equalize_gpu.c): device buffers for
  * a plan, a run on host or device images, and their release (safe when the plan

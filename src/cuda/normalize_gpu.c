@@ -1,10 +1,13 @@
-/* fxi_cuda_normalize_ramp: the gain ramp of a batch of frames on the context's
- * GPU, in place in host memory. The samples and the parameter block go up in one
- * copy through pinned staging, the kernel runs on the context's stream, and the
- * result comes back over the samples. The CPU's threads copy between the
- * caller's memory and the staging buffers (one thread alone would be slower than
- * the bus). Staging and device buffers belong to the context and are reused batch
- * after batch. */
+/* Dynamic audio normalization on the context's GPU, host side: a stream's device
+ * copy of its slot ring, the uploads into it, the frame levels and the gain ramp.
+ *
+ * Frames go up once, into the same slot positions as on the host; the levels are
+ * measured there and come down (two doubles a frame and gain channel), and the
+ * ramp later reads the same device slots and sends the result back over the
+ * host's. Copies go through the context's pinned staging, filled and emptied by
+ * the CPU's threads (one thread alone would be slower than the bus); staging and
+ * scratch buffers belong to the context and are reused. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_internal.h"
@@ -12,6 +15,11 @@
 
 /* Doubles per thread's share of a staging copy: 1 MiB. */
 #define COPY_GRAIN ((size_t)1 << 17)
+
+struct fxi_nm_gpu {
+    double *ring; /* the slot ring on the device */
+    size_t ring_samples;
+};
 
 typedef struct staged_copy {
     double *dst;
@@ -31,35 +39,116 @@ static void parallel_copy(fx_context *ctx, double *dst, const double *src, size_
     fxi_parallel_for(ctx, count, COPY_GRAIN, copy_range, &c);
 }
 
-static fx_status ramp_guarded(fx_context *ctx, double *samples, const fxi_nm_ramp_batch *b,
-                              const double *params, size_t param_count)
+static fx_status bytes_of(fx_context *ctx, size_t count, size_t *bytes)
 {
-    const size_t count = b->samples, staged = count + param_count;
-    size_t staged_bytes;
-    FX_RETURN_IF(!fxi_mul_size(staged, sizeof(double), &staged_bytes), FX_EOVERFLOW,
-                 "normalize: GPU batch of %zu samples overflows", count);
-    const size_t sample_bytes = count * sizeof(double);
-    void *pin_in, *pin_out, *dev_in, *dev_out;
-    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, staged_bytes, &pin_in));
-    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &pin_out));
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, staged_bytes, &dev_in));
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &dev_out));
-    parallel_copy(ctx, pin_in, samples, count);
-    memcpy((double *)pin_in + count, params, param_count * sizeof(double));
-    FX_TRY(fxi_copy_h2d(ctx, dev_in, pin_in, staged_bytes));
-    FX_TRY(fxi_cuda_normalize_ramp_launch(ctx, dev_in, dev_out, (const double *)dev_in + count, b));
-    FX_TRY(fxi_copy_d2h(ctx, pin_out, dev_out, sample_bytes));
-    FX_TRY(fxi_stream_sync(ctx));
-    parallel_copy(ctx, samples, pin_out, count);
+    FX_RETURN_IF(!fxi_mul_size(count, sizeof(double), bytes), FX_EOVERFLOW,
+                 "normalize: %zu samples on the GPU overflow", count);
     return FX_OK;
 }
 
-fx_status fxi_cuda_normalize_ramp(fx_context *ctx, double *samples, const fxi_nm_ramp_batch *batch,
-                                  const double *params, size_t param_count)
+fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **out)
+{
+    *out = NULL;
+    size_t bytes;
+    FX_TRY(bytes_of(ctx, ring_samples, &bytes));
+    fxi_nm_gpu *g;
+    FX_TRY(fxi_calloc(ctx, 1, sizeof *g, (void **)&g));
+    fxi_device_guard guard;
+    fx_status st = fxi_device_enter(ctx, &guard);
+    if (st == FX_OK) {
+        st = fxi_device_alloc(ctx, bytes, (void **)&g->ring);
+        fxi_device_leave(&guard);
+    }
+    if (st != FX_OK) {
+        free(g);
+        return st;
+    }
+    g->ring_samples = ring_samples;
+    *out = g;
+    return FX_OK;
+}
+
+void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *g)
+{
+    if (!g) return;
+    fxi_device_guard guard;
+    if (fxi_device_enter(ctx, &guard) == FX_OK) {
+        fxi_device_free(ctx, g->ring);
+        fxi_device_leave(&guard);
+    }
+    free(g);
+}
+
+static fx_status upload_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at, const double *src,
+                                size_t count)
+{
+    size_t bytes;
+    FX_TRY(bytes_of(ctx, count, &bytes));
+    void *pin;
+    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, bytes, &pin));
+    parallel_copy(ctx, pin, src, count);
+    FX_TRY(fxi_copy_h2d(ctx, g->ring + at, pin, bytes));
+    return fxi_stream_sync(ctx); /* the staging is free again */
+}
+
+fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *g, size_t at, const double *src,
+                             size_t count)
 {
     fxi_device_guard guard;
     FX_TRY(fxi_device_enter(ctx, &guard));
-    fx_status st = ramp_guarded(ctx, samples, batch, params, param_count);
+    fx_status st = upload_guarded(ctx, g, at, src, count);
+    fxi_device_leave(&guard);
+    return st;
+}
+
+static fx_status levels_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at,
+                                const fxi_nm_levels_job *job, double *levels)
+{
+    size_t bytes;
+    FX_TRY(bytes_of(ctx, 2 * (size_t)job->frames * (size_t)job->gain_channels, &bytes));
+    void *dev;
+    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, bytes, &dev));
+    FX_TRY(fxi_cuda_normalize_levels_launch(ctx, g->ring + at, job, dev));
+    FX_TRY(fxi_copy_d2h(ctx, levels, dev, bytes));
+    return fxi_stream_sync(ctx);
+}
+
+fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *g, size_t at,
+                             const fxi_nm_levels_job *job, double *levels)
+{
+    fxi_device_guard guard;
+    FX_TRY(fxi_device_enter(ctx, &guard));
+    fx_status st = levels_guarded(ctx, g, at, job, levels);
+    fxi_device_leave(&guard);
+    return st;
+}
+
+static fx_status ramp_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at, double *dst,
+                              const fxi_nm_ramp_batch *b, const double *params, size_t param_count)
+{
+    size_t sample_bytes, param_bytes;
+    FX_TRY(bytes_of(ctx, b->samples, &sample_bytes));
+    FX_TRY(bytes_of(ctx, param_count, &param_bytes));
+    void *pin_params, *pin_out, *dev_params, *dev_out;
+    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, param_bytes, &pin_params));
+    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &pin_out));
+    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, param_bytes, &dev_params));
+    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &dev_out));
+    memcpy(pin_params, params, param_bytes);
+    FX_TRY(fxi_copy_h2d(ctx, dev_params, pin_params, param_bytes));
+    FX_TRY(fxi_cuda_normalize_ramp_launch(ctx, g->ring + at, dev_out, dev_params, b));
+    FX_TRY(fxi_copy_d2h(ctx, pin_out, dev_out, sample_bytes));
+    FX_TRY(fxi_stream_sync(ctx));
+    parallel_copy(ctx, dst, pin_out, b->samples);
+    return FX_OK;
+}
+
+fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *g, size_t at, double *dst,
+                           const fxi_nm_ramp_batch *b, const double *params, size_t param_count)
+{
+    fxi_device_guard guard;
+    FX_TRY(fxi_device_enter(ctx, &guard));
+    fx_status st = ramp_guarded(ctx, g, at, dst, b, params, param_count);
     fxi_device_leave(&guard);
     return st;
 }

@@ -224,23 +224,32 @@ static double rms_of(const fxi_nm_params *p, const measured *m, int c)
         for (size_t i = 0; i < m->n; i++)
             sum += x[i * m->stride] * x[i * m->stride];
     }
-    sum /= (double)(m->n * (last - first));
-    return fmax(sqrt(sum), DBL_EPSILON);
+    return fxi_nm_rms_of_sum(sum, m->n * (last - first));
 }
 
-static fxi_nm_gain local_gain(const fxi_nm_params *p, const measured *m, int c)
+fxi_nm_gain fxi_nm_local_gain(const fxi_nm_params *p, double peak, double rms)
 {
-    const double peak = peak_of(p, m, c);
     const double peak_gain = p->peak / peak;
     double rms_gain = DBL_MAX;
     if (p->target_rms > DBL_EPSILON) {
-        rms_gain = p->target_rms / rms_of(p, m, c);
+        rms_gain = p->target_rms / rms;
         if (p->min_gain > 0.0) rms_gain = fmax(rms_gain, p->min_gain);
     }
     fxi_nm_gain g;
     g.flag = peak > p->threshold ? 1.0 : 0.0;
     g.gain = fxi_nm_bound(p->max_gain, fmin(peak_gain, rms_gain));
     return g;
+}
+
+double fxi_nm_rms_of_sum(double sumsq, size_t count)
+{
+    return fmax(sqrt(sumsq / (double)count), DBL_EPSILON);
+}
+
+static fxi_nm_gain local_gain(const fxi_nm_params *p, const measured *m, int c)
+{
+    const double rms = p->target_rms > DBL_EPSILON ? rms_of(p, m, c) : 0.0;
+    return fxi_nm_local_gain(p, peak_of(p, m, c), rms);
 }
 
 /* Overlap: slide the window by `advance` and append this frame (zero-padded). */

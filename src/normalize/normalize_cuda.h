@@ -10,6 +10,11 @@
 extern "C" {
 #endif
 
+/* Queue the levels of a run of frames (job.frames slots from slots_device) on
+ * the context's stream: out_device receives frames x gain channels pairs (peak,
+ * sum of squares). */
+fx_status fxi_cuda_normalize_levels_launch(fx_context *ctx, const double *slots_device,
+                                           const fxi_nm_levels_job *job, double *out_device);
 /* Queue the ramp of one batch (device samples, interleaved) on the context's
  * stream; params is the batch's block (normalize_gpu_plan.h), on the device. */
 fx_status fxi_cuda_normalize_ramp_launch(fx_context *ctx, const double *src_device,

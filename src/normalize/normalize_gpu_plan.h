@@ -13,6 +13,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "normalize_math.h"
@@ -27,6 +29,16 @@
  * small (pinning memory is slow and serialised by the driver) and indices stay
  * well inside 32 bits. */
 #define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
+
+/* The frame levels of a run of frames in consecutive slots: one thread per frame
+ * and gain channel measures the peak and, with want_rms, the sum of squares. */
+typedef struct fxi_nm_levels_job {
+    uint32_t frames;       /* frames in the run */
+    uint32_t slot_samples; /* between the starts of consecutive frames */
+    uint32_t length;       /* positions of each frame but the last */
+    uint32_t last_length;  /* of the last frame */
+    int channels, gain_channels, want_rms;
+} fxi_nm_levels_job;
 
 typedef struct fxi_nm_ramp_batch {
     uint32_t frames;        /* frames in the batch */
@@ -57,6 +69,26 @@ void fxi_nm_batch_pack_process(const bool *process, int channels, int gain_chann
 #ifdef __cplusplus
 }
 #endif
+
+/* Peak (max |x|, from DBL_EPSILON, NaN ignored) and sum of squares of channel c of
+ * n interleaved positions, or of every channel when c < 0: the CPU analysis's
+ * quantities in its order of summation (channel after channel, position after
+ * position), so the sums have its bits; the maximum does not depend on order. */
+static inline FX_HD void fxi_nm_frame_levels(const double *x, uint32_t n, int channels, int c,
+                                             int want_rms, double *peak, double *sumsq)
+{
+    const int first = c < 0 ? 0 : c, last = c < 0 ? channels : c + 1;
+    double max = DBL_EPSILON, sum = 0.0;
+    for (int ch = first; ch < last; ch++)
+        for (uint32_t i = 0; i < n; i++) {
+            const double v = x[(size_t)i * (size_t)channels + (size_t)ch];
+            const double a = fabs(v);
+            if (a > max) max = a;
+            if (want_rms) sum += v * v;
+        }
+    *peak = max;
+    *sumsq = sum;
+}
 
 /* What the thread for sample e of a batch writes: the sample times its gain (the
  * cross-fade of its frame, at its position), or the sample itself in a channel

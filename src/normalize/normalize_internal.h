@@ -74,6 +74,10 @@ void fxi_nm_carry_free(fxi_nm_carry *carry);
  * its local gains: gains[0] when coupled, else gains[c] per channel. */
 void fxi_nm_analyze(fx_context *ctx, const fxi_nm_params *p, fxi_nm_carry *carry, double *x,
                     size_t n, fxi_nm_gain *gains);
+/* The local gain of a frame from its levels: its peak and (with a target RMS) its RMS. */
+fxi_nm_gain fxi_nm_local_gain(const fxi_nm_params *p, double peak, double rms);
+/* RMS from a sum of squares of `count` samples (at least DBL_EPSILON). */
+double fxi_nm_rms_of_sum(double sumsq, size_t count);
 /* The pad sample ffmpeg appends at the end of the stream, channel c, sample i. */
 double fxi_nm_pad_sample(const fxi_nm_params *p, const fxi_nm_carry *carry, int c, size_t i);
 

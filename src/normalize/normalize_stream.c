@@ -6,11 +6,15 @@
  * CPU its gain ramp is then applied when it is pulled, straight into the
  * caller's buffer (one pass over the samples fewer); only when a push needs
  * the slot of a frame not pulled yet does that frame go through the output
- * queue first. On the GPU the ramp runs in place in the slots, a batch of
- * frames at a time (the slot ring holds a batch more than the look-ahead): once
- * a batch's worth of frames has its gains, at the end of the input, or when a
- * push needs the slot of a frame not ramped yet; pulls then copy the ramped
- * samples out. At the end of the input ffmpeg's pad frames drive the history
+ * queue first. On the GPU the slot ring holds a batch of frames more than the
+ * look-ahead and has a copy on the device. Frames are analysed there a batch at
+ * a time (their levels measured on the device, the gains and filters on the
+ * host), unless DC correction, compression or overlap make the analysis
+ * sequential, when the host analyses each frame as it comes and the frames go
+ * up before their ramp. The ramp runs on the device a batch at a time, back into
+ * the host's slots: once a batch's worth of frames has its gains, at the end of
+ * the input, or when a push needs the slot of a frame not ramped yet; pulls then
+ * copy the ramped samples out. At the end of the input ffmpeg's pad frames drive the history
  * until every real frame has its gain. So the result is the same whatever the
  * chunk sizes, and memory is the look-ahead's slots plus what has not been
  * pulled.
@@ -45,6 +49,10 @@ struct fx_normalize {
     size_t batch_frames; /* GPU: frames per ramp batch */
     double *ramp_params; /* GPU: a batch's parameter block */
     uint64_t gpu_ramped; /* GPU: frames ramped in place in their slots */
+    bool gpu_analysis;   /* GPU: levels measured on the device, a batch at a time */
+    uint64_t pushed;     /* GPU analysis: real frames filled (analysed or not) */
+    double *levels;      /* GPU analysis: a batch's (peak, sum of squares) pairs */
+    fxi_nm_gpu *gpu;     /* GPU: the device copy of the slot ring */
     uint64_t analysed;   /* real frames analysed */
     uint64_t smoothed;   /* smoothed gains known (real and pad frames) */
     uint64_t amplified;  /* frames ramped to the output in full */
@@ -73,9 +81,36 @@ static double *slot_gain_of(const fx_normalize *n, uint64_t frame)
     return n->slot_gain + (size_t)(frame % n->slot_count) * (size_t)n->gain_channels;
 }
 
+/* Real frames in the slots so far (analysed or, with GPU analysis, waiting). */
+static uint64_t filled(const fx_normalize *n)
+{
+    return n->gpu_analysis ? n->pushed : n->analysed;
+}
+
 static size_t length_of(const fx_normalize *n, uint64_t frame)
 {
-    return n->flushed && frame + 1 == n->analysed ? n->last_length : n->p.advance;
+    return n->flushed && frame + 1 == filled(n) ? n->last_length : n->p.advance;
+}
+
+/* The first sample of frame `frame`'s slot, counted from the ring's start. */
+static size_t slot_offset(const fx_normalize *n, uint64_t frame)
+{
+    return (size_t)(frame % n->slot_count) * n->slot_samples;
+}
+
+/* Samples of `frames` consecutive frames from `first` (the last may be short). */
+static size_t run_samples(const fx_normalize *n, uint64_t first, size_t frames)
+{
+    return (frames - 1) * n->slot_samples +
+           length_of(n, first + frames - 1) * (size_t)n->p.channels;
+}
+
+/* Frames from `first` on, at most `limit`, that lie in consecutive slots. */
+static size_t run_frames(const fx_normalize *n, uint64_t first, uint64_t limit)
+{
+    const size_t to_wrap = n->slot_count - (size_t)(first % n->slot_count);
+    uint64_t frames = limit < to_wrap ? limit : to_wrap;
+    return (size_t)(frames < n->batch_frames ? frames : n->batch_frames);
 }
 
 static void stage_add(const fx_normalize *n, double *field, uint64_t *since)
@@ -85,6 +120,8 @@ static void stage_add(const fx_normalize *n, double *field, uint64_t *since)
     *field += fx_elapsed_ms(*since, now);
     *since = now;
 }
+
+static fx_status gpu_analyze(fx_normalize *n);
 
 /* ---- output queue ---- */
 
@@ -145,9 +182,12 @@ static fx_status gpu_ramp_run(fx_normalize *n, size_t frames)
     fxi_nm_ramp_batch b;
     fxi_nm_batch_describe(&b, frames, n->p.advance, length_of(n, first + frames - 1),
                           n->p.channels, n->gain_channels, n->p.ramp);
-    FX_TRY(fxi_cuda_normalize_ramp(n->ctx, slot_of(n, first), &b, params,
-                                   fxi_nm_ramp_param_count(frames, n->p.channels,
-                                                           n->gain_channels)));
+    /* Frames the host analysed (and may have changed) go up now. */
+    if (!n->gpu_analysis)
+        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, slot_offset(n, first), slot_of(n, first),
+                                  b.samples));
+    FX_TRY(fxi_cuda_nm_ramp(n->ctx, n->gpu, slot_offset(n, first), slot_of(n, first), &b, params,
+                            fxi_nm_ramp_param_count(frames, n->p.channels, n->gain_channels)));
     memcpy(n->previous, params + frames * gains, gains * sizeof *params);
     n->gpu_ramped += frames;
     return FX_OK;
@@ -159,13 +199,8 @@ static fx_status gpu_ramp_ready(fx_normalize *n)
 {
     uint64_t since = n->timing ? fx_time_ns() : 0;
     const uint64_t end = ramp_ready_end(n);
-    while (n->gpu_ramped < end) {
-        const size_t to_wrap = n->slot_count - (size_t)(n->gpu_ramped % n->slot_count);
-        uint64_t frames = end - n->gpu_ramped;
-        if (frames > to_wrap) frames = to_wrap;
-        if (frames > n->batch_frames) frames = n->batch_frames;
-        FX_TRY(gpu_ramp_run(n, (size_t)frames));
-    }
+    while (n->gpu_ramped < end)
+        FX_TRY(gpu_ramp_run(n, run_frames(n, n->gpu_ramped, end - n->gpu_ramped)));
     stage_add(n, &n->times.gain_ms, &since);
     return FX_OK;
 }
@@ -215,6 +250,7 @@ static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
 /* Ramp the rest of frame `amplified` into the output queue. */
 static fx_status amplify_next(fx_normalize *n)
 {
+    if (n->amplified >= ramp_ready_end(n)) FX_TRY(gpu_analyze(n)); /* GPU analysis only */
     const size_t count = length_of(n, n->amplified) - n->amplify_pos;
     double *dst = NULL;
     FX_TRY(out_reserve(n, count, &dst));
@@ -236,22 +272,17 @@ static fx_status pass_through_next(fx_normalize *n)
 
 /* ---- analysis ---- */
 
-/* Analyse one frame (a real one or a pad), extend the histories, and output
- * every real frame whose gain is now known. */
-static fx_status process_frame(fx_normalize *n, double *x, size_t length, bool real)
+/* Extend the histories with the local gains in n->gains of the frame just
+ * analysed, and smooth the next frame's gain when it is known. */
+static void take_gains(fx_normalize *n, uint64_t *since)
 {
-    uint64_t since = n->timing ? fx_time_ns() : 0;
-    fxi_nm_analyze(n->ctx, &n->p, &n->carry, x, length, n->gains);
-    stage_add(n, &n->times.analyze_ms, &since);
-    if (real) n->analysed++;
-
     bool ready = false;
     for (int gc = 0; gc < n->gain_channels; gc++)
         ready = fxi_nm_history_add(&n->p, &n->history[gc], n->gains[gc]);
     if (n->smoothed == 0 && n->history[0].frames == 1)
         for (int gc = 0; gc < n->gain_channels; gc++)
             n->previous[gc] = fxi_nm_history_start(&n->history[gc]);
-    stage_add(n, &n->times.min_filter_ms, &since);
+    stage_add(n, &n->times.min_filter_ms, since);
     if (ready) {
         const uint64_t frame = n->smoothed++;
         double *gain = slot_gain_of(n, frame);
@@ -264,8 +295,65 @@ static fx_status process_frame(fx_normalize *n, double *x, size_t length, bool r
                         n->gain_log(n->gain_log_user, frame, c, local, minimum, gain[gc]);
         }
     }
-    stage_add(n, &n->times.gauss_ms, &since);
+    stage_add(n, &n->times.gauss_ms, since);
+}
+
+/* Analyse one frame (a real one or a pad) on the host and extend the histories. */
+static void process_frame(fx_normalize *n, double *x, size_t length, bool real)
+{
+    uint64_t since = n->timing ? fx_time_ns() : 0;
+    fxi_nm_analyze(n->ctx, &n->p, &n->carry, x, length, n->gains);
+    stage_add(n, &n->times.analyze_ms, &since);
+    if (real) n->analysed++;
+    take_gains(n, &since);
+}
+
+/* GPU analysis: every frame filled but not analysed goes up, its levels are
+ * measured on the device, and its gains extend the histories, in order. */
+static fx_status gpu_analyze(fx_normalize *n)
+{
+    const size_t gains = (size_t)n->gain_channels;
+    const bool want_rms = n->p.target_rms > DBL_EPSILON;
+    /* Samples behind one sum of squares: a frame's positions times its channels. */
+    const size_t per_sum = n->p.coupled ? (size_t)n->p.channels : 1;
+    while (n->analysed < n->pushed) {
+        uint64_t since = n->timing ? fx_time_ns() : 0;
+        const uint64_t first = n->analysed;
+        const size_t frames = run_frames(n, first, n->pushed - first);
+        const size_t last_length = length_of(n, first + frames - 1), at = slot_offset(n, first);
+        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, at, slot_of(n, first),
+                                  run_samples(n, first, frames)));
+        const fxi_nm_levels_job job = {(uint32_t)frames,     (uint32_t)n->slot_samples,
+                                       (uint32_t)n->p.advance, (uint32_t)last_length,
+                                       n->p.channels,        n->gain_channels,
+                                       want_rms};
+        FX_TRY(fxi_cuda_nm_levels(n->ctx, n->gpu, at, &job, n->levels));
+        stage_add(n, &n->times.analyze_ms, &since);
+        for (size_t k = 0; k < frames; k++) {
+            const size_t length = k + 1 == frames ? last_length : n->p.advance;
+            for (size_t gc = 0; gc < gains; gc++) {
+                const double *level = n->levels + 2 * (k * gains + gc);
+                const double rms = want_rms ? fxi_nm_rms_of_sum(level[1], length * per_sum) : 0.0;
+                n->gains[gc] = fxi_nm_local_gain(&n->p, level[0], rms);
+            }
+            n->carry.first = false;
+            n->analysed++;
+            take_gains(n, &since);
+        }
+    }
     return FX_OK;
+}
+
+/* A frame's slot is full (or the input ended inside it): analyse it, now on the
+ * host or with its batch on the GPU. */
+static fx_status frame_filled(fx_normalize *n, size_t length)
+{
+    if (!n->gpu_analysis) {
+        process_frame(n, slot_of(n, n->analysed), length, true);
+        return FX_OK;
+    }
+    n->pushed++;
+    return n->flushed || n->pushed - n->analysed >= n->batch_frames ? gpu_analyze(n) : FX_OK;
 }
 
 /* ---- public calls ---- */
@@ -286,6 +374,10 @@ static fx_status allocate(fx_normalize *n)
                      n->slot_samples);
         n->batch_frames = fxi_nm_batch_frames(n->slot_samples);
         n->slot_count += n->batch_frames;
+        /* Frame after frame on the host when the analysis carries state through
+         * the samples (DC, compression) or measures an overlapping window. */
+        n->gpu_analysis = !n->p.correct_dc && !(n->p.compress > DBL_EPSILON) &&
+                          n->p.advance == n->p.frame_length;
     }
     size_t slot_total;
     FX_RETURN_IF(!fxi_mul_size(n->slot_count, n->slot_samples, &slot_total), FX_EOVERFLOW,
@@ -305,6 +397,9 @@ static fx_status allocate(fx_normalize *n)
                                                   n->gain_channels),
                           sizeof(double), &mem));
         n->ramp_params = mem;
+        FX_TRY(fxi_calloc(ctx, 2 * n->batch_frames * gains, sizeof(double), &mem));
+        n->levels = mem;
+        FX_TRY(fxi_cuda_nm_open(ctx, slot_total, &n->gpu));
     }
     FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
     n->gains = mem;
@@ -351,6 +446,8 @@ void fx_normalize_close(fx_normalize *n)
     free(n->previous);
     free(n->pad);
     free(n->ramp_params);
+    free(n->levels);
+    fxi_cuda_nm_close(n->ctx, n->gpu);
     free(n->out);
     free(n);
 }
@@ -398,17 +495,17 @@ fx_status fx_normalize_push(fx_normalize *n, const double *in, size_t frames)
     const size_t channels = (size_t)n->p.channels;
     while (frames > 0) {
         /* A frame not pulled yet whose slot this one needs goes to the queue. */
-        while (n->fill == 0 && n->amplified + n->slot_count <= n->analysed)
+        while (n->fill == 0 && n->amplified + n->slot_count <= filled(n))
             FX_TRY(fail(n, amplify_next(n)));
         size_t take = n->p.advance - n->fill;
         if (take > frames) take = frames;
-        memcpy(slot_of(n, n->analysed) + n->fill * channels, in, take * channels * sizeof *in);
+        memcpy(slot_of(n, filled(n)) + n->fill * channels, in, take * channels * sizeof *in);
         n->fill += take;
         in += take * channels;
         frames -= take;
         if (n->fill == n->p.advance) {
             n->fill = 0;
-            FX_TRY(fail(n, process_frame(n, slot_of(n, n->analysed), n->p.advance, true)));
+            FX_TRY(fail(n, frame_filled(n, n->p.advance)));
         }
     }
     return FX_OK;
@@ -435,7 +532,7 @@ static fx_status drain(fx_normalize *n)
             const size_t copy = done < rows - done ? done : rows - done;
             memcpy(n->pad + done * channels, n->pad, copy * channels * sizeof *n->pad);
         }
-        FX_TRY(process_frame(n, n->pad, n->p.advance, false));
+        process_frame(n, n->pad, n->p.advance, false);
     }
     return FX_OK;
 }
@@ -449,10 +546,11 @@ fx_status fx_normalize_flush(fx_normalize *n)
     if (n->fill > 0) {
         n->last_length = n->fill;
         n->fill = 0;
-        FX_TRY(fail(n, process_frame(n, slot_of(n, n->analysed), n->last_length, true)));
+        FX_TRY(fail(n, frame_filled(n, n->last_length)));
     } else {
         n->last_length = n->p.advance;
     }
+    if (n->gpu_analysis) FX_TRY(fail(n, gpu_analyze(n)));
     return fail(n, drain(n));
 }
 

@@ -371,6 +371,47 @@ FXT_TEST(options_are_checked)
     fx_context_destroy(ctx);
 }
 
+FXT_TEST(gpu_levels_give_the_host_analysis_gains)
+{
+    /* The GPU analysis measures each frame with fxi_nm_frame_levels and the host turns
+     * the levels into gains: the same gains as the host's own analysis, bit for bit,
+     * coupled or not, with and without an RMS target, full and short frames. */
+    static const char *const options[] = {"", "target-rms=0.2", "coupling=0",
+                                          "coupling=0 target-rms=0.05 min-gain=0.5"};
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    uint64_t seed = 99;
+    double x[5 * 777];
+    for (size_t k = 0; k < sizeof options / sizeof *options; k++)
+        for (int channels = 1; channels <= 5; channels += 2)
+            for (size_t n = 775; n <= 777; n++) {
+                fx_normalize_options o;
+                set_options(ctx, &o, options[k]);
+                fxi_nm_params p;
+                FXT_CHECK_OK(fxi_nm_params_resolve(ctx, &o, channels, 44100, &p), ctx);
+                fxi_nm_carry carry;
+                FXT_CHECK_OK(fxi_nm_carry_init(ctx, &p, &carry), ctx);
+                for (size_t i = 0; i < n * (size_t)channels; i++)
+                    x[i] = ((double)(fxt_rand(&seed) >> 11) / 9007199254740992.0 - 0.5) *
+                           (i % 3 ? 0.3 : 1.1);
+                fxi_nm_gain host[5];
+                fxi_nm_analyze(ctx, &p, &carry, x, n, host);
+                const int gains = p.coupled ? 1 : channels;
+                const bool want_rms = p.target_rms > DBL_EPSILON;
+                for (int g = 0; g < gains; g++) {
+                    double peak, sumsq;
+                    fxi_nm_frame_levels(x, (uint32_t)n, channels, p.coupled ? -1 : g, want_rms,
+                                        &peak, &sumsq);
+                    const size_t count = n * (p.coupled ? (size_t)channels : 1);
+                    const fxi_nm_gain dev = fxi_nm_local_gain(
+                        &p, peak, want_rms ? fxi_nm_rms_of_sum(sumsq, count) : 0.0);
+                    FXT_CHECK(dev.gain == host[g].gain && dev.flag == host[g].flag);
+                }
+                fxi_nm_carry_free(&carry);
+                fxi_nm_params_free(&p);
+            }
+    fx_context_destroy(ctx);
+}
+
 FXT_TEST(gpu_thread_work_and_geometry)
 {
     /* What each GPU thread computes in a batch of four frames, the last one short:
@@ -412,7 +453,7 @@ FXT_TEST(gpu_thread_work_and_geometry)
     FXT_CHECK_EQ(fxi_nm_ramp_blocks((size_t)1 << 30, 0), FXI_NM_RAMP_BLOCKS_PER_SM);
 }
 
-FXT_MAIN(FXT_CASE(reference_outputs_of_ffmpeg_51),
+FXT_MAIN(FXT_CASE(reference_outputs_of_ffmpeg_51), FXT_CASE(gpu_levels_give_the_host_analysis_gains),
          FXT_CASE(streaming_in_odd_chunks_equals_one_call),
          FXT_CASE(per_sample_arithmetic_is_the_plain_formula), FXT_CASE(parameters_are_ffmpeg_s),
          FXT_CASE(silence_stays_silent_and_short_inputs),
