@@ -83,7 +83,9 @@ FX_API fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *op
  * the call waits for the GPU to measure the stage.
  *
  * When timings is not NULL the stages are added to it: compute_ms, and upload_ms
- * and download_ms for host images on a GPU. */
+ * and download_ms for host images on a GPU (there the 8-bit global kernels count
+ * and map each band as it crosses, so upload_ms holds the histogram pass, download_ms
+ * the mapping pass, and compute_ms only the LUTs). */
 FX_API fx_status fx_equalize_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
                                  fx_timings *timings);
 /* Safe with NULL. */

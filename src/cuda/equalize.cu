@@ -1,8 +1,10 @@
 /* Equalization kernels: histograms, LUTs and the mapping pass.
  *
  * 8-bit global gray/hsv/luma/rgb/hsv-float with 256 bins and no mask take the fast kernels
- * below (eq_hist_u8, eq_lut, eq_map_u8). Otherwise three launches per image, all on
- * the context's stream:
+ * below (eq_hist_u8, eq_lut, eq_map_u8); their histogram and mapping passes also run
+ * on bands of rows (the *_rows launchers), so that a host image's bands are counted
+ * and mapped on their staging streams while other bands cross PCIe. Otherwise three
+ * launches per image, all on the context's stream:
  *   1. eq_histogram: per block a shared-memory histogram (several keys per pixel for
  *      rgb), filled with warp-aggregated atomics (lanes with the same bin add once),
  *      flushed with one global atomic per used bin. For CLAHE grid.y is the tile
@@ -477,7 +479,10 @@ bool fast_u8(const fxi_eq_kernel_args &a)
                                   a.mode == FXI_EQ_MODE_RGB || a.mode == FXI_EQ_MODE_HSV_FLOAT);
 }
 
-unsigned div_up(size_t a, size_t b);
+unsigned div_up(size_t a, size_t b)
+{
+    return static_cast<unsigned>((a + b - 1) / b);
+}
 
 /* Grid of a pass over the image's rows of four-pixel groups: enough blocks to fill
  * the GPU, whole rows per grid row. */
@@ -493,8 +498,40 @@ dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
     X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB)                 \
     X(FXI_EQ_MODE_HSV_FLOAT)
 
-fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+/* The image's arguments narrowed to rows [y0, y0 + rows): in and out start at row y0,
+ * the height is the band's (the fast kernels and fast_grid see only the band). */
+fx_status narrow_to_rows(fx_context *ctx, int y0, int rows, fxi_eq_kernel_args *a)
 {
+    FX_RETURN_IF(!fast_u8(*a) || y0 < 0 || rows < 1 || rows > a->height - y0, FX_EINVAL,
+                 "GPU equalization: rows %d..%d of a %d-row image on the 8-bit fast path", y0,
+                 y0 + rows, a->height);
+    a->in += static_cast<size_t>(y0) * a->in_stride;
+    a->out += static_cast<size_t>(y0) * a->out_stride;
+    a->height = rows;
+    return FX_OK;
+}
+
+} // namespace
+
+extern "C" bool fxi_cuda_equalize_fast(const fxi_eq_kernel_args *args)
+{
+    return fast_u8(*args);
+}
+
+extern "C" fx_status fxi_cuda_equalize_clear(fx_context *ctx, const fxi_eq_kernel_args *args)
+{
+    const fxi_eq_kernel_args &a = *args;
+    const size_t tiles = static_cast<size_t>(a.grid.tiles_x) * a.grid.tiles_y;
+    const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
+    return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist);
+}
+
+extern "C" fx_status fxi_cuda_equalize_fast_hist_rows(fx_context *ctx,
+                                                      const fxi_eq_kernel_args *args, int y0,
+                                                      int rows, cudaStream_t stream)
+{
+    fxi_eq_kernel_args a = *args;
+    FX_TRY(narrow_to_rows(ctx, y0, rows, &a));
     const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
     switch (a.mode) {
 #define HIST_CASE(M)                                                                               \
@@ -506,8 +543,22 @@ fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStr
     return fxi_cuda_check_launch(ctx, "eq_hist_u8");
 }
 
-fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+extern "C" fx_status fxi_cuda_equalize_lut(fx_context *ctx, const fxi_eq_kernel_args *args,
+                                           cudaStream_t stream)
 {
+    const fxi_eq_kernel_args &a = *args;
+    const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
+    const unsigned scan_threads = fxi_eq_scan_threads(a.bins, static_cast<int>(a.block));
+    eq_lut<<<static_cast<unsigned>(a.planes) * tiles, scan_threads, 0, stream>>>(a);
+    return fxi_cuda_check_launch(ctx, "eq_lut");
+}
+
+extern "C" fx_status fxi_cuda_equalize_fast_map_rows(fx_context *ctx,
+                                                     const fxi_eq_kernel_args *args, int y0,
+                                                     int rows, cudaStream_t stream)
+{
+    fxi_eq_kernel_args a = *args;
+    FX_TRY(narrow_to_rows(ctx, y0, rows, &a));
     const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
     switch (a.mode) {
 #define MAP_CASE(M)                                                                                \
@@ -522,13 +573,6 @@ fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStre
     return fxi_cuda_check_launch(ctx, "eq_map_u8");
 }
 
-unsigned div_up(size_t a, size_t b)
-{
-    return static_cast<unsigned>((a + b - 1) / b);
-}
-
-} // namespace
-
 extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
 {
     FX_TRY(fxi_cuda_require(ctx, "GPU equalization"));
@@ -536,16 +580,12 @@ extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kern
     const int sms = ctx->cuda->multiprocessors;
     cudaStream_t stream = ctx->cuda->stream;
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
-    const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
-    FX_TRY(fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist));
+    FX_TRY(fxi_cuda_equalize_clear(ctx, args));
 
-    const bool fast = fast_u8(a);
-    if (fast) {
-        FX_TRY(launch_fast_hist(ctx, a, stream));
-        const unsigned scan_threads = fxi_eq_scan_threads(a.bins, static_cast<int>(a.block));
-        eq_lut<<<static_cast<unsigned>(a.planes), scan_threads, 0, stream>>>(a);
-        FX_TRY(fxi_cuda_check_launch(ctx, "eq_lut"));
-        return launch_fast_map(ctx, a, stream);
+    if (fast_u8(a)) {
+        FX_TRY(fxi_cuda_equalize_fast_hist_rows(ctx, args, 0, a.height, stream));
+        FX_TRY(fxi_cuda_equalize_lut(ctx, args, stream));
+        return fxi_cuda_equalize_fast_map_rows(ctx, args, 0, a.height, stream);
     }
     const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
         a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
@@ -560,9 +600,7 @@ extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kern
             a, h.rows_per_block, shared);
     FX_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
 
-    const unsigned scan_threads = fxi_eq_scan_threads(a.bins, static_cast<int>(a.block));
-    eq_lut<<<static_cast<unsigned>(a.planes) * tiles, scan_threads, 0, stream>>>(a);
-    FX_TRY(fxi_cuda_check_launch(ctx, "eq_lut"));
+    FX_TRY(fxi_cuda_equalize_lut(ctx, args, stream));
 
     const unsigned cap = static_cast<unsigned>(sms) * BLOCKS_PER_SM;
     const unsigned gx = std::min(div_up(static_cast<size_t>(a.width), a.block), cap);

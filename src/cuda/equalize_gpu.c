@@ -5,9 +5,19 @@
  * images go through the context's reusable device buffers in row bands: the CPU's
  * threads pack a band into one of STAGE_SLOTS pinned staging buffers while the
  * bands before it are copying on their own streams, so packing and PCIe transfers
- * overlap (pageable copies would go at a fraction of the bus speed); the
- * equalization runs once the whole image is up (the histogram needs every pixel),
- * then the bands come down the same way. The kernels are in equalize.cu. */
+ * overlap (pageable copies would go at a fraction of the bus speed), then the bands
+ * come down the same way. The LUTs need every pixel's count, so the transfers can
+ * hide only the passes over pixels:
+ * - 8-bit fast path (fxi_cuda_equalize_fast): each band is counted on its staging
+ *   stream right after its upload, and mapped on its stream right before its
+ *   download; only the LUT pass runs between the two transfers, on the context's
+ *   stream, joined to the staging streams by events. Timings: upload_ms until every
+ *   band is up and counted, compute_ms the LUT pass, download_ms the mapping and the
+ *   way down.
+ * - everything else: the whole equalization runs on the context's stream once the
+ *   whole image is up (upload_ms), is waited for (compute_ms), then the bands come
+ *   down (download_ms).
+ * The kernels are in equalize.cu. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +38,10 @@ struct fxi_eq_gpu {
     uint8_t *mask;
     /* host-image staging, made on the first run with host images */
     cudaStream_t streams[STAGE_SLOTS];
+    /* the fast path's joins: the work queued so far on a staging stream (slot_marks)
+     * or on the context's stream (context_mark), for the other side to wait for */
+    cudaEvent_t slot_marks[STAGE_SLOTS];
+    cudaEvent_t context_mark;
     void *pinned[STAGE_SLOTS];
     size_t pinned_bytes; /* of each slot */
 };
@@ -87,8 +101,10 @@ void fxi_cuda_equalize_release(fx_equalizer *p)
             (void)cudaStreamSynchronize(g->streams[i]);
             (void)cudaStreamDestroy(g->streams[i]);
         }
+        if (g->slot_marks[i] && entered) (void)cudaEventDestroy(g->slot_marks[i]);
         fxi_pinned_free(p->ctx, g->pinned[i]);
     }
+    if (g->context_mark && entered) (void)cudaEventDestroy(g->context_mark);
     if (entered) fxi_device_leave(&guard);
     free(g);
     p->gpu = NULL;
@@ -177,10 +193,14 @@ static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
     for (int i = 0; i < STAGE_SLOTS; i++) {
         if (!g->streams[i])
             FX_CUDA(cudaStreamCreateWithFlags(&g->streams[i], cudaStreamNonBlocking));
+        if (!g->slot_marks[i])
+            FX_CUDA(cudaEventCreateWithFlags(&g->slot_marks[i], cudaEventDisableTiming));
         FX_CUDA(cudaStreamSynchronize(g->streams[i]));
         fxi_pinned_free(ctx, g->pinned[i]);
         g->pinned[i] = NULL;
     }
+    if (!g->context_mark)
+        FX_CUDA(cudaEventCreateWithFlags(&g->context_mark, cudaEventDisableTiming));
     g->pinned_bytes = 0;
     for (int i = 0; i < STAGE_SLOTS; i++)
         FX_TRY(fxi_pinned_alloc(ctx, band_bytes, &g->pinned[i]));
@@ -188,30 +208,67 @@ static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
     return FX_OK;
 }
 
-/* The whole host image up into dev (packed rows of row_bytes), band by band. */
+/* Wait for everything queued on the staging streams. */
+static fx_status slots_sync(fx_equalizer *p)
+{
+    fx_context *ctx = p->ctx;
+    for (int i = 0; i < STAGE_SLOTS; i++)
+        FX_CUDA(cudaStreamSynchronize(p->gpu->streams[i]));
+    return FX_OK;
+}
+
+/* Work queued from now on the staging streams starts after the work queued so far on
+ * the context's stream. */
+static fx_status slots_wait_for_context(fx_equalizer *p)
+{
+    fx_context *ctx = p->ctx;
+    fxi_eq_gpu *g = p->gpu;
+    FX_CUDA(cudaEventRecord(g->context_mark, ctx->cuda->stream));
+    for (int i = 0; i < STAGE_SLOTS; i++)
+        FX_CUDA(cudaStreamWaitEvent(g->streams[i], g->context_mark, 0));
+    return FX_OK;
+}
+
+/* Work queued from now on the context's stream starts after the work queued so far
+ * on every staging stream. */
+static fx_status context_waits_for_slots(fx_equalizer *p)
+{
+    fx_context *ctx = p->ctx;
+    fxi_eq_gpu *g = p->gpu;
+    for (int i = 0; i < STAGE_SLOTS; i++) {
+        FX_CUDA(cudaEventRecord(g->slot_marks[i], g->streams[i]));
+        FX_CUDA(cudaStreamWaitEvent(ctx->cuda->stream, g->slot_marks[i], 0));
+    }
+    return FX_OK;
+}
+
+/* The whole host image up into dev (packed rows of row_bytes), band by band, queued
+ * on the staging streams. With count (the fast path's arguments on dev), each band
+ * is counted into the histogram on its stream once it is up. */
 static fx_status upload_bands(fx_equalizer *p, const fx_image *in, uint8_t *dev, size_t row_bytes,
-                              int band_rows)
+                              int band_rows, const fxi_eq_kernel_args *count)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
     for (int r0 = 0, b = 0; r0 < p->height; r0 += band_rows, b++) {
         const int slot = b % STAGE_SLOTS;
-        const size_t rows = (size_t)(p->height - r0 < band_rows ? p->height - r0 : band_rows);
+        const int rows = fxi_eq_band_height(r0, band_rows, p->height);
         FX_CUDA(cudaStreamSynchronize(g->streams[slot])); /* its last band has left */
         band_copy c = {(uint8_t *)fx_image_row(in, r0), in->stride, g->pinned[slot], row_bytes, 1};
-        copy_band(ctx, c, rows);
-        FX_CUDA(cudaMemcpyAsync(dev + (size_t)r0 * row_bytes, g->pinned[slot], rows * row_bytes,
-                                cudaMemcpyHostToDevice, g->streams[slot]));
+        copy_band(ctx, c, (size_t)rows);
+        FX_CUDA(cudaMemcpyAsync(dev + (size_t)r0 * row_bytes, g->pinned[slot],
+                                (size_t)rows * row_bytes, cudaMemcpyHostToDevice,
+                                g->streams[slot]));
+        if (count) FX_TRY(fxi_cuda_equalize_fast_hist_rows(ctx, count, r0, rows, g->streams[slot]));
     }
-    for (int i = 0; i < STAGE_SLOTS; i++)
-        FX_CUDA(cudaStreamSynchronize(g->streams[i]));
     return FX_OK;
 }
 
 /* dev (packed rows) down into the host image, band by band: a slot's band is
- * unpacked when the slot is needed again, or at the end. */
+ * unpacked when the slot is needed again, or at the end. With map (the fast path's
+ * arguments, out = dev), each band is mapped on its stream before it comes down. */
 static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *out,
-                                size_t row_bytes, int band_rows)
+                                size_t row_bytes, int band_rows, const fxi_eq_kernel_args *map)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -223,10 +280,9 @@ static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *o
         const int last = pending[slot];
         if (last >= 0) {
             FX_CUDA(cudaStreamSynchronize(g->streams[slot]));
-            const size_t rows =
-                (size_t)(p->height - last < band_rows ? p->height - last : band_rows);
+            const int rows = fxi_eq_band_height(last, band_rows, p->height);
             band_copy c = {fx_image_row(out, last), out->stride, g->pinned[slot], row_bytes, 0};
-            copy_band(ctx, c, rows);
+            copy_band(ctx, c, (size_t)rows);
             pending[slot] = -1;
         }
         if (done) {
@@ -236,11 +292,39 @@ static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *o
             if (!any) break;
             continue;
         }
-        const size_t rows = (size_t)(p->height - r0 < band_rows ? p->height - r0 : band_rows);
-        FX_CUDA(cudaMemcpyAsync(g->pinned[slot], dev + (size_t)r0 * row_bytes, rows * row_bytes,
-                                cudaMemcpyDeviceToHost, g->streams[slot]));
+        const int rows = fxi_eq_band_height(r0, band_rows, p->height);
+        if (map) FX_TRY(fxi_cuda_equalize_fast_map_rows(ctx, map, r0, rows, g->streams[slot]));
+        FX_CUDA(cudaMemcpyAsync(g->pinned[slot], dev + (size_t)r0 * row_bytes,
+                                (size_t)rows * row_bytes, cudaMemcpyDeviceToHost,
+                                g->streams[slot]));
         pending[slot] = r0;
     }
+    return FX_OK;
+}
+
+/* Fast path, host image: the histogram counted band by band behind the upload, the
+ * LUT on the context's stream, the mapping band by band ahead of the download. The
+ * file's comment says what each timing covers. */
+static fx_status run_banded_fast(fx_equalizer *p, const fx_image *in, fx_image *out,
+                                 uint8_t *dev_in, const fxi_eq_kernel_args *a, int band_rows,
+                                 fx_timings *t, uint64_t *since)
+{
+    fx_context *ctx = p->ctx;
+    FX_TRY(fxi_cuda_equalize_clear(ctx, a));
+    FX_TRY(slots_wait_for_context(p)); /* no band counts before the histogram is zero */
+    FX_TRY(upload_bands(p, in, dev_in, a->in_stride, band_rows, a));
+    if (t) {
+        FX_TRY(slots_sync(p));
+        const uint64_t now = fx_time_ns();
+        t->upload_ms += fx_elapsed_ms(*since, now);
+        *since = now;
+    }
+    FX_TRY(context_waits_for_slots(p)); /* every band counted */
+    FX_TRY(fxi_cuda_equalize_lut(ctx, a, ctx->cuda->stream));
+    FX_TRY(slots_wait_for_context(p)); /* no band maps before the LUT is done */
+    FX_TRY(stage_end(ctx, t ? &t->compute_ms : NULL, since));
+    FX_TRY(download_bands(p, a->out, out, a->out_stride, band_rows, a));
+    if (t) t->download_ms += fx_elapsed_ms(*since, fx_time_ns());
     return FX_OK;
 }
 
@@ -258,24 +342,25 @@ static fx_status run_guarded(fx_equalizer *p, const fx_image *in, fx_image *out,
     const size_t out_row = (size_t)p->width * (size_t)p->out_channels * sample;
     const size_t rows = (size_t)p->height;
     const size_t widest = in_row > out_row ? in_row : out_row;
-    size_t band_rows = STAGE_BAND_BYTES / widest;
-    if (band_rows < 1) band_rows = 1;
-    if (band_rows > rows) band_rows = rows;
+    const int band_rows = fxi_eq_band_rows(widest, STAGE_BAND_BYTES, p->height);
     void *dev_in, *dev_out;
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, in_row * rows, &dev_in));
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, out_row * rows, &dev_out));
-    FX_TRY(staging_ready(p, band_rows * widest));
+    FX_TRY(staging_ready(p, (size_t)band_rows * widest));
     /* The device buffers may still be in use by earlier work on the context's stream. */
     FX_TRY(fxi_stream_sync(ctx));
-    FX_TRY(upload_bands(p, in, dev_in, in_row, (int)band_rows));
+    fxi_eq_kernel_args a = kernel_args(p, dev_in, in_row, dev_out, out_row);
+    if (fxi_cuda_equalize_fast(&a))
+        return run_banded_fast(p, in, out, dev_in, &a, band_rows, t, &since);
+    FX_TRY(upload_bands(p, in, dev_in, in_row, band_rows, NULL));
+    FX_TRY(slots_sync(p)); /* the equalization runs on the context's stream */
     if (t) t->upload_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
-    fxi_eq_kernel_args a = kernel_args(p, dev_in, in_row, dev_out, out_row);
     FX_TRY(fxi_cuda_equalize_launch(ctx, &a));
     FX_TRY(fxi_stream_sync(ctx)); /* the bands come down on other streams */
     if (t) t->compute_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
-    FX_TRY(download_bands(p, dev_out, out, out_row, (int)band_rows));
+    FX_TRY(download_bands(p, dev_out, out, out_row, band_rows, NULL));
     if (t) t->download_ms += fx_elapsed_ms(since, fx_time_ns());
     return FX_OK;
 }

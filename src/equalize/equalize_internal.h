@@ -62,6 +62,13 @@ fxi_eq_hist_launch fxi_eq_hist_geometry(int tile_h, int tiles, int block, int mu
  * at least a warp). */
 unsigned fxi_eq_scan_threads(uint32_t bins, int block);
 
+/* Host images on a GPU context cross in row bands through pinned staging buffers of
+ * band_bytes: the rows of one band (as many rows of row_bytes as fit, at least one,
+ * at most the image's height), and the rows of the band that starts at row y0 (the
+ * last band may be shorter). */
+int fxi_eq_band_rows(size_t row_bytes, size_t band_bytes, int height);
+int fxi_eq_band_height(int y0, int band_rows, int height);
+
 /* ---- the plan ---- */
 
 typedef struct fxi_eq_gpu fxi_eq_gpu;

@@ -1,5 +1,6 @@
-/* Geometry of equalization: OpenCV's CLAHE tile grid and the GPU launch shapes.
- * Plain C with the device's limits as parameters, so the unit tests cover it. */
+/* Geometry of equalization: OpenCV's CLAHE tile grid, the GPU launch shapes and the host
+ * images' staging bands. Plain C with the device's limits as parameters, so the unit tests
+ * cover it. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -77,4 +78,16 @@ unsigned fxi_eq_scan_threads(uint32_t bins, int block)
     while (t < bins && t * 2 <= (unsigned)block)
         t *= 2;
     return t;
+}
+
+int fxi_eq_band_rows(size_t row_bytes, size_t band_bytes, int height)
+{
+    const size_t fit = row_bytes ? band_bytes / row_bytes : (size_t)height;
+    if (fit < 1) return 1;
+    return fit < (size_t)height ? (int)fit : height;
+}
+
+int fxi_eq_band_height(int y0, int band_rows, int height)
+{
+    return height - y0 < band_rows ? height - y0 : band_rows;
 }

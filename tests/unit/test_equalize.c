@@ -532,6 +532,34 @@ FXT_TEST(gpu_geometry_covers_every_row_once)
     FXT_CHECK_EQ(fxi_eq_scan_threads(65536, 96), 64);
 }
 
+/* Host-image staging bands: each fits its buffer (unless one row is larger), and the
+ * bands cover every row once. */
+FXT_TEST(gpu_staging_bands_cover_every_row_once)
+{
+    static const int heights[] = {1, 2, 7, 279, 280, 6000};
+    static const size_t row_bytes[] = {1, 3, 30000, (size_t)8 << 20, ((size_t)8 << 20) + 1};
+    const size_t band_bytes = (size_t)8 << 20;
+    for (int h = 0; h < 6; h++)
+        for (int r = 0; r < 5; r++) {
+            const int band = fxi_eq_band_rows(row_bytes[r], band_bytes, heights[h]);
+            FXT_CHECK(band >= 1 && band <= heights[h]);
+            FXT_CHECK(band == 1 || (size_t)band * row_bytes[r] <= band_bytes);
+            FXT_CHECK(band == heights[h] || (size_t)(band + 1) * row_bytes[r] > band_bytes);
+            int covered = 0, bands = 0;
+            for (int y0 = 0; y0 < heights[h]; y0 += band, bands++) {
+                const int rows = fxi_eq_band_height(y0, band, heights[h]);
+                FXT_CHECK(rows >= 1 && rows <= band);
+                FXT_CHECK_EQ(y0, covered);
+                covered += rows;
+            }
+            FXT_CHECK_EQ(covered, heights[h]);
+            FXT_CHECK_EQ(bands, (heights[h] + band - 1) / band);
+        }
+    /* The measured image: 10000x6000 RGB, 30000-byte rows, 279 rows per 8 MiB band. */
+    FXT_CHECK_EQ(fxi_eq_band_rows(30000, band_bytes, 6000), 279);
+    FXT_CHECK_EQ(fxi_eq_band_height(5859, 279, 6000), 141);
+}
+
 /* The per-pixel colour functions: hsv keeps the largest channel at V' exactly and
  * rounds half up; the hsv table equals the function. */
 FXT_TEST(per_pixel_functions)
@@ -663,5 +691,6 @@ FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_refe
          FXT_CASE(gray_valued_colour_equals_gray), FXT_CASE(fast_rgb_paths_match_references),
          FXT_CASE(hsv_float_reproduces_the_published_pipeline),
          FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
-         FXT_CASE(gpu_geometry_covers_every_row_once), FXT_CASE(per_pixel_functions),
+         FXT_CASE(gpu_geometry_covers_every_row_once),
+         FXT_CASE(gpu_staging_bands_cover_every_row_once), FXT_CASE(per_pixel_functions),
          FXT_CASE(options_defaults_and_checks), FXT_CASE(bad_inputs_are_refused_clearly))
