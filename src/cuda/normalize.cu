@@ -1,4 +1,4 @@
-/* Dynamic audio normalization on the device: the frame levels (one warp per
+/* Dynamic audio normalization on the device: the frame levels (a block per
  * frame and gain channel, fxi_nm_frame_levels' results) and the gain ramp (one thread per
  * sample of a batch of frames, grid-strided, fxi_nm_batch_element), the functions
  * the CPU tests check. Double precision and --fmad=false give the CPU's bits. */
@@ -10,46 +10,60 @@ namespace
 
 constexpr unsigned WARP = 32;
 constexpr unsigned FULL_MASK = 0xffffffffu;
-/* Warps per block of the levels kernel, one warp per frame and gain channel. */
-constexpr unsigned LEVELS_WARPS = 4;
+/* Threads per frame and gain channel in the levels kernel: 8 warps share the
+ * maximum (a batch may hold only a few long frames). */
+constexpr unsigned LEVELS_THREADS = 256;
+constexpr unsigned LEVELS_WARPS = LEVELS_THREADS / WARP;
 
-/* fxi_nm_frame_levels with a warp per frame and gain channel: the lanes load 32
- * consecutive positions at a time (coalesced) and take the maximum in any order
- * (the result does not depend on it); the squares are formed by the lanes and
- * added by lane 0 one after the other, in the reference's order, so the sum has
- * its bits. */
-__global__ void __launch_bounds__(LEVELS_WARPS *WARP)
+/* max(a, b) as the host's scan takes it: b replaces a only when greater. */
+__device__ double keep_greater(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* fxi_nm_frame_levels with a block per frame and gain channel. The maximum does
+ * not depend on the order: every thread scans a stride of the positions and the
+ * block reduces. The sum of squares does: warp 0 loads 32 consecutive positions at
+ * a time (coalesced), its lanes form the squares, and lane 0 adds them one after
+ * the other in the reference's order, so the sum has its bits. */
+__global__ void __launch_bounds__(LEVELS_THREADS)
     levels_kernel(const double *__restrict__ slots, fxi_nm_levels_job job, double *__restrict__ out)
 {
-    const uint32_t t = blockIdx.x * LEVELS_WARPS + threadIdx.x / WARP;
-    const unsigned lane = threadIdx.x % WARP;
+    __shared__ double warp_max[LEVELS_WARPS];
+    const uint32_t t = blockIdx.x;
+    const unsigned lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
     const uint32_t gains = static_cast<uint32_t>(job.gain_channels);
-    if (t >= job.frames * gains) return; /* whole warps leave together */
     const uint32_t k = t / gains, g = t - k * gains;
     const uint32_t n = k + 1 == job.frames ? job.last_length : job.length;
     const int channels = job.channels;
     const int first = gains == 1 ? 0 : static_cast<int>(g), last = gains == 1 ? channels : first + 1;
     const double *x = slots + static_cast<size_t>(k) * job.slot_samples;
-    double max = DBL_EPSILON, sum = 0.0;
+
+    double max = DBL_EPSILON;
     for (int ch = first; ch < last; ch++)
-        for (uint32_t i0 = 0; i0 < n; i0 += WARP) {
-            const uint32_t i = i0 + lane;
-            const double v = i < n ? x[static_cast<size_t>(i) * channels + ch] : 0.0;
-            const double a = fabs(v);
-            if (i < n && a > max) max = a;
-            if (!job.want_rms) continue;
-            const double square = v * v;
-            const unsigned count = n - i0 < WARP ? n - i0 : WARP;
-            for (unsigned j = 0; j < count; j++) {
-                const double s = __shfl_sync(FULL_MASK, square, j);
-                if (lane == 0) sum += s;
+        for (uint32_t i = threadIdx.x; i < n; i += LEVELS_THREADS)
+            max = keep_greater(max, fabs(x[static_cast<size_t>(i) * channels + ch]));
+    for (unsigned offset = WARP / 2; offset > 0; offset /= 2)
+        max = keep_greater(max, __shfl_down_sync(FULL_MASK, max, offset));
+    if (lane == 0) warp_max[warp] = max;
+
+    double sum = 0.0;
+    if (job.want_rms && warp == 0)
+        for (int ch = first; ch < last; ch++)
+            for (uint32_t i0 = 0; i0 < n; i0 += WARP) {
+                const uint32_t i = i0 + lane;
+                const double v = i < n ? x[static_cast<size_t>(i) * channels + ch] : 0.0;
+                const double square = v * v;
+                const unsigned count = n - i0 < WARP ? n - i0 : WARP;
+                for (unsigned j = 0; j < count; j++) {
+                    const double s = __shfl_sync(FULL_MASK, square, j);
+                    if (lane == 0) sum += s;
+                }
             }
-        }
-    for (unsigned offset = WARP / 2; offset > 0; offset /= 2) {
-        const double other = __shfl_down_sync(FULL_MASK, max, offset);
-        if (other > max) max = other;
-    }
-    if (lane == 0) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (unsigned w = 1; w < LEVELS_WARPS; w++)
+            max = keep_greater(max, warp_max[w]);
         out[2 * t] = max;
         out[2 * t + 1] = sum;
     }
@@ -71,11 +85,10 @@ extern "C" fx_status fxi_cuda_normalize_levels_launch(fx_context *ctx, const dou
                                                       double *out_device)
 {
     FX_TRY(fxi_cuda_require(ctx, "normalize frame levels"));
-    const size_t warps = static_cast<size_t>(job->frames) * job->gain_channels;
-    if (warps == 0) return FX_OK;
-    const unsigned blocks = static_cast<unsigned>((warps + LEVELS_WARPS - 1) / LEVELS_WARPS);
-    levels_kernel<<<blocks, LEVELS_WARPS * WARP, 0, ctx->cuda->stream>>>(slots_device, *job,
-                                                                          out_device);
+    const size_t blocks = static_cast<size_t>(job->frames) * job->gain_channels;
+    if (blocks == 0) return FX_OK;
+    levels_kernel<<<static_cast<unsigned>(blocks), LEVELS_THREADS, 0, ctx->cuda->stream>>>(
+        slots_device, *job, out_device);
     return fxi_cuda_check_launch(ctx, "levels_kernel");
 }
 
