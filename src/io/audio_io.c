@@ -378,6 +378,9 @@ static fx_status writer_setup(fx_context *ctx, const char *path, fx_audio_contai
                  container == FX_AUDIO_OGG ? "Vorbis" : fx_sample_format_name(format), rate);
     w->sf = sf_open(path, SFM_WRITE, &sfi);
     if (!w->sf) return open_failure(ctx, "cannot create audio");
+    /* libsndfile's PEAK chunk of float files holds the time of writing: without it
+     * the same samples always make the same file (and ffmpeg writes none either). */
+    sf_command(w->sf, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
     w->channels = channels;
     if (w->bits)
         FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)channels,
