@@ -471,6 +471,7 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
 {
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
+    const int64_t ops = (int64_t)t->kw + t->kh;
     /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
      * runs of each image row, which the hardware prefetcher follows; but a tall kernel's
      * ring of kh uint16 rows stays within NARROW_RING_BUDGET (a share of L2). */
@@ -480,10 +481,10 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
                : tile < FXI_TILE_MAX   ? FXI_TILE_MAX
                                        : tile;
         return fxi_geometry(ctx, t, width, height, channels, min_band, (int)tile, sizeof(int32_t),
-                            0, s);
+                            0, ops, s);
     }
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_TILE_MAX,
-                        fxi_acc_size(t->acc), 0, s);
+                        fxi_acc_size(t->acc), 0, ops, s);
 }
 
 fx_status fxi_filter_separable(const fxi_filter_job *job, void *state)
