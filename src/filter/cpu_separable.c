@@ -378,6 +378,12 @@ static bool fused_finish(const fxi_filter_job *job, bool *pairs, bool *offset)
 #endif
 }
 
+/* The ring slot after `slot` (of kh): a wrap, not a division per row of the window. */
+static inline int64_t ring_next(int64_t slot, int64_t kh)
+{
+    return slot + 1 == kh ? 0 : slot + 1;
+}
+
 static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
 {
     const fxi_taps *t = job->taps;
@@ -397,29 +403,31 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
     const pass_fn row = narrow_row_fn(t), col = FXI_PICK(pass_i32_u16);
     bool pairs, offset;
     const bool fused = fused_finish(job, &pairs, &offset);
+    const int shift = fused ? -ilogb(t->finish.unit) : 0;
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++)
             narrow_row_pass(job, row, w_row, r, b->x0, b->x1, pad, ring + fxi_mod(r, kh) * n);
+        const int64_t top_slot = fxi_mod(top, kh);
 #ifdef FXI_HAVE_AVX2_VARIANT
         if (fused) {
             int m = 0; /* the non-zero taps */
-            for (int64_t i = 0; i < kh; i++)
+            for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
                 if (w_col[i]) {
-                    fused_rows[m] = ring + fxi_mod(top + i, kh) * n;
+                    fused_rows[m] = ring + slot * n;
                     fused_w[m++] = (uint16_t)w_col[i];
                 }
             uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
-            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add,
-                               -ilogb(t->finish.unit), pairs, offset, n);
+            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add, shift, pairs,
+                               offset, n);
             continue;
         }
 #endif
         for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
             int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
-            for (int64_t i = 0; i < kh; i++)
-                rows[i] = ring + fxi_mod(top + i, kh) * n + (c0 - b->x0) * C;
+            for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
+                rows[i] = ring + slot * n + (c0 - b->x0) * C;
             col(acc, NULL, rows, w_col, t->kh, 0, 0, (c1 - c0) * C);
             fxi_store_row(job, FXI_ACC_I32, y, c0, c1, acc);
         }
@@ -459,8 +467,8 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
                 fxi_padded_row_view(job, row_type, r, b->x0, b->x1, t->ax, t->kw - 1 - t->ax, pad);
             row(ring + (size_t)(fxi_mod(r, kh) * n) * es, in, NULL, w_row, t->kw, C, 0, n);
         }
-        for (int64_t i = 0; i < kh; i++)
-            rows[i] = ring + (size_t)(fxi_mod(top + i, kh) * n) * es;
+        for (int64_t i = 0, slot = fxi_mod(top, kh); i < kh; i++, slot = ring_next(slot, kh))
+            rows[i] = ring + (size_t)(slot * n) * es;
         col(acc, NULL, rows, w_col, t->kh, 0, col_init, n);
         fxi_store_row(job, acc_type, y, b->x0, b->x1, acc);
     }
