@@ -351,6 +351,19 @@ FXT_TEST(separable_u8_narrow_rows_match_reference)
                       FX_STRATEGY_SEPARABLE);
 }
 
+/* fx_filter with this border and strategy; RGBA keeps its alpha. */
+static void filter_u8(fx_context *ctx, const fx_kernel *k, int border, const char *border_value,
+                      fx_filter_strategy strategy, const fx_image *src, fx_image *out)
+{
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    o.border = border;
+    o.border_value = border_value;
+    o.alpha = src->channels == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
+    o.strategy = strategy;
+    FXT_CHECK_OK(fx_filter(ctx, k, &o, src, out), ctx);
+}
+
 /* The u8 Gaussian presets (cv2.GaussianBlur's fixed-point taps and rounding): the
  * separable strategy (uint16 rows, the column pass fused with the finish where AVX2 is
  * there) gives the bytes of the direct strategy's plain sums, on every border, at the
@@ -371,15 +384,10 @@ FXT_TEST(gaussian_u8_separable_equals_direct)
                         fx_image src = filled_image(ctx, sizes[si].w, sizes[si].h, ch, FX_U8,
                                                     5 + si + (size_t)ch, fill);
                         fx_image out[2];
-                        for (int v = 0; v < 2; v++) {
-                            fx_filter_options o;
-                            fx_filter_options_init(&o);
-                            o.border = b;
-                            o.border_value = "255";
-                            o.alpha = ch == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
-                            o.strategy = v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE;
-                            FXT_CHECK_OK(fx_filter(ctx, k, &o, &src, &out[v]), ctx);
-                        }
+                        for (int v = 0; v < 2; v++)
+                            filter_u8(ctx, k, b, "255",
+                                      v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE, &src,
+                                      &out[v]);
                         bool same = memcmp(out[0].data, out[1].data,
                                            out[0].stride * (size_t)sizes[si].h) == 0;
                         if (!FXT_CHECK(same))
@@ -425,16 +433,9 @@ FXT_TEST(serial_and_threaded_runs_agree)
                     fx_image src =
                         random_image(serial, sizes[si].w, sizes[si].h, ch, FX_U8, 7 + si + ki);
                     fx_image out[3];
-                    for (int v = 0; v < 3; v++) {
-                        fx_filter_options o;
-                        fx_filter_options_init(&o);
-                        o.border = b;
-                        o.border_value = "200";
-                        o.alpha = ch == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
-                        o.strategy = v == 2 ? FX_STRATEGY_DIRECT : FX_STRATEGY_AUTO;
-                        fx_context *ctx = v == 1 ? threaded : serial;
-                        FXT_CHECK_OK(fx_filter(ctx, k, &o, &src, &out[v]), ctx);
-                    }
+                    for (int v = 0; v < 3; v++)
+                        filter_u8(v == 1 ? threaded : serial, k, b, "200",
+                                  v == 2 ? FX_STRATEGY_DIRECT : FX_STRATEGY_AUTO, &src, &out[v]);
                     const size_t bytes = out[0].stride * (size_t)sizes[si].h;
                     bool same = memcmp(out[0].data, out[1].data, bytes) == 0 &&
                                 memcmp(out[0].data, out[2].data, bytes) == 0;
