@@ -16,9 +16,9 @@
  * thread: there, handing blocks to the pool's threads and waiting for them costs more
  * than they save. Measured on runs back to back (a reused plan; the pool's threads are
  * still awake, src/core/pool.c) with `filter_bench reuse 1000 SIDE KERNEL 1|2` over sides
- * 12…256 on the 2-core development machine: gaussian:5 RGB gains from 2 threads from
- * ~32 x 32 on, sharpen from ~48 x 48, box:3 from ~96 x 96 (docs/BENCHMARKS.md). A pool
- * that has gone to sleep costs ~10-15 us more to wake. */
+ * 16…256 on the 2-core development machine: 2 threads gain on RGB from ~24 x 24 on for
+ * gaussian:5 (17 K) and sharpen (9 K), from ~48 x 48 for box:3 (55 K): this line lies
+ * between (docs/BENCHMARKS.md). A pool that has gone to sleep costs ~10-15 us more. */
 #define FXI_SERIAL_MAX_WORK (32.0 * 1024)
 /* A box output's operations for that rule: about the cost of 8 separable taps. */
 #define FXI_BOX_OPS 8
