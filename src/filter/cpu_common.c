@@ -76,10 +76,12 @@ fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height
     size_t padded = (size_t)(tile + t->kw - 1) * (size_t)channels;
     size_t row = (size_t)tile * (size_t)channels;
     size_t elems;
-    /* + 4 rows of slack for the alignment of the parts (each under one row). */
+    /* + 4 rows of slack, and the alignment of each part: on narrow images a part's
+     * rounding up (under FXI_SCRATCH_ALIGN bytes) can be more than a row. */
     if (!fxi_mul_size(padded + row, (size_t)t->kh + 6, &elems) ||
         !fxi_mul_size(elems, elem, &s->worker_bytes) ||
-        !fxi_add_size(s->worker_bytes, extra_bytes, &s->worker_bytes))
+        !fxi_add_size(s->worker_bytes, extra_bytes, &s->worker_bytes) ||
+        !fxi_add_size(s->worker_bytes, FXI_SCRATCH_PARTS * FXI_SCRATCH_ALIGN, &s->worker_bytes))
         return fxi_error(ctx, FX_EOVERFLOW, "filter scratch size overflows");
     s->worker_bytes =
         (s->worker_bytes + FXI_SCRATCH_ALIGN - 1) / FXI_SCRATCH_ALIGN * FXI_SCRATCH_ALIGN;

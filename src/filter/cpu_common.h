@@ -12,6 +12,8 @@
 #define FXI_TILE_PER_TAP 4
 #define FXI_TILE_MIN 16
 #define FXI_SCRATCH_ALIGN 64
+/* The most parts a block cuts its scratch into, each starting aligned. */
+#define FXI_SCRATCH_PARTS 6
 /* Work (output samples x operations per output) below which a run stays on the calling
  * thread: there, handing blocks to the pool's threads and waiting for them costs more
  * than they save. Measured on runs back to back (a reused plan; the pool's threads are
