@@ -6,7 +6,7 @@
  * DEVICE: cpu (default) or gpu (host images through the GPU, bands overlapped; the
  * device-resident workloads, fft 31x31 and 121x121 among them, are in
  * tests/gpu/test_gpu_filter_bench.c, run by tests/gpu/check.sh).
- *   filter_bench reuse [COUNT [SIDE [KERNEL]]]
+ *   filter_bench reuse [COUNT [SIDE [KERNEL [THREADS]]]]
  *
  * Build: cc -O2 bench/filter_bench.c -Iinclude -Lbuild/src -lfxkit -o filter_bench
  * (bench/filter_vs_opencv.py does it). Prints "RESULT name value" lines.
@@ -147,7 +147,7 @@ static int reuse(int argc, char **argv)
 {
     int count = argc > 2 ? atoi(argv[2]) : 1000, side = argc > 3 ? atoi(argv[3]) : 256;
     const char *text = argc > 4 ? argv[4] : "gaussian:5";
-    fx_context *ctx = context(0, FX_DEVICE_CPU);
+    fx_context *ctx = context(argc > 5 ? atoi(argv[5]) : 0, FX_DEVICE_CPU);
     fx_kernel *k;
     if (fx_kernel_parse(ctx, text, &k) != FX_OK) return fail(ctx, "kernel");
     fx_image src, dst;
@@ -185,6 +185,6 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "reuse")) return reuse(argc, argv);
     fprintf(stderr,
             "usage: filter_bench compute KERNEL W H C [REPEAT [THREADS [STRATEGY [DEVICE]]]] | "
-            "reuse [COUNT [SIDE]]\n");
+            "reuse [COUNT [SIDE [KERNEL [THREADS]]]]\n");
     return 2;
 }

@@ -4,6 +4,11 @@
  * 1..n-1. Items are handed out in chunks through one atomic counter, so uneven
  * rows balance themselves. A loop started from inside a worker runs serially
  * on that worker instead of deadlocking.
+ *
+ * Between loops a thread spins a short while (POOL_SPIN_NS) before it sleeps on the
+ * condition variable: a run of loops back to back (a plan reused over many small images)
+ * then finds its workers awake, instead of paying a futex wake-up and a reschedule
+ * (~10 us on the development machine) for each loop.
  */
 #include <sched.h>
 #include <pthread.h>
@@ -16,6 +21,10 @@
 /* Chunks per thread: enough to balance uneven work, few enough to keep the
  * atomic counter cold. */
 #define CHUNKS_PER_THREAD 4
+/* How long a thread waits awake for the next loop or for its workers (ns): longer than
+ * the gap between two back-to-back runs on small images, short enough that an idle pool
+ * costs nothing to speak of. */
+#define POOL_SPIN_NS 50000
 
 struct fxi_pool {
     int threads; /* including the caller */
@@ -23,9 +32,10 @@ struct fxi_pool {
     int started;
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
-    uint64_t generation; /* bumped for each loop */
-    int busy_workers;    /* pool threads still inside the current loop */
-    int stop;
+    /* Written under the lock; atomic so that a spinning thread may read them without it. */
+    _Atomic uint64_t generation; /* bumped for each loop */
+    atomic_int busy_workers;     /* pool threads still inside the current loop */
+    atomic_int stop;
     /* the current loop */
     fxi_range_fn fn;
     void *arg;
@@ -52,14 +62,30 @@ typedef struct worker_start {
     int worker;
 } worker_start;
 
+/* Between two looks: give the core away if anything else wants it (the machine may
+ * have more runnable threads than cores, and a spinning thread would hold one). */
+static inline void cpu_relax(void)
+{
+    sched_yield();
+}
+
+/* Spin up to POOL_SPIN_NS until *value differs from `unlike` (or the pool stops). */
+static void spin_while_equal(fxi_pool *pool, _Atomic uint64_t *value, uint64_t unlike)
+{
+    const uint64_t until = fx_time_ns() + POOL_SPIN_NS;
+    while (atomic_load(value) == unlike && !atomic_load(&pool->stop) && fx_time_ns() < until)
+        cpu_relax();
+}
+
 static void *worker_main(void *p)
 {
     worker_start start = *(worker_start *)p;
     free(p);
     fxi_pool *pool = start.pool;
     uint64_t seen = 0;
-    pthread_mutex_lock(&pool->lock);
     for (;;) {
+        spin_while_equal(pool, &pool->generation, seen);
+        pthread_mutex_lock(&pool->lock);
         while (!pool->stop && pool->generation == seen)
             pthread_cond_wait(&pool->wake, &pool->lock);
         if (pool->stop) break;
@@ -68,6 +94,7 @@ static void *worker_main(void *p)
         run_chunks(pool, start.worker);
         pthread_mutex_lock(&pool->lock);
         if (--pool->busy_workers == 0) pthread_cond_signal(&pool->done);
+        pthread_mutex_unlock(&pool->lock);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -145,6 +172,10 @@ void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn 
 
     run_chunks(pool, 0);
 
+    /* The workers' last chunks usually end within microseconds of ours. */
+    const uint64_t until = fx_time_ns() + POOL_SPIN_NS;
+    while (atomic_load(&pool->busy_workers) > 0 && fx_time_ns() < until)
+        cpu_relax();
     pthread_mutex_lock(&pool->lock);
     while (pool->busy_workers > 0)
         pthread_cond_wait(&pool->done, &pool->lock);

@@ -259,7 +259,7 @@ fx_status fxi_box_geometry(fx_context *ctx, const fxi_taps *t, int width, int he
     if (min_band < BOX_MIN_BAND) min_band = BOX_MIN_BAND;
     /* +1 row for the column sums and the output: (kh + 2) rows cover ring, pad, v, out. */
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX, box_elem(t),
-                        FXI_BOX_U8_EXTRA_BYTES, s);
+                        FXI_BOX_U8_EXTRA_BYTES, FXI_BOX_OPS, s);
 }
 
 fx_status fxi_filter_box(const fxi_filter_job *job, void *state)

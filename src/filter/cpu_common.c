@@ -33,15 +33,28 @@ fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi
 {
     const int64_t W = job->src->width, H = job->src->height;
     block_walk w = {job, s, fn, (W + s->tile_w - 1) / s->tile_w, (H + s->band_h - 1) / s->band_h};
-    fxi_parallel_for(job->ctx, (size_t)(w.tiles_x * w.bands), 1, walk_blocks, &w);
+    const size_t blocks = (size_t)(w.tiles_x * w.bands);
+    if (s->workers == 1) /* planned for the calling thread alone: the pool stays asleep */
+        walk_blocks(&w, 0, blocks, 0);
+    else
+        fxi_parallel_for(job->ctx, blocks, 1, walk_blocks, &w);
     return FX_OK;
+}
+
+/* The workers for this much work: one when waking the pool would cost more than sharing
+ * the work gains. */
+static int workers_for(fx_context *ctx, int width, int height, int channels,
+                       int64_t ops_per_output)
+{
+    const double work = (double)width * height * channels * (double)ops_per_output;
+    return work < FXI_SERIAL_MAX_WORK ? 1 : fx_context_threads(ctx);
 }
 
 fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
                        int min_band, int tile_max, size_t elem, size_t extra_bytes,
-                       fxi_cpu_state *s)
+                       int64_t ops_per_output, fxi_cpu_state *s)
 {
-    int workers = fx_context_threads(ctx);
+    int workers = workers_for(ctx, width, height, channels, ops_per_output);
     s->workers = workers;
     /* Tiles: wide enough to amortise the kernel's overhang (at least FXI_TILE_PER_TAP
      * columns per tap), narrow enough that the rows a block keeps stay near the cache. */
@@ -52,8 +65,9 @@ fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height
     if (tile < FXI_TILE_MIN) tile = FXI_TILE_MIN;
     if (tile > width) tile = width;
     s->tile_w = (int)tile;
-    /* Bands: enough of them for every worker, each at least min_band rows. */
-    int64_t band = (height + 2 * workers - 1) / (2 * workers);
+    /* Bands: enough of them for every worker, each at least min_band rows; one worker
+     * takes the image in one band (each band re-reads kh - 1 rows). */
+    int64_t band = workers == 1 ? height : (height + 2 * workers - 1) / (2 * workers);
     if (band < min_band) band = min_band;
     if (band > height) band = height;
     if (band < 1) band = 1;
@@ -62,10 +76,12 @@ fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height
     size_t padded = (size_t)(tile + t->kw - 1) * (size_t)channels;
     size_t row = (size_t)tile * (size_t)channels;
     size_t elems;
-    /* + 4 rows of slack for the alignment of the parts (each under one row). */
+    /* + 4 rows of slack, and the alignment of each part: on narrow images a part's
+     * rounding up (under FXI_SCRATCH_ALIGN bytes) can be more than a row. */
     if (!fxi_mul_size(padded + row, (size_t)t->kh + 6, &elems) ||
         !fxi_mul_size(elems, elem, &s->worker_bytes) ||
-        !fxi_add_size(s->worker_bytes, extra_bytes, &s->worker_bytes))
+        !fxi_add_size(s->worker_bytes, extra_bytes, &s->worker_bytes) ||
+        !fxi_add_size(s->worker_bytes, FXI_SCRATCH_PARTS * FXI_SCRATCH_ALIGN, &s->worker_bytes))
         return fxi_error(ctx, FX_EOVERFLOW, "filter scratch size overflows");
     s->worker_bytes =
         (s->worker_bytes + FXI_SCRATCH_ALIGN - 1) / FXI_SCRATCH_ALIGN * FXI_SCRATCH_ALIGN;

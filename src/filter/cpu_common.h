@@ -12,6 +12,18 @@
 #define FXI_TILE_PER_TAP 4
 #define FXI_TILE_MIN 16
 #define FXI_SCRATCH_ALIGN 64
+/* The most parts a block cuts its scratch into, each starting aligned. */
+#define FXI_SCRATCH_PARTS 6
+/* Work (output samples x operations per output) below which a run stays on the calling
+ * thread: there, handing blocks to the pool's threads and waiting for them costs more
+ * than they save. Measured on runs back to back (a reused plan; the pool's threads are
+ * still awake, src/core/pool.c) with `filter_bench reuse 1000 SIDE KERNEL 1|2` over sides
+ * 16…256 on the 2-core development machine: 2 threads gain on RGB from ~24 x 24 on for
+ * gaussian:5 (17 K) and sharpen (9 K), from ~48 x 48 for box:3 (55 K): this line lies
+ * between (docs/BENCHMARKS.md). A pool that has gone to sleep costs ~10-15 us more. */
+#define FXI_SERIAL_MAX_WORK (32.0 * 1024)
+/* A box output's operations for that rule: about the cost of 8 separable taps. */
+#define FXI_BOX_OPS 8
 
 /* Offsets inside a worker's scratch, rounded up so every part starts aligned. */
 static inline size_t fxi_align_up(size_t bytes)
@@ -49,12 +61,13 @@ typedef void (*fxi_block_fn)(const fxi_filter_job *job, const fxi_cpu_state *s, 
  * unfiltered alpha). */
 fx_status fxi_walk_blocks(const fxi_filter_job *job, const fxi_cpu_state *s, fxi_block_fn fn);
 
-/* Choose tiles and bands and allocate scratch: per worker (kh + 2) rows of a padded
- * row plus an output row, in elements of `elem` bytes, and extra_bytes more; bands of at least
- * min_band rows. */
+/* Choose workers, tiles and bands and allocate scratch: per worker (kh + 2) rows of a
+ * padded row plus an output row, in elements of `elem` bytes, and extra_bytes more; bands
+ * of at least min_band rows. ops_per_output (taps a strategy applies per output, or
+ * FXI_BOX_OPS) sizes the work: small work gets one worker, the calling thread. */
 fx_status fxi_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
                        int min_band, int tile_max, size_t elem, size_t extra_bytes,
-                       fxi_cpu_state *s);
+                       int64_t ops_per_output, fxi_cpu_state *s);
 
 /* Box on 8-bit images by uint16 column sums (cpu_box_u8.c): do these taps fit, and one
  * block of it (scratch as fxi_box_geometry allocates it). */

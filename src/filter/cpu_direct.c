@@ -109,7 +109,7 @@ fx_status fxi_direct_geometry(fx_context *ctx, const fxi_taps *t, int width, int
     /* Room for a pointer and a weight per non-zero tap. */
     size_t extra = (size_t)t->nonzero * (sizeof(void *) + sizeof(int64_t));
     return fxi_geometry(ctx, t, width, height, channels, DIRECT_MIN_BAND, FXI_TILE_MAX,
-                        fxi_acc_size(t->acc), extra, s);
+                        fxi_acc_size(t->acc), extra, t->nonzero, s);
 }
 
 fx_status fxi_filter_direct(const fxi_filter_job *job, void *state)

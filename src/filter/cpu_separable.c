@@ -129,6 +129,26 @@ static bool narrow_rows(const fxi_taps *t)
 #define MADDUBS_PAIR_MAX 128
 #define MADDUBS_STEP 32
 #ifdef FXI_HAVE_AVX2_VARIANT
+/* One step of it: the MADDUBS_STEP outputs o[x...] from p[x...]. */
+__attribute__((target("avx2"))) static inline void maddubs_step(uint16_t *o, const uint8_t *p,
+                                                                const uint16_t *w, int count,
+                                                                int64_t step, int64_t x)
+{
+    __m256i lo = _mm256_setzero_si256(), hi = lo;
+    for (int j = 0; j < count; j += 2) {
+        const bool last = j + 1 == count; /* a lone tap pairs with itself at weight 0 */
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + x + j * step));
+        __m256i b = last ? a
+                         : _mm256_loadu_si256((const __m256i *)(const void *)(p + x +
+                                                                             (j + 1) * step));
+        __m256i wj = _mm256_set1_epi16((short)((last ? 0 : w[j + 1]) << 8 | w[j]));
+        lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), wj));
+        hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), wj));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)(o + x), _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(o + x + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+
 __attribute__((target("avx2"))) static void row_maddubs_avx2(void *out, const void *in,
                                                              const void *const *rows,
                                                              const void *weights, int count,
@@ -140,21 +160,13 @@ __attribute__((target("avx2"))) static void row_maddubs_avx2(void *out, const vo
     (void)rows;
     (void)init;
     int64_t x = 0;
-    for (; x + MADDUBS_STEP <= n; x += MADDUBS_STEP) {
-        __m256i lo = _mm256_setzero_si256(), hi = lo;
-        for (int j = 0; j < count; j += 2) {
-            const bool last = j + 1 == count; /* a lone tap pairs with itself at weight 0 */
-            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + x + j * step));
-            __m256i b =
-                last ? a
-                     : _mm256_loadu_si256((const __m256i *)(const void *)(p + x + (j + 1) * step));
-            __m256i wj = _mm256_set1_epi16((short)((last ? 0 : w[j + 1]) << 8 | w[j]));
-            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), wj));
-            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), wj));
-        }
-        _mm256_storeu_si256((__m256i *)(void *)(o + x), _mm256_permute2x128_si256(lo, hi, 0x20));
-        _mm256_storeu_si256((__m256i *)(void *)(o + x + 16),
-                            _mm256_permute2x128_si256(lo, hi, 0x31));
+    for (; x + MADDUBS_STEP <= n; x += MADDUBS_STEP)
+        maddubs_step(o, p, w, count, step, x);
+    /* The remainder as one more step ending at n: it recomputes some outputs (the same
+     * values: out is not in), which is far cheaper than up to 31 scalar ones. */
+    if (x < n && n >= MADDUBS_STEP) {
+        maddubs_step(o, p, w, count, step, n - MADDUBS_STEP);
+        x = n;
     }
     for (; x < n; x++) {
         uint16_t sum = 0;
@@ -178,6 +190,9 @@ static pass_fn narrow_row_fn(const fxi_taps *t)
     return FXI_PICK(pass_u16_u8);
 }
 
+/* The samples of one vector step of the row pass. */
+#define ROW_EDGE_SAMPLES MADDUBS_STEP
+
 /* The row pass of image row r into out (columns [x0, x1)): the columns whose window
  * lies inside the image read the image row in place; only the few at the image's left
  * and right edges go through a padded copy (pad). */
@@ -191,6 +206,11 @@ static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16
     /* Interior columns [xl, xr): x - left >= 0 and x + right < W. */
     int64_t xl = left < x0 ? x0 : left, xr = W - right > x1 ? x1 : W - right;
     if (yy < 0 || xl >= xr) xl = xr = x1; /* a constant row, or no interior: all padded */
+    /* An edge part of a few columns would run scalar: take it to one vector step's
+     * columns (ROW_EDGE_SAMPLES) from the interior, copied with the padding. */
+    const int64_t edge = (ROW_EDGE_SAMPLES + C - 1) / C;
+    if (xl > x0 && xl < x0 + edge) xl = x0 + edge < xr ? x0 + edge : xr;
+    if (xr < x1 && xr > x1 - edge) xr = x1 - edge > xl ? x1 - edge : xl;
     if (xl > x0) {
         const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, x0, xl, left, right, pad);
         row(out, in, NULL, w_row, t->kw, C, 0, (xl - x0) * C);
@@ -199,7 +219,7 @@ static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16
         const uint8_t *in = (const uint8_t *)fx_image_row(job->src, (int)yy) + (xl - left) * C;
         row(out + (xl - x0) * C, in, NULL, w_row, t->kw, C, 0, (xr - xl) * C);
     }
-    if (x1 > xr && xr > xl) {
+    if (x1 > xr) {
         const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, xr, x1, left, right, pad);
         row(out + (xr - x0) * C, in, NULL, w_row, t->kw, C, 0, (x1 - xr) * C);
     }
@@ -212,50 +232,109 @@ static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16
 /* The fused column pass below: uint16 taps, sums and the added rounding term in 31 bits. */
 #define FUSED_MAX_SUM 2147483647.0
 
-/* The column pass and a fixed-point finish in one loop, 16 outputs a step, for 8-bit
- * outputs: the exact 32-bit products of uint16 row results and uint16 taps (the low and
- * high halves of vpmullw/vpmulhuw, interleaved), summed from `add` in 32 bits, shifted
- * and saturated to 0…255 by the two packs (which also undo the interleave). This is
- * fxi_finish_exact's MULSHIFT rule with mul = 1 (cv2.GaussianBlur's). */
+/* The column pass and a fixed-point finish in one loop, for 8-bit outputs: the exact
+ * 32-bit products of uint16 row results and uint16 taps (the low and high halves of
+ * vpmullw/vpmulhuw, interleaved), summed from `add` in 32 bits, shifted and saturated to
+ * 0…255 by the two packs (which also undo the interleave). This is fxi_finish_exact's
+ * MULSHIFT rule with mul = 1 (cv2.GaussianBlur's). */
 #ifdef FXI_HAVE_AVX2_VARIANT
+/* Outputs of one vector; a step takes FUSED_STEP_VECTORS of them at once, so each row
+ * pointer and tap vector serves them all (the loop is bound by instructions). */
+#define FUSED_LANES 16
+#define FUSED_STEP_VECTORS 2
+/* Tap vectors made once per call, not once per step: every kernel up to this height. */
+#define FUSED_KEPT_TAPS 32
+
+typedef struct fused_col {
+    const uint16_t *const *rows;
+    const uint16_t *w;
+    int count, paired;
+    __m256i start, flip, taps[FUSED_KEPT_TAPS]; /* taps[k]: pair k, k + 1 or lone k */
+    __m128i by;
+} fused_col;
+
+/* The tap vector of pair k, k + 1 (k < paired) or of the lone tap k. */
+__attribute__((target("avx2"))) static inline __m256i fused_tap(const fused_col *c, int k)
+{
+    if (k < FUSED_KEPT_TAPS) return c->taps[k];
+    return k < c->paired ? _mm256_set1_epi32((int)((uint32_t)c->w[k + 1] << 16 | c->w[k]))
+                         : _mm256_set1_epi16((short)c->w[k]);
+}
+
+/* `vectors` (1 or FUSED_STEP_VECTORS) vectors of outputs from out + x. */
+__attribute__((target("avx2"))) static inline void fused_step(const fused_col *c, uint8_t *out,
+                                                              int64_t x, int vectors)
+{
+    __m256i lo[FUSED_STEP_VECTORS], hi[FUSED_STEP_VECTORS];
+    for (int v = 0; v < vectors; v++)
+        lo[v] = hi[v] = c->start;
+    int k = 0;
+    /* Taps below 2^15: two taps per vpmaddwd on interleaved rows. */
+    for (; k < c->paired; k += 2) {
+        const __m256i wk = fused_tap(c, k);
+        const uint16_t *ra = c->rows[k] + x, *rb = c->rows[k + 1] + x;
+        for (int v = 0; v < vectors; v++) {
+            __m256i a = _mm256_xor_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(ra + v * FUSED_LANES)),
+                c->flip);
+            __m256i b = _mm256_xor_si256(
+                _mm256_loadu_si256((const __m256i *)(const void *)(rb + v * FUSED_LANES)),
+                c->flip);
+            lo[v] = _mm256_add_epi32(lo[v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wk));
+            hi[v] = _mm256_add_epi32(hi[v], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wk));
+        }
+    }
+    for (; k < c->count; k++) {
+        const __m256i wk = fused_tap(c, k);
+        const uint16_t *rk = c->rows[k] + x;
+        for (int v = 0; v < vectors; v++) {
+            __m256i r = _mm256_loadu_si256((const __m256i *)(const void *)(rk + v * FUSED_LANES));
+            __m256i pl = _mm256_mullo_epi16(r, wk), ph = _mm256_mulhi_epu16(r, wk);
+            lo[v] = _mm256_add_epi32(lo[v], _mm256_unpacklo_epi16(pl, ph));
+            hi[v] = _mm256_add_epi32(hi[v], _mm256_unpackhi_epi16(pl, ph));
+        }
+    }
+    for (int v = 0; v < vectors; v++) {
+        __m256i q =
+            _mm256_packus_epi32(_mm256_srl_epi32(lo[v], c->by), _mm256_srl_epi32(hi[v], c->by));
+        __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storeu_si128((__m128i *)(void *)(out + x + v * FUSED_LANES), b);
+    }
+}
+
 __attribute__((target("avx2"))) static void
 col_finish_u8_avx2(uint8_t *out, const uint16_t *const *rows, const uint16_t *w, int count,
                    uint32_t add, int shift, bool pairs, bool offset, int64_t n)
 {
+    fused_col c;
+    c.rows = rows;
+    c.w = w;
+    c.count = count;
+    c.paired = pairs ? count & ~1 : 0;
     /* Offset pairs: row results r >= 2^15 do not fit vpmaddwd's signed 16 bits, r - 2^15
      * does (r ^ 0x8000 read as signed); the sums start 2^15 * (their taps) higher to
      * make up for it. The int32 sums wrap, the true sum + add is below 2^31. */
     uint32_t start_sum = add;
-    const int paired = pairs ? count & ~1 : 0;
-    for (int k = 0; offset && k < paired; k++)
+    for (int k = 0; offset && k < c.paired; k++)
         start_sum += (uint32_t)w[k] << 15;
-    const __m256i start = _mm256_set1_epi32((int)start_sum);
-    const __m256i flip = _mm256_set1_epi16(offset ? (short)0x8000 : 0);
-    const __m128i by = _mm_cvtsi32_si128(shift);
+    c.start = _mm256_set1_epi32((int)start_sum);
+    c.flip = _mm256_set1_epi16(offset ? (short)0x8000 : 0);
+    c.by = _mm_cvtsi32_si128(shift);
+    for (int k = 0; k < c.paired && k < FUSED_KEPT_TAPS; k += 2)
+        c.taps[k] = _mm256_set1_epi32((int)((uint32_t)w[k + 1] << 16 | w[k]));
+    for (int k = c.paired; k < count && k < FUSED_KEPT_TAPS; k++)
+        c.taps[k] = _mm256_set1_epi16((short)w[k]);
+    const int64_t step = FUSED_LANES * FUSED_STEP_VECTORS;
     int64_t x = 0;
-    for (; x + 16 <= n; x += 16) {
-        __m256i lo = start, hi = start;
-        int k = 0;
-        /* Taps below 2^15: two taps per vpmaddwd on interleaved rows. */
-        for (; k < paired; k += 2) {
-            __m256i a = _mm256_xor_si256(
-                _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x)), flip);
-            __m256i b = _mm256_xor_si256(
-                _mm256_loadu_si256((const __m256i *)(const void *)(rows[k + 1] + x)), flip);
-            __m256i wk = _mm256_set1_epi32((int)((uint32_t)w[k + 1] << 16 | w[k]));
-            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wk));
-            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wk));
-        }
-        for (; k < count; k++) {
-            __m256i r = _mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x));
-            __m256i wk = _mm256_set1_epi16((short)w[k]);
-            __m256i pl = _mm256_mullo_epi16(r, wk), ph = _mm256_mulhi_epu16(r, wk);
-            lo = _mm256_add_epi32(lo, _mm256_unpacklo_epi16(pl, ph));
-            hi = _mm256_add_epi32(hi, _mm256_unpackhi_epi16(pl, ph));
-        }
-        __m256i q = _mm256_packus_epi32(_mm256_srl_epi32(lo, by), _mm256_srl_epi32(hi, by));
-        __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        _mm_storeu_si128((__m128i *)(void *)(out + x), b);
+    for (; x + step <= n; x += step)
+        fused_step(&c, out, x, FUSED_STEP_VECTORS);
+    for (; x + FUSED_LANES <= n; x += FUSED_LANES)
+        fused_step(&c, out, x, 1);
+    /* The remainder as one more vector ending at n: it rewrites some outputs with the
+     * same values (out is not a row), far cheaper than up to 15 scalar ones. */
+    if (x < n && n >= FUSED_LANES) {
+        fused_step(&c, out, n - FUSED_LANES, 1);
+        x = n;
     }
     for (; x < n; x++) {
         uint32_t sum = add;
@@ -299,6 +378,12 @@ static bool fused_finish(const fxi_filter_job *job, bool *pairs, bool *offset)
 #endif
 }
 
+/* The ring slot after `slot` (of kh): a wrap, not a division per row of the window. */
+static inline int64_t ring_next(int64_t slot, int64_t kh)
+{
+    return slot + 1 == kh ? 0 : slot + 1;
+}
+
 static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
 {
     const fxi_taps *t = job->taps;
@@ -318,29 +403,31 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
     const pass_fn row = narrow_row_fn(t), col = FXI_PICK(pass_i32_u16);
     bool pairs, offset;
     const bool fused = fused_finish(job, &pairs, &offset);
+    const int shift = fused ? -ilogb(t->finish.unit) : 0;
     for (int y = b->y0; y < b->y1; y++) {
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
         for (int64_t r = first_new; r < top + kh; r++)
             narrow_row_pass(job, row, w_row, r, b->x0, b->x1, pad, ring + fxi_mod(r, kh) * n);
+        const int64_t top_slot = fxi_mod(top, kh);
 #ifdef FXI_HAVE_AVX2_VARIANT
         if (fused) {
             int m = 0; /* the non-zero taps */
-            for (int64_t i = 0; i < kh; i++)
+            for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
                 if (w_col[i]) {
-                    fused_rows[m] = ring + fxi_mod(top + i, kh) * n;
+                    fused_rows[m] = ring + slot * n;
                     fused_w[m++] = (uint16_t)w_col[i];
                 }
             uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
-            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add,
-                               -ilogb(t->finish.unit), pairs, offset, n);
+            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add, shift, pairs,
+                               offset, n);
             continue;
         }
 #endif
         for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
             int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
-            for (int64_t i = 0; i < kh; i++)
-                rows[i] = ring + fxi_mod(top + i, kh) * n + (c0 - b->x0) * C;
+            for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
+                rows[i] = ring + slot * n + (c0 - b->x0) * C;
             col(acc, NULL, rows, w_col, t->kh, 0, 0, (c1 - c0) * C);
             fxi_store_row(job, FXI_ACC_I32, y, c0, c1, acc);
         }
@@ -380,8 +467,8 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
                 fxi_padded_row_view(job, row_type, r, b->x0, b->x1, t->ax, t->kw - 1 - t->ax, pad);
             row(ring + (size_t)(fxi_mod(r, kh) * n) * es, in, NULL, w_row, t->kw, C, 0, n);
         }
-        for (int64_t i = 0; i < kh; i++)
-            rows[i] = ring + (size_t)(fxi_mod(top + i, kh) * n) * es;
+        for (int64_t i = 0, slot = fxi_mod(top, kh); i < kh; i++, slot = ring_next(slot, kh))
+            rows[i] = ring + (size_t)(slot * n) * es;
         col(acc, NULL, rows, w_col, t->kh, 0, col_init, n);
         fxi_store_row(job, acc_type, y, b->x0, b->x1, acc);
     }
@@ -392,6 +479,7 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
 {
     int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
     if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
+    const int64_t ops = (int64_t)t->kw + t->kh;
     /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
      * runs of each image row, which the hardware prefetcher follows; but a tall kernel's
      * ring of kh uint16 rows stays within NARROW_RING_BUDGET (a share of L2). */
@@ -401,10 +489,10 @@ fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, 
                : tile < FXI_TILE_MAX   ? FXI_TILE_MAX
                                        : tile;
         return fxi_geometry(ctx, t, width, height, channels, min_band, (int)tile, sizeof(int32_t),
-                            0, s);
+                            0, ops, s);
     }
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_TILE_MAX,
-                        fxi_acc_size(t->acc), 0, s);
+                        fxi_acc_size(t->acc), 0, ops, s);
 }
 
 fx_status fxi_filter_separable(const fxi_filter_job *job, void *state)

@@ -97,6 +97,11 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
             continue;
         }
         int64_t xx = fxi_border_index(x, W, job->border);
+        if (acc == FXI_ACC_RAW && xx >= 0) { /* the samples as they are: one copy */
+            const size_t pixel = (size_t)C * fx_sample_size(src->type);
+            memcpy((uint8_t *)out + (size_t)(x - first) * pixel, row + (size_t)xx * pixel, pixel);
+            continue;
+        }
         for (int64_t c = 0; c < C; c++)
             put(acc, out, (x - first) * C + c,
                 xx < 0 ? job->border_value[c] : load(src, row, xx * C + c));

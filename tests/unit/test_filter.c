@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "filter/cpu_common.h" /* FXI_SERIAL_MAX_WORK, FXI_BOX_OPS */
 #include "fxtest.h"
 
 /* ---- the reference ---- */
@@ -350,6 +351,19 @@ FXT_TEST(separable_u8_narrow_rows_match_reference)
                       FX_STRATEGY_SEPARABLE);
 }
 
+/* fx_filter with this border and strategy; RGBA keeps its alpha. */
+static void filter_u8(fx_context *ctx, const fx_kernel *k, int border, const char *border_value,
+                      fx_filter_strategy strategy, const fx_image *src, fx_image *out)
+{
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    o.border = border;
+    o.border_value = border_value;
+    o.alpha = src->channels == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
+    o.strategy = strategy;
+    FXT_CHECK_OK(fx_filter(ctx, k, &o, src, out), ctx);
+}
+
 /* The u8 Gaussian presets (cv2.GaussianBlur's fixed-point taps and rounding): the
  * separable strategy (uint16 rows, the column pass fused with the finish where AVX2 is
  * there) gives the bytes of the direct strategy's plain sums, on every border, at the
@@ -370,15 +384,10 @@ FXT_TEST(gaussian_u8_separable_equals_direct)
                         fx_image src = filled_image(ctx, sizes[si].w, sizes[si].h, ch, FX_U8,
                                                     5 + si + (size_t)ch, fill);
                         fx_image out[2];
-                        for (int v = 0; v < 2; v++) {
-                            fx_filter_options o;
-                            fx_filter_options_init(&o);
-                            o.border = b;
-                            o.border_value = "255";
-                            o.alpha = ch == 4 ? FX_ALPHA_KEEP : FX_ALPHA_FILTER;
-                            o.strategy = v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE;
-                            FXT_CHECK_OK(fx_filter(ctx, k, &o, &src, &out[v]), ctx);
-                        }
+                        for (int v = 0; v < 2; v++)
+                            filter_u8(ctx, k, b, "255",
+                                      v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE, &src,
+                                      &out[v]);
                         bool same = memcmp(out[0].data, out[1].data,
                                            out[0].stride * (size_t)sizes[si].h) == 0;
                         if (!FXT_CHECK(same))
@@ -392,6 +401,56 @@ FXT_TEST(gaussian_u8_separable_equals_direct)
         fx_kernel_free(k);
     }
     fx_context_destroy(ctx);
+}
+
+/* Small work runs on the calling thread alone (FXI_SERIAL_MAX_WORK), larger work on the
+ * pool: on images just below and just above that line, a 3-thread context gives the
+ * bytes of a 1-thread one (always serial) and of the direct strategy, for each CPU
+ * strategy, every border, RGB and RGBA with the alpha passed through. */
+FXT_TEST(serial_and_threaded_runs_agree)
+{
+    static const struct {
+        const char *text;
+        int ops; /* the operations per output the plan counts */
+    } kernels[] = {{"gaussian:5", 5 + 5},
+                   {"1 256 1; 1 256 1; 1 256 1 / 9", 3 + 3}, /* separable, 32-bit rows */
+                   {"box:5", FXI_BOX_OPS},
+                   {"sharpen", 5}};
+    /* Sides just under and over the line, and a wide and a tall image over it. */
+    static const int steps[] = {-6, 6};
+    fx_context *serial = fxt_context(FX_DEVICE_CPU, 1), *threaded = fxt_context(FX_DEVICE_CPU, 3);
+    for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++) {
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_parse(serial, kernels[ki].text, &k), serial)) continue;
+        for (int ch = 3; ch <= 4; ch++) {
+            const int line = (int)ceil(sqrt(FXI_SERIAL_MAX_WORK / (ch * kernels[ki].ops)));
+            const shape sizes[] = {{line + steps[0], line + steps[0]},
+                                   {line + steps[1], line + steps[1]},
+                                   {4 * line, line / 3},
+                                   {line / 3, 4 * line}};
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+                for (int b = 0; b <= FX_BORDER_WRAP; b++) {
+                    fx_image src =
+                        random_image(serial, sizes[si].w, sizes[si].h, ch, FX_U8, 7 + si + ki);
+                    fx_image out[3];
+                    for (int v = 0; v < 3; v++)
+                        filter_u8(v == 1 ? threaded : serial, k, b, "200",
+                                  v == 2 ? FX_STRATEGY_DIRECT : FX_STRATEGY_AUTO, &src, &out[v]);
+                    const size_t bytes = out[0].stride * (size_t)sizes[si].h;
+                    bool same = memcmp(out[0].data, out[1].data, bytes) == 0 &&
+                                memcmp(out[0].data, out[2].data, bytes) == 0;
+                    if (!FXT_CHECK(same))
+                        fprintf(stderr, "  %s %s %dx%dx%d: serial, threaded and direct differ\n",
+                                kernels[ki].text, fx_border_name(b), sizes[si].w, sizes[si].h, ch);
+                    for (int v = 0; v < 3; v++)
+                        fx_image_free(&out[v]);
+                    fx_image_free(&src);
+                }
+        }
+        fx_kernel_free(k);
+    }
+    fx_context_destroy(serial);
+    fx_context_destroy(threaded);
 }
 
 /* The box preset on 8-bit images (uint16 column sums, cv2.blur's rounding): windows
@@ -642,6 +701,7 @@ FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equa
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
          FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(gaussian_u8_separable_equals_direct),
+         FXT_CASE(serial_and_threaded_runs_agree),
          FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
          FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
          FXT_CASE(bad_kernels_are_named), FXT_CASE(bad_options_are_named),
