@@ -8,10 +8,13 @@
 # options that change the arithmetic. For a machine with a GPU (run by hand or from
 # check.sh).
 #
-# usage: tests/gpu/identity.sh [FXKIT]        (default build/fxkit)
+# usage: tests/gpu/identity.sh [FXKIT [JOB...]]   (default build/fxkit; jobs: filter equalize normalize)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fxkit=${1:-$root/build/fxkit}
+jobs=("${@:2}")
+[ ${#jobs[@]} -gt 0 ] || jobs=(filter equalize normalize)
+want() { [[ " ${jobs[*]} " == *" $1 "* ]]; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,7 +31,7 @@ kernels=("gaussian:5" "box:9" "box:3x21" "sharpen" "emboss" "gaussian:31" "1 2 3
 strategies=(auto direct separable box gpu-global gpu-constant gpu-shared gpu-texture)
 borders=(reflect101 constant wrap replicate reflect)
 checked=0 differ=0 unsupported=0 crashed=0
-for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; do
+want filter && for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; do
     ext=${img##*.}
     for ki in "${!kernels[@]}"; do
         k=${kernels[$ki]}
@@ -61,7 +64,7 @@ for img in photo.ppm photo16.png noise.ppm row.pgm col.pgm tiny.ppm noise.pfm; d
         done
     done
 done
-echo "identity filter: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused, $crashed crashed"
+want filter && echo "identity filter: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused, $crashed crashed"
 
 # compare JOB INPUT EXT ARGS...: the job on the CPU and on the GPU, same bytes.
 compare() {
@@ -88,6 +91,7 @@ compare() {
 
 # ---- equalize ----
 filter_checked=$checked
+if want equalize; then
 "$fxkit" gen image -q --kind gradient --size 1x1 --channels 3 -o "$tmp/one.ppm"
 "$fxkit" gen image -q --kind checker --size 333x211 --channels 4 --seed 3 -o "$tmp/rgba.png"
 "$fxkit" gen image -q --kind photo --size 1001x777 --channels 2 --seed 4 -o "$tmp/graya.png"
@@ -109,9 +113,11 @@ for img in photo.ppm hubble.ppm photo16.png noise.ppm tiny.ppm one.ppm const.pgm
     done
 done
 echo "identity equalize: $((checked - filter_checked)) GPU runs compared with the CPU"
+fi
 
 # ---- normalize ----
 before=$checked
+if want normalize; then
 "$fxkit" gen audio -q --kind speech --duration 95 --channels 1 --seed 5 -o "$tmp/speech.wav"
 "$fxkit" gen audio -q --kind tones --duration 41 --channels 2 --sample-format f32 -o "$tmp/tones.wav"
 "$fxkit" gen audio -q --kind white --duration 13 --channels 8 --sample-format s24 --amplitude 0.05 \
@@ -131,6 +137,7 @@ done
 compare normalize "$tmp/long.wav" wav
 compare normalize "$tmp/long.wav" wav --preset danpi
 echo "identity normalize: $((checked - before)) GPU runs compared with the CPU"
+fi
 
 echo "identity: $checked GPU runs compared with the CPU, $differ differ, $unsupported refused, $crashed crashed"
 [ "$differ" -eq 0 ] && [ "$crashed" -eq 0 ] && [ "$checked" -gt 0 ]
