@@ -12,24 +12,16 @@ Images are resident on the device; times are medians of 10 runs after a warm-up,
 the device synchronised. Prints "RESULT peer_<lib>_<case>_ms value" lines; a library
 that is missing is skipped with a line saying so.
 """
-import statistics
+import functools
+import os
 import sys
-import time
 
-W, H = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (10000, 6000)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_peer_timing  # noqa: E402
+
+W, H = gpu_peer_timing.W, gpu_peer_timing.H
 REPS = 10
-
-
-def median_ms(fn, sync):
-    fn()
-    sync()
-    times = []
-    for _ in range(REPS):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+median_ms = functools.partial(gpu_peer_timing.median_ms, reps=REPS)
 
 
 def cupy_cases():

@@ -9,24 +9,16 @@ warm-up, with the device synchronised. Prints "RESULT peer_<lib>_<case>_ms value
 (tests/gpu/check.sh shows them beside fxkit's); a library that is missing is skipped
 with a line saying so.
 """
-import statistics
+import functools
+import os
 import sys
-import time
 
-W, H = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (10000, 6000)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_peer_timing  # noqa: E402
+
+W, H = gpu_peer_timing.W, gpu_peer_timing.H
 REPS = 5
-
-
-def median_ms(fn, sync):
-    fn()
-    sync()
-    times = []
-    for _ in range(REPS):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+median_ms = functools.partial(gpu_peer_timing.median_ms, reps=REPS)
 
 
 def torch_cases():
