@@ -278,6 +278,22 @@ static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffe
     return fxi_out_close(&out);
 }
 
+/* PNG: bands compressed on the context's threads go straight into the file as
+ * they finish (no copy of the whole file in memory first). */
+static fx_status write_png(fx_context *ctx, const char *path, const fx_image *img,
+                           const fx_image_write_options *opts)
+{
+    fxi_out_file out;
+    FX_TRY(fxi_out_open(ctx, path, false, &out));
+    fxi_png_params png = {opts->png_compression, opts->png_filter, 0};
+    fx_status st = fxi_png_encode_to(ctx, img, &png, fxi_out_sink(&out));
+    if (st != FX_OK) {
+        fxi_out_abort(&out);
+        return st;
+    }
+    return fxi_out_close(&out);
+}
+
 /* PGM/PPM/PFM: the header and the image's own rows in one gathered write (16-bit
  * rows through a bounded conversion buffer), no copy of the whole file. */
 static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image *img)
@@ -330,6 +346,7 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
     FX_TRY(fxi_write_format(ctx, path, opts, &fmt));
     FX_TRY(check_writable(ctx, img, fmt));
     if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img);
+    if (fmt == FX_IMAGE_PNG) return write_png(ctx, path, img, opts);
     fxi_buffer buf = {0};
     FX_TRY(encode(ctx, img, fmt, opts, &buf));
     fx_status status = write_buffer(ctx, path, &buf);

@@ -61,6 +61,9 @@ typedef struct fxi_byte_sink {
  * write_rows takes a band of consecutive rows (width, channels and type as opened).
  * close writes what remains (the end of the stream, IEND) and frees the encoder;
  * discard frees it without finishing (after an error). */
+/* The whole image through the PNG encoder into `sink` (a file, as it is made). */
+fx_status fxi_png_encode_to(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
+                            fxi_byte_sink sink);
 typedef struct fxi_png_stream fxi_png_stream;
 fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
                               fx_sample_type type, int compression, fxi_byte_sink sink,

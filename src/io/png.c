@@ -251,6 +251,20 @@ static fx_status memory_sink_write(void *opaque, const void *data, size_t size)
     return FX_OK;
 }
 
+fx_status fxi_png_encode_to(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
+                            fxi_byte_sink sink)
+{
+    fxi_png_stream *s;
+    FX_TRY(fxi_png_stream_open_with(ctx, img->width, img->height, img->channels, img->type,
+                                    params, sink, &s));
+    fx_status st = fxi_png_stream_write_rows(s, img);
+    if (st != FX_OK) {
+        fxi_png_stream_discard(s);
+        return st;
+    }
+    return fxi_png_stream_close(s);
+}
+
 fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
                          fxi_buffer *out)
 {
@@ -263,16 +277,7 @@ fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, const fxi_png_par
     m.data = malloc(m.capacity);
     FX_RETURN_IF(!m.data, FX_ENOMEM, "PNG: out of memory for the encoded file");
     fxi_byte_sink sink = {memory_sink_write, &m};
-    fxi_png_stream *s;
-    fx_status st = fxi_png_stream_open_with(ctx, img->width, img->height, img->channels,
-                                            img->type, params, sink, &s);
-    if (st == FX_OK) {
-        st = fxi_png_stream_write_rows(s, img);
-        if (st == FX_OK)
-            st = fxi_png_stream_close(s);
-        else
-            fxi_png_stream_discard(s);
-    }
+    fx_status st = fxi_png_encode_to(ctx, img, params, sink);
     if (st != FX_OK) {
         free(m.data);
         return st;

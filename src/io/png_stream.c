@@ -13,7 +13,11 @@
  * caller's rows, a band split across calls is gathered in a carry buffer. Bands
  * are queued in slots (twice the thread count) and compressed when the slots are
  * full or the call returns, since the caller's rows are only valid until then.
+ * The thread that finishes a band hands every finished band from the next one in
+ * file order to the sink, under a lock, so the writes overlap the compression of
+ * the bands still running instead of following the whole batch.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -61,6 +65,7 @@ typedef struct band_slot {
     size_t out_size;
     uint32_t adler, crc;
     int zlib_error; /* Z_OK, or what zlib said */
+    bool done;      /* compressed, waiting for its turn in the file */
 } band_slot;
 
 struct fxi_png_stream {
@@ -87,6 +92,11 @@ struct fxi_png_stream {
 
     uint32_t adler;
     bool header_written;
+
+    pthread_mutex_t emit_lock; /* the sink, next_emit, the slots' done flags, s->adler */
+    bool lock_ready;
+    int next_emit;         /* the batch's first slot not handed to the sink yet */
+    fx_status emit_failed; /* the first failure of a band or the sink in this batch */
 };
 
 static bool is_fast(const fxi_png_params *p)
@@ -183,6 +193,8 @@ typedef struct batch {
     bool compress; /* this pass compresses */
 } batch;
 
+static void emit_finished(fxi_png_stream *s, band_slot *b);
+
 static void run_bands(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
@@ -208,6 +220,7 @@ static void run_bands(void *arg, size_t begin, size_t end, int worker)
             compress_zlib(s, b, dict, dict_size);
         }
         b->crc = (uint32_t)crc32(0L, b->out_base + SLOT_HEAD_ROOM, (uInt)b->out_size);
+        emit_finished(s, b);
     }
 }
 
@@ -255,28 +268,48 @@ static fx_status fail(fxi_png_stream *s, fx_status st)
     return st;
 }
 
+/* Hand band b's slot and every finished slot after it, in file order, to the
+ * sink; called by the thread that finished b. Only one thread at a time writes,
+ * and none after a failure. */
+static void emit_finished(fxi_png_stream *s, band_slot *b)
+{
+    fx_context *ctx = s->ctx;
+    pthread_mutex_lock(&s->emit_lock);
+    b->done = true;
+    while (s->emit_failed == FX_OK && s->next_emit < s->slots_used &&
+           s->slots[s->next_emit].done) {
+        band_slot *next = &s->slots[s->next_emit];
+        if (next->zlib_error != Z_OK) {
+            s->emit_failed = fxi_error(
+                ctx, next->zlib_error == Z_MEM_ERROR ? FX_ENOMEM : FX_EBADSTATE,
+                "PNG: zlib failed on a band (%s)", zError(next->zlib_error));
+            break;
+        }
+        const bool first = !s->header_written;
+        s->header_written = true;
+        s->emit_failed = emit_band(s, next, first);
+        s->next_emit++;
+    }
+    pthread_mutex_unlock(&s->emit_lock);
+}
+
 /* Compress the queued bands and write them out; the next batch starts empty. */
 static fx_status run_batch(fxi_png_stream *s)
 {
     fx_context *ctx = s->ctx;
     if (!s->slots_used) return FX_OK;
     batch job = {s, true, is_fast(&s->params)};
+    s->next_emit = 0;
+    s->emit_failed = FX_OK;
+    for (int i = 0; i < s->slots_used; i++)
+        s->slots[i].done = false;
     fxi_parallel_for(ctx, (size_t)s->slots_used, 1, run_bands, &job);
     if (!job.compress) {
         /* zlib bands read the filtered tail of the band before: filter all first. */
         job = (batch){s, false, true};
         fxi_parallel_for(ctx, (size_t)s->slots_used, 1, run_bands, &job);
     }
-    for (int i = 0; i < s->slots_used; i++) {
-        band_slot *b = &s->slots[i];
-        if (b->zlib_error != Z_OK)
-            return fail(s, fxi_error(ctx, b->zlib_error == Z_MEM_ERROR ? FX_ENOMEM : FX_EBADSTATE,
-                                     "PNG: zlib failed on a band (%s)", zError(b->zlib_error)));
-        bool first = !s->header_written;
-        s->header_written = true;
-        fx_status st = emit_band(s, b, first);
-        if (st != FX_OK) return fail(s, st);
-    }
+    if (s->emit_failed != FX_OK) return fail(s, s->emit_failed);
     band_slot *last = &s->slots[s->slots_used - 1];
     memcpy(s->above, last->rows + (size_t)(last->count - 1) * last->stride, s->row_bytes);
     s->have_above = true;
@@ -424,7 +457,11 @@ fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int c
     int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
     s->slot_count = threads * SLOTS_PER_THREAD < bands ? threads * SLOTS_PER_THREAD : bands;
     s->adler = (uint32_t)adler32(0L, NULL, 0);
-    fx_status st = allocate(s);
+    fx_status st = pthread_mutex_init(&s->emit_lock, NULL) == 0
+                       ? FX_OK
+                       : fxi_error(ctx, FX_ENOMEM, "PNG: cannot create the encoder's lock");
+    s->lock_ready = st == FX_OK;
+    if (st == FX_OK) st = allocate(s);
     if (st == FX_OK) st = write_head(s);
     if (st != FX_OK) {
         fxi_png_stream_discard(s);
@@ -472,5 +509,6 @@ void fxi_png_stream_discard(fxi_png_stream *s)
     free(s->carry);
     free(s->above);
     free(s->dictionary);
+    if (s->lock_ready) pthread_mutex_destroy(&s->emit_lock);
     free(s);
 }
