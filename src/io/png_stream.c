@@ -15,9 +15,13 @@
  * full or the call returns, since the caller's rows are only valid until then.
  * The thread that finishes a band hands every finished band from the next one in
  * file order to the sink, under a lock, so the writes overlap the compression of
- * the bands still running instead of following the whole batch.
+ * the bands still running instead of following the whole batch. With the fast
+ * coder, the whole bands of one call run as a pipeline instead of batches: each
+ * thread takes the next band, waits only until its slot's previous band has gone
+ * to the sink, and no thread waits at a batch's end for the slowest band.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -94,8 +98,10 @@ struct fxi_png_stream {
     bool header_written;
 
     pthread_mutex_t emit_lock; /* the sink, next_emit, the slots' done flags, s->adler */
-    bool lock_ready;
-    int next_emit;         /* the batch's first slot not handed to the sink yet */
+    pthread_cond_t slot_free;  /* next_emit moved on (or emitting failed) */
+    bool lock_ready, cond_ready;
+    int next_emit;         /* the first band (of the batch or pipeline) not in the sink yet */
+    int emit_end;          /* the bands of the batch or pipeline */
     fx_status emit_failed; /* the first failure of a band or the sink in this batch */
 };
 
@@ -276,9 +282,11 @@ static void emit_finished(fxi_png_stream *s, band_slot *b)
     fx_context *ctx = s->ctx;
     pthread_mutex_lock(&s->emit_lock);
     b->done = true;
-    while (s->emit_failed == FX_OK && s->next_emit < s->slots_used &&
-           s->slots[s->next_emit].done) {
-        band_slot *next = &s->slots[s->next_emit];
+    const int before = s->next_emit;
+    while (s->emit_failed == FX_OK && s->next_emit < s->emit_end &&
+           s->slots[s->next_emit % s->slot_count].done) {
+        band_slot *next = &s->slots[s->next_emit % s->slot_count];
+        next->done = false; /* the slot is free once its band is out */
         if (next->zlib_error != Z_OK) {
             s->emit_failed = fxi_error(
                 ctx, next->zlib_error == Z_MEM_ERROR ? FX_ENOMEM : FX_EBADSTATE,
@@ -290,7 +298,86 @@ static void emit_finished(fxi_png_stream *s, band_slot *b)
         s->emit_failed = emit_band(s, next, first);
         s->next_emit++;
     }
+    if (s->next_emit != before || s->emit_failed != FX_OK) pthread_cond_broadcast(&s->slot_free);
     pthread_mutex_unlock(&s->emit_lock);
+}
+
+/* ---- the fast coder's pipeline over the whole bands of one call ---- */
+
+typedef struct pipeline {
+    fxi_png_stream *s;
+    const uint8_t *rows; /* the first row of the first band */
+    size_t stride;
+    int rows_total;      /* rows in the pipeline's bands */
+    atomic_int next_band;
+} pipeline;
+
+/* One band of the pipeline into its slot: rows, the row above, whether it ends
+ * the image. */
+static void pipeline_band(const pipeline *p, int j, band_slot *b)
+{
+    const fxi_png_stream *s = p->s;
+    const int row0 = j * s->band_rows;
+    b->rows = p->rows + (size_t)row0 * p->stride;
+    b->stride = p->stride;
+    b->count = p->rows_total - row0 < s->band_rows ? p->rows_total - row0 : s->band_rows;
+    b->above = j > 0 ? b->rows - p->stride : s->have_above ? s->above : NULL;
+    b->final = s->rows_done + row0 + b->count == s->height;
+}
+
+/* Each thread: take the next band, wait for its slot, filter, compress, emit. */
+static void pipeline_worker(void *arg, size_t begin, size_t end, int worker)
+{
+    (void)begin, (void)end, (void)worker;
+    pipeline *p = arg;
+    fxi_png_stream *s = p->s;
+    for (;;) {
+        const int j = atomic_fetch_add(&p->next_band, 1);
+        if (j >= s->emit_end) return;
+        pthread_mutex_lock(&s->emit_lock);
+        while (s->emit_failed == FX_OK && s->next_emit + s->slot_count <= j)
+            pthread_cond_wait(&s->slot_free, &s->emit_lock);
+        const bool failed = s->emit_failed != FX_OK;
+        pthread_mutex_unlock(&s->emit_lock);
+        if (failed) return;
+        band_slot *b = &s->slots[j % s->slot_count];
+        pipeline_band(p, j, b);
+        filter_band(s, b);
+        b->zlib_error = Z_OK;
+        b->out_size = fxi_deflate_band(b->filtered, b->filtered_size, b->final,
+                                       b->out_base + SLOT_HEAD_ROOM);
+        b->crc = (uint32_t)crc32(0L, b->out_base + SLOT_HEAD_ROOM, (uInt)b->out_size);
+        emit_finished(s, b);
+    }
+}
+
+/* Rows of the whole bands in `available` rows from rows_done on (the image's last
+ * band may be shorter). */
+static int whole_band_rows(const fxi_png_stream *s, int available)
+{
+    if (s->rows_done + available == s->height) return available;
+    return available / s->band_rows * s->band_rows;
+}
+
+/* The fast coder over `count` rows of whole bands, all on the threads at once. */
+static fx_status run_pipeline(fxi_png_stream *s, const uint8_t *rows, size_t stride, int count)
+{
+    fx_context *ctx = s->ctx;
+    pipeline p = {s, rows, stride, count, 0};
+    const int bands = (count + s->band_rows - 1) / s->band_rows;
+    s->next_emit = 0;
+    s->emit_end = bands;
+    s->emit_failed = FX_OK;
+    for (int i = 0; i < s->slot_count; i++)
+        s->slots[i].done = false;
+    /* One loop per thread; each takes bands in order from p.next_band. */
+    const int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
+    fxi_parallel_for(ctx, (size_t)threads, 1, pipeline_worker, &p);
+    if (s->emit_failed != FX_OK) return fail(s, s->emit_failed);
+    memcpy(s->above, rows + (size_t)(count - 1) * stride, s->row_bytes);
+    s->have_above = true;
+    s->rows_done += count;
+    return FX_OK;
 }
 
 /* Compress the queued bands and write them out; the next batch starts empty. */
@@ -300,6 +387,7 @@ static fx_status run_batch(fxi_png_stream *s)
     if (!s->slots_used) return FX_OK;
     batch job = {s, true, is_fast(&s->params)};
     s->next_emit = 0;
+    s->emit_end = s->slots_used;
     s->emit_failed = FX_OK;
     for (int i = 0; i < s->slots_used; i++)
         s->slots[i].done = false;
@@ -354,6 +442,13 @@ fx_status fxi_png_stream_write_rows(fxi_png_stream *s, const fx_image *rows)
                  "PNG: %d more rows than the image's %d", rows->height - (s->height - pending),
                  s->height);
     int y = 0;
+    if (is_fast(&s->params) && s->carry_rows == 0) {
+        const int whole = whole_band_rows(s, rows->height);
+        if (whole > 0) {
+            FX_TRY(run_pipeline(s, fx_image_row(rows, 0), rows->stride, whole));
+            y = whole;
+        }
+    }
     while (y < rows->height) {
         int band_end = s->rows_done + s->band_rows < s->height ? s->rows_done + s->band_rows
                                                                : s->height;
@@ -461,6 +556,9 @@ fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int c
                        ? FX_OK
                        : fxi_error(ctx, FX_ENOMEM, "PNG: cannot create the encoder's lock");
     s->lock_ready = st == FX_OK;
+    if (st == FX_OK && pthread_cond_init(&s->slot_free, NULL) != 0)
+        st = fxi_error(ctx, FX_ENOMEM, "PNG: cannot create the encoder's condition");
+    s->cond_ready = st == FX_OK;
     if (st == FX_OK) st = allocate(s);
     if (st == FX_OK) st = write_head(s);
     if (st != FX_OK) {
@@ -509,6 +607,7 @@ void fxi_png_stream_discard(fxi_png_stream *s)
     free(s->carry);
     free(s->above);
     free(s->dictionary);
+    if (s->cond_ready) pthread_cond_destroy(&s->slot_free);
     if (s->lock_ready) pthread_mutex_destroy(&s->emit_lock);
     free(s);
 }
