@@ -109,6 +109,9 @@ def main():
         (f"flat (checker) RGB {side}", os.path.join(tmp, "flat.ppm"), False),
         (f"noise RGB {side}", os.path.join(tmp, "noise.ppm"), False),
     ]
+    if not args.quick:  # the large photo
+        cases.append(("photo RGB 10000x6000", os.path.join(tmp, "large.ppm"), False))
+        gen(fx, "photo", "10000x6000", 3, 8, cases[-1][1])
     gen(fx, "photo", big, 3, 8, cases[0][1])
     gen(fx, "photo", big, 1, 8, cases[1][1])
     gen(fx, "photo", side, 3, 16, cases[2][1])
