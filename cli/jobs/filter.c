@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "filter_stream.h"
 
 /* Room for the library's rows plus the program's. */
 #define TABLE_ROWS 32
@@ -30,6 +31,7 @@ typedef struct filter_cli_options {
     int depth;
     int list_kernels;
     int explain;
+    int stream_rows;
 } filter_cli_options;
 
 #define OPT(field) offsetof(filter_cli_options, field)
@@ -45,6 +47,9 @@ static const fx_option program_rows[] = {
      "print the preset kernels with their weights and exit"},
     {"explain", 0, FX_OPT_BOOL, OPT(explain), 0, 0, 1, NULL, NULL, NULL,
      "say which strategy each plan uses and why"},
+    {"stream-rows", 0, FX_OPT_INT, OPT(stream_rows), 0, 0, 1 << 20, NULL, NULL, "N",
+     "filter from file to file in bands of N rows, never holding the whole image (0: only "
+     "images over 1 GiB, in bands of about 64 MiB; the wrap border always filters whole)"},
     FX_OPTION_END};
 
 static fx_option filter_table[TABLE_ROWS];
@@ -282,6 +287,47 @@ static fx_status convert_to(fx_context *ctx, fx_image *img, fx_sample_type t, fx
     return FX_OK;
 }
 
+/* The image band by band from file to file, when it is large (or --stream-rows asks);
+ * *streamed tells whether it was. */
+static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fxcli_item *item,
+                                 const char *out_path, const fxcli_image_target *target,
+                                 fxcli_result *res, bool *streamed)
+{
+    const filter_cli_options *o = run->options;
+    const filter_state *s = run->state;
+    *streamed = false;
+    fx_image_info info;
+    if (fx_image_probe_file(ctx, item->input, &info) != FX_OK) return FX_OK; /* the whole path says why */
+    fx_sample_type out_type = o->depth == DEPTH_SAME ? info.type : depth_types[o->depth];
+    fx_sample_type work_type = out_type > info.type ? out_type : info.type;
+    const int kh = fx_kernel_height(s->kernel);
+    const int band_rows = fxcli_stream_band_rows(o->stream_rows, info.width, info.height,
+                                                 info.channels, work_type, kh, o->lib.border);
+    if (band_rows == 0) return FX_OK;
+    char why[FXCLI_MESSAGE_MAX];
+    if (!fxcli_image_target_check(target, info.channels, out_type, why, sizeof why))
+        return fxcli_fail(res, FX_EUNSUPPORTED, "%s (see --depth)", why);
+    *streamed = true;
+    fx_image_reader *reader;
+    uint64_t t0 = fx_time_ns();
+    fx_status st = fx_image_reader_open(ctx, item->input, &reader);
+    res->timings.decode_ms += fx_elapsed_ms(t0, fx_time_ns());
+    if (st != FX_OK) return st;
+    fxcli_stream_job job = {s->kernel,  &o->lib,   info.width, info.height, info.channels,
+                            kh,         band_rows, info.type,  work_type,   out_type};
+    fx_image_write_options wo;
+    fx_image_write_options_init(&wo);
+    wo.format = target->format;
+    st = fxcli_filter_streamed(ctx, &job, reader, out_path, &wo, res);
+    fx_image_reader_close(reader);
+    res->width = info.width;
+    res->height = info.height;
+    res->channels = info.channels;
+    if (st == FX_OK && (o->explain || run->common.verbose))
+        fxcli_note("%s: filtered in bands of %d rows (%s)", item->input, band_rows, res->strategy);
+    return st;
+}
+
 static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli_item *item,
                               const char *out_path, fxcli_result *res)
 {
@@ -291,6 +337,9 @@ static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli
         return fxcli_fail(res, FX_EUNSUPPORTED,
                           "'%s': unknown image format (name it .png, .jpg, .ppm, .pgm, .pfm)",
                           item->output);
+    bool streamed;
+    fx_status streamed_status = filter_streamed(run, ctx, item, out_path, target, res, &streamed);
+    if (streamed || streamed_status != FX_OK) return streamed_status;
     fx_image img = {0}, out = {0};
     fx_status st = fxcli_read_image(ctx, item->input, &img, res);
     if (st != FX_OK) return st;

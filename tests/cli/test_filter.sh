@@ -101,4 +101,40 @@ fx filter -q -k sobel-x --depth f32 "$data/noise16.pgm" -o "$WORK/grad.pfm"
 expect_exit 0
 expect_file "$WORK/grad.pfm"
 
+t "--stream-rows: file to file in bands gives the whole image's bytes (every border but wrap, any anchor, depths, PNG and PNM)"
+fx gen image -q --kind noise --size 301x97 --channels 3 --seed 3 -o "$WORK/s.ppm"
+fx gen image -q --kind photo --size 131x89 --channels 1 --depth 16 -o "$WORK/s16.png"
+fx gen image -q --kind noise --size 67x53 --channels 4 -o "$WORK/s4.png"
+compared=0 differ=0
+for img in s.ppm s16.png s4.png; do
+    ext=${img##*.}
+    for k in gaussian:5 box:3x21 "1 2 3; 4 5 6; 7 8 10 / 50" box:41; do
+        for b in reflect101 replicate constant reflect wrap; do
+            for extra in "" "--anchor 0,0" "--depth f32"; do
+                oext=$ext
+                [ "$extra" = "--depth f32" ] && { [ "$ext" = png ] && continue; oext=pfm; }
+                # shellcheck disable=SC2086 # extra is words
+                fx filter -q -k "$k" -b "$b" $extra "$WORK/$img" -o "$WORK/whole.$oext"
+                [ "$RC" -eq 0 ] || continue # e.g. an anchor outside box:3x21 is refused
+                # shellcheck disable=SC2086
+                fx filter -q -k "$k" -b "$b" $extra --stream-rows 7 "$WORK/$img" -o "$WORK/bands.$oext"
+                compared=$((compared + 1))
+                if [ "$RC" -ne 0 ] || ! cmp -s "$WORK/whole.$oext" "$WORK/bands.$oext"; then
+                    differ=$((differ + 1))
+                    echo "  streamed differs: $img -k '$k' -b $b $extra (exit $RC)" >&2
+                fi
+            done
+        done
+    done
+done
+if [ "$compared" -gt 100 ] && [ "$differ" -eq 0 ]; then pass; else fail "$differ of $compared differ"; fi
+
+t "--stream-rows: a truncated input fails that file with a message and writes nothing"
+head -c 40000 "$WORK/s.ppm" >"$WORK/cut.ppm"
+fx filter -k box:3 --stream-rows 5 "$WORK/cut.ppm" -o "$WORK/cut_out.ppm"
+expect_exit 1
+expect_stderr_contains "cut.ppm"
+expect_no_file "$WORK/cut_out.ppm"
+expect_no_temp "$WORK"
+
 finish
