@@ -296,6 +296,10 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     const filter_cli_options *o = run->options;
     const filter_state *s = run->state;
     *streamed = false;
+    /* A JPEG is decoded whole by the row reader too: streaming it saves no memory, and
+     * its probe reads the whole file. */
+    const fxcli_image_target *source = fxcli_image_target_of(item->input);
+    if (o->stream_rows == 0 && source && source->format == FX_IMAGE_JPEG) return FX_OK;
     fx_image_info info;
     if (fx_image_probe_file(ctx, item->input, &info) != FX_OK) return FX_OK; /* the whole path says why */
     fx_sample_type out_type = o->depth == DEPTH_SAME ? info.type : depth_types[o->depth];
