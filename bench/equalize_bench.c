@@ -13,12 +13,7 @@
 #include <string.h>
 
 #include "fxkit/fxkit.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_median.h"
 
 static int fail(fx_context *ctx, const char *what)
 {
@@ -78,8 +73,7 @@ int main(int argc, char **argv)
         if (fx_equalize_run(plan, &in, &out, &t) != FX_OK) return fail(ctx, "run");
         if (r >= 0) ms[r] = t.compute_ms;
     }
-    qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
-    printf("RESULT %.3f\n", ms[repeat / 2]);
+    printf("RESULT %.3f\n", bench_median(ms, repeat));
     free(ms);
     fx_equalize_free(plan);
     fx_image_free(&out);

@@ -17,18 +17,7 @@
 #include <string.h>
 
 #include "fxkit/fxkit.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
+#include "bench_median.h"
 
 static void fill(fx_image *img, uint64_t seed)
 {
@@ -125,8 +114,8 @@ static int compute(int argc, char **argv)
         ms[r] = fx_elapsed_ms(t0, fx_time_ns());
         cpu[r] = cpu_ms() - c0;
     }
-    double med = median(ms, repeat); /* sorts: ms[0] is the fastest */
-    double cpu_med = median(cpu, repeat);
+    double med = bench_median(ms, repeat); /* sorts: ms[0] is the fastest */
+    double cpu_med = bench_median(cpu, repeat);
     printf("RESULT compute_ms %.3f\nRESULT compute_min_ms %.3f\nRESULT cpu_ms %.3f\n"
            "RESULT strategy %s\n",
            med, ms[0], cpu_med,

@@ -16,15 +16,10 @@
 #include <string.h>
 
 #include "fxkit/fxkit.h"
+#include "bench_median.h"
 
 #define EQ_BLOCKS 6
 static const int eq_blocks[EQ_BLOCKS] = {64, 128, 256, 512, 1024, 0};
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static fx_context *context(fx_device_kind kind)
 {
@@ -64,8 +59,7 @@ static double time_equalize(fx_equalizer *plan, const fx_image *in, fx_image *ou
         ms[r] = stage ? t.compute_ms : fx_elapsed_ms(t0, fx_time_ns());
         if (last) *last = t;
     }
-    qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
-    return ms[repeat / 2];
+    return bench_median(ms, repeat);
 }
 
 static const char *const space_names[] = {"gray", "hsv", "luma", "rgb", "hsv-float"};

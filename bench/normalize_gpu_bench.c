@@ -18,6 +18,7 @@
 #include "cuda/cuda_internal.h"
 #include "fxkit/fxkit.h"
 #include "normalize/normalize_cuda.h"
+#include "bench_median.h"
 
 #define RATE 44100
 #define BATCH_FILES 8
@@ -39,18 +40,6 @@ typedef struct run_result {
     fx_normalize_stage_times stages;
     int ok;
 } run_result;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static fx_context *context(fx_device_kind kind)
 {
@@ -119,11 +108,11 @@ static void experiment(fx_context *gpu, fx_context *cpu, const char *name,
         printf("RESULT nm_%s_error %s / %s\n", name, fx_context_error(gpu), fx_context_error(cpu));
     } else {
         int same = !memcmp(out_g, out_c, samples * sizeof *out_g);
-        double gain = median(gn, repeat);
+        double gain = bench_median(gn, repeat);
         printf("RESULT nm_%s gpu_ms %.2f cpu_ms %.2f stages_gpu_ms analyze %.3f min %.3f "
                "gauss %.3f gain %.3f gain_gsps %.1f identical %s\n",
-               name, median(gt, repeat), median(ct, repeat), median(ga, repeat),
-               median(gm, repeat), median(gg, repeat), gain,
+               name, bench_median(gt, repeat), bench_median(ct, repeat), bench_median(ga, repeat),
+               bench_median(gm, repeat), bench_median(gg, repeat), gain,
                gain > 0 ? (double)samples / (gain * 1e6) : 0.0, same ? "yes" : "NO");
     }
     free(out_g);
@@ -162,7 +151,7 @@ static void kernel_throughput(fx_context *gpu)
         fxi_stream_sync(gpu);
         if (k >= 0) ms[k] = fx_elapsed_ms(t0, fx_time_ns());
     }
-    double m = median(ms, KERNEL_LAUNCHES);
+    double m = bench_median(ms, KERNEL_LAUNCHES);
     printf("RESULT nm_kernel_6min_stereo_ms %.3f (%.1f G samples/s, %.0f GB/s)\n", m,
            (double)samples / (m * 1e6), 2.0 * (double)samples * sizeof(double) / (m * 1e6));
     fxi_device_free(gpu, src);

@@ -20,6 +20,7 @@
 #include "io/io_internal.h"
 #include "io/png_deflate.h"
 #include "io/png_filter.h"
+#include "bench_median.h"
 
 #define MAX_REPEAT 64
 
@@ -28,18 +29,6 @@ static double thread_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return v[n / 2];
 }
 
 typedef struct frame {
@@ -138,7 +127,7 @@ int main(int argc, char **argv)
            argv[1], img.width, img.height, img.channels, fx_sample_type_name(img.type),
            f.filtered_size, deflated, file);
     for (int s = 0; s < STAGES; s++)
-        printf("  %-28s %8.1f ms CPU (median of %d)\n", names[s], median(ms[s], repeat), repeat);
+        printf("  %-28s %8.1f ms CPU (median of %d)\n", names[s], bench_median(ms[s], repeat), repeat);
     free(f.filtered);
     free(f.scratch);
     free(f.zero);

@@ -56,34 +56,33 @@ static fx_image rows_of(const fx_image *img, int first, int count)
     return v;
 }
 
-/* A plan for each band height met (at most three: the first, the inner, the last). */
-enum { BAND_SHAPES = 3 };
+/* The plans of the band heights met, kept in a ring. There are four heights at
+ * most: the first band's, the inner bands', and those of the last two bands, whose
+ * halo below is cut by the image's end (a band holds more rows than its halo). */
+enum { BAND_SHAPES = 4 };
 typedef struct shape_plans {
     int height[BAND_SHAPES];
     fx_filter_plan *plan[BAND_SHAPES];
+    int made; /* plans made so far; the next goes to made % BAND_SHAPES */
 } shape_plans;
 
 static fx_status plan_for(fx_context *ctx, const fxcli_stream_job *job, shape_plans *plans,
                           const fx_image *band, fx_filter_plan **out)
 {
-    int free_slot = -1;
-    for (int i = 0; i < BAND_SHAPES; i++) {
+    for (int i = 0; i < BAND_SHAPES; i++)
         if (plans->plan[i] && plans->height[i] == band->height) {
             *out = plans->plan[i];
             return FX_OK;
         }
-        if (!plans->plan[i] && free_slot < 0) free_slot = i;
-    }
-    if (free_slot < 0) { /* cannot happen: three heights at most */
-        free_slot = 0;
-        fx_filter_free(plans->plan[0]);
-        plans->plan[0] = NULL;
-    }
+    const int slot = plans->made % BAND_SHAPES;
+    fx_filter_free(plans->plan[slot]);
+    plans->plan[slot] = NULL;
     fx_image_desc d = {band->width, band->height, band->channels, band->type};
-    fx_status st = fx_filter_plan_create(ctx, job->kernel, job->options, &d, &plans->plan[free_slot]);
+    fx_status st = fx_filter_plan_create(ctx, job->kernel, job->options, &d, &plans->plan[slot]);
     if (st != FX_OK) return st;
-    plans->height[free_slot] = band->height;
-    *out = plans->plan[free_slot];
+    plans->height[slot] = band->height;
+    plans->made++;
+    *out = plans->plan[slot];
     return FX_OK;
 }
 
@@ -107,7 +106,7 @@ static fx_status stream_bands(fx_context *ctx, const fxcli_stream_job *job, fx_i
                               fx_image_writer *writer, fx_image *in, fx_image *work, fx_image *out,
                               fx_image *narrow, fxcli_result *res)
 {
-    shape_plans plans = {{0}, {NULL}};
+    shape_plans plans = {{0}, {NULL}, 0};
     const int height = job->height, kh = job->kernel_height;
     int first = 0, have = 0; /* in holds image rows [first, first + have) */
     fx_status st = FX_OK;

@@ -121,6 +121,11 @@ fx_status fxi_copy_h2d_2d(fx_context *ctx, void *dst_device, size_t dst_pitch, c
                           size_t src_pitch, size_t row_bytes, size_t rows);
 fx_status fxi_copy_d2h_2d(fx_context *ctx, void *dst_host, size_t dst_pitch, const void *src_device,
                           size_t src_pitch, size_t row_bytes, size_t rows);
+/* Host to host, `rows` rows of row_bytes between strided buffers, on the context's
+ * CPU threads: filling and emptying pinned staging (one thread alone is slower than
+ * the bus). Contiguous rows go as one memcpy per task. */
+void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const void *src,
+                            size_t src_stride, size_t row_bytes, size_t rows);
 
 /* Wait for everything queued on the context's stream (that stream only). */
 fx_status fxi_stream_sync(fx_context *ctx);

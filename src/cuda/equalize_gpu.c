@@ -155,36 +155,6 @@ static fx_status stage_end(fx_context *ctx, double *field, uint64_t *since)
     return FX_OK;
 }
 
-/* Rows [begin, end) of a band between a strided host image and a packed pinned
- * buffer, on the CPU's threads. */
-typedef struct band_copy {
-    uint8_t *host;
-    size_t host_stride;
-    uint8_t *pinned;
-    size_t row_bytes;
-    int to_pinned;
-} band_copy;
-
-static void copy_band_rows(void *arg, size_t begin, size_t end, int worker)
-{
-    (void)worker;
-    const band_copy *c = arg;
-    for (size_t r = begin; r < end; r++) {
-        uint8_t *h = c->host + r * c->host_stride, *q = c->pinned + r * c->row_bytes;
-        if (c->to_pinned)
-            memcpy(q, h, c->row_bytes);
-        else
-            memcpy(h, q, c->row_bytes);
-    }
-}
-
-static void copy_band(fx_context *ctx, band_copy c, size_t rows)
-{
-    /* Enough rows per task that a thread copies at least ~256 KiB. */
-    const size_t grain = 1 + ((size_t)256 << 10) / (c.row_bytes ? c.row_bytes : 1);
-    fxi_parallel_for(ctx, rows, grain, copy_band_rows, &c);
-}
-
 static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
 {
     fx_context *ctx = p->ctx;
@@ -254,8 +224,8 @@ static fx_status upload_bands(fx_equalizer *p, const fx_image *in, uint8_t *dev,
         const int slot = b % STAGE_SLOTS;
         const int rows = fxi_eq_band_height(r0, band_rows, p->height);
         FX_CUDA(cudaStreamSynchronize(g->streams[slot])); /* its last band has left */
-        band_copy c = {(uint8_t *)fx_image_row(in, r0), in->stride, g->pinned[slot], row_bytes, 1};
-        copy_band(ctx, c, (size_t)rows);
+        fxi_parallel_copy_rows(ctx, g->pinned[slot], row_bytes, fx_image_row(in, r0), in->stride,
+                               row_bytes, (size_t)rows);
         FX_CUDA(cudaMemcpyAsync(dev + (size_t)r0 * row_bytes, g->pinned[slot],
                                 (size_t)rows * row_bytes, cudaMemcpyHostToDevice,
                                 g->streams[slot]));
@@ -281,8 +251,8 @@ static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *o
         if (last >= 0) {
             FX_CUDA(cudaStreamSynchronize(g->streams[slot]));
             const int rows = fxi_eq_band_height(last, band_rows, p->height);
-            band_copy c = {fx_image_row(out, last), out->stride, g->pinned[slot], row_bytes, 0};
-            copy_band(ctx, c, (size_t)rows);
+            fxi_parallel_copy_rows(ctx, fx_image_row(out, last), out->stride, g->pinned[slot],
+                                   row_bytes, row_bytes, (size_t)rows);
             pending[slot] = -1;
         }
         if (done) {

@@ -12,35 +12,6 @@
 
 /* Bytes per parallel chunk of row copies: large enough that handing out chunks
  * costs nothing next to the copy. */
-#define STAGING_BYTES_PER_CHUNK (1u << 20)
-
-typedef struct row_copy {
-    uint8_t *dst;
-    size_t dst_stride;
-    const uint8_t *src;
-    size_t src_stride;
-    size_t row_bytes;
-} row_copy;
-
-static void copy_rows(void *arg, size_t begin, size_t end, int worker)
-{
-    (void)worker;
-    const row_copy *c = arg;
-    if (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes) {
-        memcpy(c->dst + begin * c->row_bytes, c->src + begin * c->row_bytes,
-               (end - begin) * c->row_bytes);
-        return;
-    }
-    for (size_t y = begin; y < end; y++)
-        memcpy(c->dst + y * c->dst_stride, c->src + y * c->src_stride, c->row_bytes);
-}
-
-static void parallel_copy_rows(fx_context *ctx, const row_copy *c, size_t rows)
-{
-    size_t grain = STAGING_BYTES_PER_CHUNK / c->row_bytes + 1;
-    fxi_parallel_for(ctx, rows, grain, copy_rows, (void *)c);
-}
-
 static fx_status check_images(fx_context *ctx, const fx_image *src, const fx_image *dst,
                               size_t *src_row, size_t *dst_row, size_t *src_bytes,
                               size_t *dst_bytes)
@@ -88,8 +59,7 @@ static fx_status convert_guarded(fx_context *ctx, const fx_image *src, fx_image 
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, dst_bytes, &dev_out));
 
     uint64_t since = fx_time_ns();
-    row_copy pack = {pin_in, src_row, src->data, src->stride, src_row};
-    parallel_copy_rows(ctx, &pack, rows);
+    fxi_parallel_copy_rows(ctx, pin_in, src_row, src->data, src->stride, src_row, rows);
     FX_TRY(fxi_copy_h2d(ctx, dev_in, pin_in, src_bytes));
     FX_TRY(stage_end(ctx, t, t ? &t->upload_ms : NULL, &since));
 
@@ -98,8 +68,7 @@ static fx_status convert_guarded(fx_context *ctx, const fx_image *src, fx_image 
 
     FX_TRY(fxi_copy_d2h(ctx, pin_out, dev_out, dst_bytes));
     FX_TRY(fxi_stream_sync(ctx));
-    row_copy unpack = {dst->data, dst->stride, pin_out, dst_row, dst_row};
-    parallel_copy_rows(ctx, &unpack, rows);
+    fxi_parallel_copy_rows(ctx, dst->data, dst->stride, pin_out, dst_row, dst_row, rows);
     if (t) t->download_ms = fx_elapsed_ms(since, fx_time_ns());
     return FX_OK;
 }

@@ -1,5 +1,7 @@
 /* Device and pinned memory, copies and stream synchronisation on the context's
  * GPU and stream. */
+#include <string.h>
+
 #include "cuda_internal.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -161,4 +163,36 @@ fx_status fxi_copy_d2h_2d(fx_context *ctx, void *dst_host, size_t dst_pitch, con
 fx_status fxi_stream_sync(fx_context *ctx)
 {
     GUARDED(cudaStreamSynchronize(ctx->cuda->stream));
+}
+
+/* Bytes per thread's share of a parallel host copy: 1 MiB. */
+#define COPY_BYTES_PER_TASK ((size_t)1 << 20)
+
+typedef struct row_copy {
+    uint8_t *dst;
+    size_t dst_stride;
+    const uint8_t *src;
+    size_t src_stride;
+    size_t row_bytes;
+} row_copy;
+
+static void copy_rows(void *arg, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const row_copy *c = arg;
+    if (c->dst_stride == c->row_bytes && c->src_stride == c->row_bytes) {
+        memcpy(c->dst + begin * c->row_bytes, c->src + begin * c->row_bytes,
+               (end - begin) * c->row_bytes);
+        return;
+    }
+    for (size_t y = begin; y < end; y++)
+        memcpy(c->dst + y * c->dst_stride, c->src + y * c->src_stride, c->row_bytes);
+}
+
+void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const void *src,
+                            size_t src_stride, size_t row_bytes, size_t rows)
+{
+    if (rows == 0 || row_bytes == 0) return;
+    row_copy c = {dst, dst_stride, src, src_stride, row_bytes};
+    fxi_parallel_for(ctx, rows, COPY_BYTES_PER_TASK / row_bytes + 1, copy_rows, &c);
 }

@@ -13,30 +13,14 @@
 #include "cuda_internal.h"
 #include "normalize/normalize_cuda.h"
 
-/* Doubles per thread's share of a staging copy: 1 MiB. */
-#define COPY_GRAIN ((size_t)1 << 17)
-
 struct fxi_nm_gpu {
     double *ring; /* the slot ring on the device */
-    size_t ring_samples;
 };
 
-typedef struct staged_copy {
-    double *dst;
-    const double *src;
-} staged_copy;
-
-static void copy_range(void *arg, size_t begin, size_t end, int worker)
-{
-    (void)worker;
-    const staged_copy *c = arg;
-    memcpy(c->dst + begin, c->src + begin, (end - begin) * sizeof *c->dst);
-}
-
+/* count doubles between host buffers on the CPU's threads (contiguous rows of one). */
 static void parallel_copy(fx_context *ctx, double *dst, const double *src, size_t count)
 {
-    staged_copy c = {dst, src};
-    fxi_parallel_for(ctx, count, COPY_GRAIN, copy_range, &c);
+    fxi_parallel_copy_rows(ctx, dst, sizeof *dst, src, sizeof *src, sizeof *dst, count);
 }
 
 static fx_status bytes_of(fx_context *ctx, size_t count, size_t *bytes)
@@ -63,7 +47,6 @@ fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **ou
         free(g);
         return st;
     }
-    g->ring_samples = ring_samples;
     *out = g;
     return FX_OK;
 }

@@ -170,6 +170,7 @@ static void filter_band(const fxi_png_stream *s, band_slot *b)
 static void compress_zlib(const fxi_png_stream *s, band_slot *b, const uint8_t *dict,
                           size_t dict_size)
 {
+    b->zlib_error = Z_OK;
     z_stream z;
     memset(&z, 0, sizeof z);
     int err = deflateInit2(&z, s->params.compression, Z_DEFLATED, ZLIB_RAW_WINDOW_BITS,
@@ -201,6 +202,21 @@ typedef struct batch {
 
 static void emit_finished(fxi_png_stream *s, band_slot *b);
 
+/* The fast coder on a filtered band. */
+static void deflate_fast(band_slot *b)
+{
+    b->zlib_error = Z_OK;
+    b->out_size = fxi_deflate_band(b->filtered, b->filtered_size, b->final,
+                                   b->out_base + SLOT_HEAD_ROOM);
+}
+
+/* A compressed band's IDAT CRC, then its turn at the sink. */
+static void finish_band(fxi_png_stream *s, band_slot *b)
+{
+    b->crc = (uint32_t)crc32(0L, b->out_base + SLOT_HEAD_ROOM, (uInt)b->out_size);
+    emit_finished(s, b);
+}
+
 static void run_bands(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
@@ -210,10 +226,8 @@ static void run_bands(void *arg, size_t begin, size_t end, int worker)
         band_slot *b = &s->slots[i];
         if (job->filter) filter_band(s, b);
         if (!job->compress) continue;
-        b->zlib_error = Z_OK;
         if (is_fast(&s->params)) {
-            b->out_size = fxi_deflate_band(b->filtered, b->filtered_size, b->final,
-                                           b->out_base + SLOT_HEAD_ROOM);
+            deflate_fast(b);
         } else {
             /* The band before is this batch's previous slot, or the last of the batch before. */
             const uint8_t *dict = s->dictionary;
@@ -225,8 +239,7 @@ static void run_bands(void *arg, size_t begin, size_t end, int worker)
             }
             compress_zlib(s, b, dict, dict_size);
         }
-        b->crc = (uint32_t)crc32(0L, b->out_base + SLOT_HEAD_ROOM, (uInt)b->out_size);
-        emit_finished(s, b);
+        finish_band(s, b);
     }
 }
 
@@ -343,11 +356,8 @@ static void pipeline_worker(void *arg, size_t begin, size_t end, int worker)
         band_slot *b = &s->slots[j % s->slot_count];
         pipeline_band(p, j, b);
         filter_band(s, b);
-        b->zlib_error = Z_OK;
-        b->out_size = fxi_deflate_band(b->filtered, b->filtered_size, b->final,
-                                       b->out_base + SLOT_HEAD_ROOM);
-        b->crc = (uint32_t)crc32(0L, b->out_base + SLOT_HEAD_ROOM, (uInt)b->out_size);
-        emit_finished(s, b);
+        deflate_fast(b);
+        finish_band(s, b);
     }
 }
 

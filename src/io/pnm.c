@@ -330,16 +330,21 @@ static fx_status decode_ascii(fx_context *ctx, cursor *c, const pnm_header *h, f
     return FX_OK;
 }
 
+/* read_header, with the failure's message prefixed "PNM header: " or "PFM header: ". */
+static fx_status read_header_named(fx_context *ctx, cursor *c, pnm_header *h)
+{
+    fx_status status = read_header(ctx, c, h);
+    if (status != FX_OK) fxi_error_prefix(ctx, "%s header: ", h->kind == PNM_FLOAT ? "PFM" : "PNM");
+    return status;
+}
+
 fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_image *img)
 {
     memset(img, 0, sizeof *img);
     cursor c = {data, data + size};
     pnm_header h = {0};
-    fx_status status = read_header(ctx, &c, &h);
-    if (status != FX_OK) {
-        fxi_error_prefix(ctx, "%s header: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
-        return status;
-    }
+    fx_status status = read_header_named(ctx, &c, &h);
+    if (status != FX_OK) return status;
     status = h.kind == PNM_ASCII ? decode_ascii(ctx, &c, &h, img)
                                  : decode_binary(ctx, &c, &h, img);
     if (status != FX_OK) {
@@ -354,11 +359,8 @@ fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size
 {
     cursor c = {data, data + size};
     pnm_header h = {0};
-    fx_status status = read_header(ctx, &c, &h);
-    if (status != FX_OK) {
-        fxi_error_prefix(ctx, "%s header: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
-        return status;
-    }
+    fx_status status = read_header_named(ctx, &c, &h);
+    if (status != FX_OK) return status;
     *lay = layout_of(&h);
     *header_len = (size_t)(c.p - data);
     return FX_OK;
