@@ -74,9 +74,11 @@ void fxi_cuda_equalize_release(fx_equalizer *plan)
     (void)plan;
 }
 
-fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **out)
+fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_ring,
+                           fxi_nm_gpu **out)
 {
     (void)ring_samples;
+    *host_ring = NULL;
     *out = NULL;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
@@ -86,10 +88,9 @@ void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *gpu)
     (void)ctx, (void)gpu;
 }
 
-fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, const double *src,
-                             size_t count)
+fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, size_t count)
 {
-    (void)gpu, (void)at, (void)src, (void)count;
+    (void)gpu, (void)at, (void)count;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
 
@@ -100,11 +101,11 @@ fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
 
-fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, double *dst,
+fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
                            const struct fxi_nm_ramp_batch *batch, const double *params,
                            size_t param_count)
 {
-    (void)gpu, (void)at, (void)dst, (void)batch, (void)params, (void)param_count;
+    (void)gpu, (void)at, (void)batch, (void)params, (void)param_count;
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
 

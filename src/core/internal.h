@@ -116,21 +116,23 @@ void fxi_cuda_context_release(fx_context *ctx);
 fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
 /* Dynamic audio normalization on the context's GPU (src/cuda/normalize_gpu.c): a
- * stream's device copy of its slot ring of ring_samples doubles; `count` samples
- * from the host into it at sample `at`; the levels of a run of frames starting at
- * `at` (frames x gain channels pairs of peak and sum of squares into `levels`); the
- * ramp of a batch starting at `at` into host memory `dst` (normalize_gpu_plan.h's
+ * stream's slot ring of ring_samples doubles, in pinned host memory (zeroed, for
+ * the stream's own use) with a copy on the device; `count` samples of the host
+ * ring from sample `at` queued up to the device (the next levels or ramp call
+ * waits for them); the levels of a run of frames starting at `at` (frames x gain
+ * channels pairs of peak and sum of squares into `levels`); the ramp of a batch
+ * starting at `at`, back into the host ring in place (normalize_gpu_plan.h's
  * batch and parameter block of param_count doubles). */
 typedef struct fxi_nm_gpu fxi_nm_gpu;
 struct fxi_nm_levels_job;
 struct fxi_nm_ramp_batch;
-fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **out);
+fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_ring,
+                           fxi_nm_gpu **out);
 void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *gpu);
-fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, const double *src,
-                             size_t count);
+fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, size_t count);
 fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
                              const struct fxi_nm_levels_job *job, double *levels);
-fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, double *dst,
+fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
                            const struct fxi_nm_ramp_batch *batch, const double *params,
                            size_t param_count);
 

@@ -55,6 +55,7 @@ struct fxi_cuda_state {
     int memory_pools; /* stream-ordered allocation supported (else cudaMalloc) */
     fxi_buffer device_buffers[FXI_BUFFER_SLOTS]; /* stream-ordered device memory */
     fxi_buffer pinned_buffers[FXI_BUFFER_SLOTS]; /* page-locked host staging */
+    fxi_buffer pinned_spare; /* a pinned block given back, for the next taker */
 };
 
 /* ---- errors ---- */
@@ -110,6 +111,15 @@ void fxi_pinned_free(fx_context *ctx, void *ptr);
 fx_status fxi_device_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out);
 fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out);
 
+/* Page-locked host memory that a caller holds across calls (a stream's buffers):
+ * the context's spare block when it is large enough, else a new allocation.
+ * fxi_pinned_give hands it back; the context keeps the larger of it and its spare
+ * for the next taker, so a batch of streams on one context pins memory once
+ * (cudaHostAlloc and cudaFreeHost cost milliseconds and serialise the process's
+ * CUDA calls). `size` receives the block's size, which the giver passes back. */
+fx_status fxi_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size);
+void fxi_pinned_give(fx_context *ctx, void *ptr, size_t size);
+
 /* Asynchronous copies on the context's stream. From pageable host memory the
  * runtime stages the data and the call returns once the source may be reused;
  * to pageable host memory the data is there only after fxi_stream_sync. */
@@ -129,6 +139,10 @@ void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const
 
 /* Wait for everything queued on the context's stream (that stream only). */
 fx_status fxi_stream_sync(fx_context *ctx);
+/* The same, for waits of a DMA's length: the thread yields its core while it
+ * waits (the runtime's wait spins it), so that the process's other threads (a
+ * batch's readers and writers) run meanwhile. */
+fx_status fxi_stream_sync_yielding(fx_context *ctx);
 
 /* ---- kernels ---- */
 

@@ -128,6 +128,7 @@ void fxi_cuda_context_release(fx_context *ctx)
     }
     for (int i = 0; i < FXI_BUFFER_SLOTS; i++)
         fxi_pinned_free(ctx, s->pinned_buffers[i].ptr);
+    fxi_pinned_free(ctx, s->pinned_spare.ptr);
     if (entered) fxi_device_leave(&guard);
     (void)cudaGetLastError();
     free(s);

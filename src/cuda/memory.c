@@ -1,5 +1,6 @@
 /* Device and pinned memory, copies and stream synchronisation on the context's
  * GPU and stream. */
+#include <sched.h>
 #include <string.h>
 
 #include "cuda_internal.h"
@@ -130,6 +131,35 @@ fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes,
     return FX_OK;
 }
 
+fx_status fxi_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size)
+{
+    *out = NULL;
+    *size = 0;
+    FX_TRY(fxi_cuda_require(ctx, "pinned memory"));
+    fxi_buffer *spare = &ctx->cuda->pinned_spare;
+    if (spare->ptr && spare->size >= bytes) {
+        *out = spare->ptr;
+        *size = spare->size;
+        *spare = (fxi_buffer){0};
+        return FX_OK;
+    }
+    FX_TRY(fxi_pinned_alloc(ctx, bytes, out));
+    *size = bytes;
+    return FX_OK;
+}
+
+void fxi_pinned_give(fx_context *ctx, void *ptr, size_t size)
+{
+    if (!ptr || !ctx || !ctx->cuda) return;
+    fxi_buffer *spare = &ctx->cuda->pinned_spare;
+    if (spare->ptr && spare->size >= size) {
+        fxi_pinned_free(ctx, ptr);
+        return;
+    }
+    fxi_pinned_free(ctx, spare->ptr);
+    *spare = (fxi_buffer){ptr, size};
+}
+
 fx_status fxi_copy_h2d(fx_context *ctx, void *dst_device, const void *src_host, size_t bytes)
 {
     if (bytes == 0) return FX_OK;
@@ -163,6 +193,19 @@ fx_status fxi_copy_d2h_2d(fx_context *ctx, void *dst_host, size_t dst_pitch, con
 fx_status fxi_stream_sync(fx_context *ctx)
 {
     GUARDED(cudaStreamSynchronize(ctx->cuda->stream));
+}
+
+static cudaError_t wait_yielding(cudaStream_t stream)
+{
+    cudaError_t e;
+    while ((e = cudaStreamQuery(stream)) == cudaErrorNotReady)
+        sched_yield();
+    return e;
+}
+
+fx_status fxi_stream_sync_yielding(fx_context *ctx)
+{
+    GUARDED(wait_yielding(ctx->cuda->stream));
 }
 
 /* Bytes per thread's share of a parallel host copy: 1 MiB. */

@@ -1,12 +1,13 @@
-/* Dynamic audio normalization on the context's GPU, host side: a stream's device
- * copy of its slot ring, the uploads into it, the frame levels and the gain ramp.
+/* Dynamic audio normalization on the context's GPU, host side: a stream's slot
+ * ring in pinned host memory with its copy on the device, the uploads into it,
+ * the frame levels and the gain ramp.
  *
- * Frames go up once, into the same slot positions as on the host; the levels are
- * measured there and come down (two doubles a frame and gain channel), and the
- * ramp later reads the same device slots and sends the result back over the
- * host's. Copies go through the context's pinned staging, filled and emptied by
- * the CPU's threads (one thread alone would be slower than the bus); staging and
- * scratch buffers belong to the context and are reused. */
+ * Frames go up once, straight from the host ring's slots into the same positions
+ * on the device (pinned memory: a DMA, no staging copy); the levels are measured
+ * there and come down (two doubles a frame and gain channel), and the ramp later
+ * reads the same device slots and its result comes back into the host's slots by
+ * DMA. Small staging (the ramp's parameter block) and scratch buffers belong to
+ * the context and are reused. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,14 +15,10 @@
 #include "normalize/normalize_cuda.h"
 
 struct fxi_nm_gpu {
-    double *ring; /* the slot ring on the device */
+    double *host; /* the slot ring, pinned (the context's spare for the next stream) */
+    double *ring; /* its copy on the device */
+    size_t pinned_size; /* of the host block, at least the ring's */
 };
-
-/* count doubles between host buffers on the CPU's threads (contiguous rows of one). */
-static void parallel_copy(fx_context *ctx, double *dst, const double *src, size_t count)
-{
-    fxi_parallel_copy_rows(ctx, dst, sizeof *dst, src, sizeof *src, sizeof *dst, count);
-}
 
 static fx_status bytes_of(fx_context *ctx, size_t count, size_t *bytes)
 {
@@ -30,8 +27,10 @@ static fx_status bytes_of(fx_context *ctx, size_t count, size_t *bytes)
     return FX_OK;
 }
 
-fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **out)
+fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_ring,
+                           fxi_nm_gpu **out)
 {
+    *host_ring = NULL;
     *out = NULL;
     size_t bytes;
     FX_TRY(bytes_of(ctx, ring_samples, &bytes));
@@ -41,12 +40,15 @@ fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, fxi_nm_gpu **ou
     fx_status st = fxi_device_enter(ctx, &guard);
     if (st == FX_OK) {
         st = fxi_device_alloc(ctx, bytes, (void **)&g->ring);
+        if (st == FX_OK) st = fxi_pinned_take(ctx, bytes, (void **)&g->host, &g->pinned_size);
         fxi_device_leave(&guard);
     }
     if (st != FX_OK) {
-        free(g);
+        fxi_cuda_nm_close(ctx, g);
         return st;
     }
+    memset(g->host, 0, bytes);
+    *host_ring = g->host;
     *out = g;
     return FX_OK;
 }
@@ -56,32 +58,20 @@ void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *g)
     if (!g) return;
     fxi_device_guard guard;
     if (fxi_device_enter(ctx, &guard) == FX_OK) {
+        /* Queued copies may still use the host ring. */
+        (void)fxi_stream_sync(ctx);
         fxi_device_free(ctx, g->ring);
+        fxi_pinned_give(ctx, g->host, g->pinned_size);
         fxi_device_leave(&guard);
     }
     free(g);
 }
 
-static fx_status upload_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at, const double *src,
-                                size_t count)
+fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *g, size_t at, size_t count)
 {
     size_t bytes;
     FX_TRY(bytes_of(ctx, count, &bytes));
-    void *pin;
-    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, bytes, &pin));
-    parallel_copy(ctx, pin, src, count);
-    FX_TRY(fxi_copy_h2d(ctx, g->ring + at, pin, bytes));
-    return fxi_stream_sync(ctx); /* the staging is free again */
-}
-
-fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *g, size_t at, const double *src,
-                             size_t count)
-{
-    fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
-    fx_status st = upload_guarded(ctx, g, at, src, count);
-    fxi_device_leave(&guard);
-    return st;
+    return fxi_copy_h2d(ctx, g->ring + at, g->host + at, bytes);
 }
 
 static fx_status levels_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at,
@@ -93,7 +83,7 @@ static fx_status levels_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at,
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, bytes, &dev));
     FX_TRY(fxi_cuda_normalize_levels_launch(ctx, g->ring + at, job, dev));
     FX_TRY(fxi_copy_d2h(ctx, levels, dev, bytes));
-    return fxi_stream_sync(ctx);
+    return fxi_stream_sync_yielding(ctx); /* behind the batch's upload */
 }
 
 fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *g, size_t at,
@@ -106,32 +96,29 @@ fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *g, size_t at,
     return st;
 }
 
-static fx_status ramp_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at, double *dst,
+static fx_status ramp_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at,
                               const fxi_nm_ramp_batch *b, const double *params, size_t param_count)
 {
     size_t sample_bytes, param_bytes;
     FX_TRY(bytes_of(ctx, b->samples, &sample_bytes));
     FX_TRY(bytes_of(ctx, param_count, &param_bytes));
-    void *pin_params, *pin_out, *dev_params, *dev_out;
+    void *pin_params, *dev_params, *dev_out;
     FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, param_bytes, &pin_params));
-    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &pin_out));
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, param_bytes, &dev_params));
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &dev_out));
     memcpy(pin_params, params, param_bytes);
     FX_TRY(fxi_copy_h2d(ctx, dev_params, pin_params, param_bytes));
     FX_TRY(fxi_cuda_normalize_ramp_launch(ctx, g->ring + at, dev_out, dev_params, b));
-    FX_TRY(fxi_copy_d2h(ctx, pin_out, dev_out, sample_bytes));
-    FX_TRY(fxi_stream_sync(ctx));
-    parallel_copy(ctx, dst, pin_out, b->samples);
-    return FX_OK;
+    FX_TRY(fxi_copy_d2h(ctx, g->host + at, dev_out, sample_bytes));
+    return fxi_stream_sync_yielding(ctx);
 }
 
-fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *g, size_t at, double *dst,
-                           const fxi_nm_ramp_batch *b, const double *params, size_t param_count)
+fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *g, size_t at, const fxi_nm_ramp_batch *b,
+                           const double *params, size_t param_count)
 {
     fxi_device_guard guard;
     FX_TRY(fxi_device_enter(ctx, &guard));
-    fx_status st = ramp_guarded(ctx, g, at, dst, b, params, param_count);
+    fx_status st = ramp_guarded(ctx, g, at, b, params, param_count);
     fxi_device_leave(&guard);
     return st;
 }

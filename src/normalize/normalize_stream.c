@@ -184,9 +184,8 @@ static fx_status gpu_ramp_run(fx_normalize *n, size_t frames)
                           n->p.channels, n->gain_channels, n->p.ramp);
     /* Frames the host analysed (and may have changed) go up now. */
     if (!n->gpu_analysis)
-        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, slot_offset(n, first), slot_of(n, first),
-                                  b.samples));
-    FX_TRY(fxi_cuda_nm_ramp(n->ctx, n->gpu, slot_offset(n, first), slot_of(n, first), &b, params,
+        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, slot_offset(n, first), b.samples));
+    FX_TRY(fxi_cuda_nm_ramp(n->ctx, n->gpu, slot_offset(n, first), &b, params,
                             fxi_nm_ramp_param_count(frames, n->p.channels, n->gain_channels)));
     memcpy(n->previous, params + frames * gains, gains * sizeof *params);
     n->gpu_ramped += frames;
@@ -321,8 +320,7 @@ static fx_status gpu_analyze(fx_normalize *n)
         const uint64_t first = n->analysed;
         const size_t frames = run_frames(n, first, n->pushed - first);
         const size_t last_length = length_of(n, first + frames - 1), at = slot_offset(n, first);
-        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, at, slot_of(n, first),
-                                  run_samples(n, first, frames)));
+        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, at, run_samples(n, first, frames)));
         const fxi_nm_levels_job job = {(uint32_t)frames,     (uint32_t)n->slot_samples,
                                        (uint32_t)n->p.advance, (uint32_t)last_length,
                                        n->p.channels,        n->gain_channels,
@@ -383,8 +381,13 @@ static fx_status allocate(fx_normalize *n)
     FX_RETURN_IF(!fxi_mul_size(n->slot_count, n->slot_samples, &slot_total), FX_EOVERFLOW,
                  "normalize: %zu frames in flight overflow", n->slot_count);
     void *mem;
-    FX_TRY(fxi_calloc(ctx, slot_total, sizeof(double), &mem));
-    n->slots = mem;
+    /* On the GPU the ring is pinned, so that frames go up and come back by DMA. */
+    if (n->on_gpu) {
+        FX_TRY(fxi_cuda_nm_open(ctx, slot_total, &n->slots, &n->gpu));
+    } else {
+        FX_TRY(fxi_calloc(ctx, slot_total, sizeof(double), &mem));
+        n->slots = mem;
+    }
     FX_TRY(fxi_calloc(ctx, n->slot_samples, sizeof(double), &mem));
     n->pad = mem;
     FX_TRY(fxi_calloc(ctx, n->slot_count * gains, sizeof(double), &mem));
@@ -399,7 +402,6 @@ static fx_status allocate(fx_normalize *n)
         n->ramp_params = mem;
         FX_TRY(fxi_calloc(ctx, 2 * n->batch_frames * gains, sizeof(double), &mem));
         n->levels = mem;
-        FX_TRY(fxi_cuda_nm_open(ctx, slot_total, &n->gpu));
     }
     FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
     n->gains = mem;
@@ -441,7 +443,7 @@ void fx_normalize_close(fx_normalize *n)
     fxi_nm_carry_free(&n->carry);
     fxi_nm_params_free(&n->p);
     free(n->gains);
-    free(n->slots);
+    if (!n->gpu) free(n->slots); /* else the GPU's pinned ring */
     free(n->slot_gain);
     free(n->previous);
     free(n->pad);

@@ -120,6 +120,43 @@ FXT_TEST(context_buffers_reuse_and_grow)
 
 /* Device images: upload from a padded host image, download into another, same
  * pixels; mismatched shapes and directions are refused with a detail. */
+/* A given-back pinned block serves the next taker that fits; a larger request gets a
+ * new block, and giving both back keeps the larger; the blocks are usable for copies. */
+FXT_TEST(pinned_spare_is_reused)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    void *a, *b, *c;
+    size_t a_size, b_size, c_size;
+    if (FXT_CHECK_OK(fxi_pinned_take(ctx, 1u << 20, &a, &a_size), ctx)) {
+        FXT_CHECK(a_size == 1u << 20);
+        fxi_pinned_give(ctx, a, a_size);
+        if (FXT_CHECK_OK(fxi_pinned_take(ctx, 1000, &b, &b_size), ctx)) {
+            FXT_CHECK(b == a && b_size == a_size); /* the spare, whole */
+            if (FXT_CHECK_OK(fxi_pinned_take(ctx, 3u << 20, &c, &c_size), ctx)) {
+                FXT_CHECK(c != b && c_size == 3u << 20);
+                uint8_t *dev;
+                memset(c, 0x5a, c_size);
+                if (FXT_CHECK_OK(fxi_device_alloc(ctx, c_size, (void **)&dev), ctx)) {
+                    FXT_CHECK_OK(fxi_copy_h2d(ctx, dev, c, c_size), ctx);
+                    FXT_CHECK_OK(fxi_copy_d2h(ctx, b, dev + c_size - b_size, b_size), ctx);
+                    FXT_CHECK_OK(fxi_stream_sync_yielding(ctx), ctx);
+                    FXT_CHECK(((uint8_t *)b)[0] == 0x5a && ((uint8_t *)b)[b_size - 1] == 0x5a);
+                    fxi_device_free(ctx, dev);
+                }
+                fxi_pinned_give(ctx, c, c_size);
+            }
+            fxi_pinned_give(ctx, b, b_size); /* the smaller one is freed */
+            void *d;
+            size_t d_size;
+            if (FXT_CHECK_OK(fxi_pinned_take(ctx, 2u << 20, &d, &d_size), ctx)) {
+                FXT_CHECK(d == c && d_size == 3u << 20);
+                fxi_pinned_give(ctx, d, d_size);
+            }
+        }
+    }
+    fx_context_destroy(ctx); /* frees the spare */
+}
+
 FXT_TEST(device_image_round_trip)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
@@ -152,7 +189,7 @@ FXT_TEST(device_image_round_trip)
 
 GPU_TEST_MAIN(FXT_CASE(round_trip_pageable), FXT_CASE(round_trip_pinned),
               FXT_CASE(round_trip_2d_padded), FXT_CASE(context_buffers_reuse_and_grow),
-              FXT_CASE(device_image_round_trip))
+              FXT_CASE(pinned_spare_is_reused), FXT_CASE(device_image_round_trip))
 #else
 int main(void)
 {
