@@ -116,8 +116,8 @@ void fxi_cuda_context_release(fx_context *ctx);
 fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
 /* Dynamic audio normalization on the context's GPU (src/cuda/normalize_gpu.c): a
- * stream's slot ring of ring_samples doubles, in pinned host memory (zeroed, for
- * the stream's own use) with a copy on the device; `count` samples of the host
+ * stream's slot ring of ring_samples doubles, in pinned host memory (not
+ * zeroed; for the stream's own use) with a copy on the device; `count` samples of the host
  * ring from sample `at` queued up to the device (the next levels or ramp call
  * waits for them); the levels of a run of frames starting at `at` (frames x gain
  * channels pairs of peak and sum of squares into `levels`); the ramp of a batch

@@ -140,8 +140,10 @@ void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const
 /* Wait for everything queued on the context's stream (that stream only). */
 fx_status fxi_stream_sync(fx_context *ctx);
 /* The same, for waits of a DMA's length: the thread yields its core while it
- * waits (the runtime's wait spins it), so that the process's other threads (a
- * batch's readers and writers) run meanwhile. */
+ * waits (the runtime's wait spins on it), so that the process's other threads (a
+ * batch's readers and writers) run meanwhile. (A blocking-sync event, which puts
+ * the thread to sleep, measured slower: the batch of 64 files 1.07-1.24x, a 20 s
+ * file's ramp 2x, from the wake-ups.) */
 fx_status fxi_stream_sync_yielding(fx_context *ctx);
 
 /* ---- kernels ---- */

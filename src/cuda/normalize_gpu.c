@@ -47,7 +47,7 @@ fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_r
         fxi_cuda_nm_close(ctx, g);
         return st;
     }
-    memset(g->host, 0, bytes);
+    /* Not zeroed: pushes write every sample before the levels or the ramp read it. */
     *host_ring = g->host;
     *out = g;
     return FX_OK;
