@@ -10,6 +10,9 @@
  * 257 wide), every row result is below 2^16, so the row pass runs in uint16 (16 lanes
  * per AVX2 vector, a ring half the size) and the column pass sums uint16 row results
  * times int32 taps into int32 (within range: taps->acc is I32). Still exact integers.
+ * Where even the column sums fit 16 bits (gaussian:3 and gaussian:5, whose taps reduce
+ * to 1 2 1 and 1 4 6 4 1 per pass), the column pass and its finish run in uint16 too
+ * (col16).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -124,104 +127,199 @@ static bool narrow_rows(const fxi_taps *t)
  * interleaved byte by byte, times the two taps as signed bytes, summed in pairs into 16
  * bits. Exact while every tap is at most 127 and every pair of them at most 128 (the pair
  * sum of 255s stays below 2^15, so nothing saturates); the uint16 sums wrap no more
- * than the plain pass does. Same signature as the passes above (row pass only). */
+ * than the plain pass does. */
 #define MADDUBS_TAP_MAX 127
 #define MADDUBS_PAIR_MAX 128
 #define MADDUBS_STEP 32
+/* Rows up to this many taps wide take vpmaddubsw (the tap pairs' factors are made once
+ * per call, kept in registers); wider ones the plain pass. */
+#define MADDUBS_MAX_TAPS 16
+
+/* The row pass of a narrow block: out[x] = sum of w[j] * in[x + j * step], x < n. */
+typedef struct narrow_row narrow_row;
+typedef void (*narrow_row_fn)(const narrow_row *nr, uint16_t *out, const uint8_t *in, int64_t step,
+                              int64_t n);
+struct narrow_row {
+    narrow_row_fn fn;
+    pass_fn plain; /* the plain pass (row_plain) */
+    uint16_t w[FX_KERNEL_MAX_SIDE];
+    int count;
+    int16_t pair[(MADDUBS_MAX_TAPS + 1) / 2]; /* vpmaddubsw factors: w[2j] | w[2j+1] << 8 */
+};
+
+static void row_plain(const narrow_row *nr, uint16_t *out, const uint8_t *in, int64_t step,
+                      int64_t n)
+{
+    nr->plain(out, in, NULL, nr->w, nr->count, step, 0, n);
+}
+
 #ifdef FXI_HAVE_AVX2_VARIANT
-/* One step of it: the MADDUBS_STEP outputs o[x...] from p[x...]. */
-__attribute__((target("avx2"))) static inline void maddubs_step(uint16_t *o, const uint8_t *p,
-                                                                const uint16_t *w, int count,
-                                                                int64_t step, int64_t x)
+#define FXI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
+
+/* One step of it: the MADDUBS_STEP outputs o[x...] from p[x...]; with a constant count
+ * (the width's own row pass below) the tap loop unrolls. */
+FXI_AVX2_INLINE void maddubs_step(uint16_t *o, const uint8_t *p, const __m256i *pair, int count,
+                                  int64_t step, int64_t x)
 {
     __m256i lo = _mm256_setzero_si256(), hi = lo;
     for (int j = 0; j < count; j += 2) {
-        const bool last = j + 1 == count; /* a lone tap pairs with itself at weight 0 */
+        /* a lone last tap pairs with itself at weight 0 (pair[] has 0 there) */
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + x + j * step));
-        __m256i b = last ? a
-                         : _mm256_loadu_si256((const __m256i *)(const void *)(p + x +
-                                                                             (j + 1) * step));
-        __m256i wj = _mm256_set1_epi16((short)((last ? 0 : w[j + 1]) << 8 | w[j]));
-        lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), wj));
-        hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), wj));
+        __m256i b = j + 1 == count ? a
+                                   : _mm256_loadu_si256((const __m256i *)(const void *)(p + x +
+                                                                                       (j + 1) *
+                                                                                           step));
+        lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), pair[j / 2]));
+        hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), pair[j / 2]));
     }
     _mm256_storeu_si256((__m256i *)(void *)(o + x), _mm256_permute2x128_si256(lo, hi, 0x20));
     _mm256_storeu_si256((__m256i *)(void *)(o + x + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
 }
 
-__attribute__((target("avx2"))) static void row_maddubs_avx2(void *out, const void *in,
-                                                             const void *const *rows,
-                                                             const void *weights, int count,
-                                                             int64_t step, double init, int64_t n)
+FXI_AVX2_INLINE void maddubs_row(const narrow_row *nr, uint16_t *o, const uint8_t *p, int count,
+                                 int64_t step, int64_t n)
 {
-    const uint8_t *p = in;
-    const uint16_t *w = weights;
-    uint16_t *o = out;
-    (void)rows;
-    (void)init;
+    __m256i pair[(MADDUBS_MAX_TAPS + 1) / 2];
+    for (int j = 0; j < count; j += 2)
+        pair[j / 2] = _mm256_set1_epi16(nr->pair[j / 2]);
     int64_t x = 0;
     for (; x + MADDUBS_STEP <= n; x += MADDUBS_STEP)
-        maddubs_step(o, p, w, count, step, x);
+        maddubs_step(o, p, pair, count, step, x);
     /* The remainder as one more step ending at n: it recomputes some outputs (the same
      * values: out is not in), which is far cheaper than up to 31 scalar ones. */
     if (x < n && n >= MADDUBS_STEP) {
-        maddubs_step(o, p, w, count, step, n - MADDUBS_STEP);
+        maddubs_step(o, p, pair, count, step, n - MADDUBS_STEP);
         x = n;
     }
     for (; x < n; x++) {
         uint16_t sum = 0;
         for (int j = 0; j < count; j++)
-            sum = (uint16_t)(sum + w[j] * p[x + j * step]);
+            sum = (uint16_t)(sum + nr->w[j] * p[x + j * step]);
         o[x] = sum;
+    }
+}
+
+/* The row widths with a pass of their own (the tap count a constant), and any other. */
+#define MADDUBS_WIDTHS(X) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9)
+#define DEFINE_MADDUBS_ROW(K)                                                                      \
+    __attribute__((target("avx2"))) static void row_maddubs_##K(                                   \
+        const narrow_row *nr, uint16_t *o, const uint8_t *p, int64_t step, int64_t n)              \
+    {                                                                                              \
+        maddubs_row(nr, o, p, K, step, n);                                                         \
+    }
+MADDUBS_WIDTHS(DEFINE_MADDUBS_ROW)
+
+__attribute__((target("avx2"))) static void row_maddubs_any(const narrow_row *nr, uint16_t *o,
+                                                            const uint8_t *p, int64_t step,
+                                                            int64_t n)
+{
+    maddubs_row(nr, o, p, nr->count, step, n);
+}
+
+static narrow_row_fn maddubs_row_fn(int count)
+{
+    switch (count) {
+#define MADDUBS_CASE(K)                                                                            \
+    case K: return row_maddubs_##K;
+        MADDUBS_WIDTHS(MADDUBS_CASE)
+#undef MADDUBS_CASE
+    default: return row_maddubs_any;
     }
 }
 #endif
 
 /* The row pass for these narrow taps: vpmaddubsw where it is exact, else the plain one. */
-static pass_fn narrow_row_fn(const fxi_taps *t)
+static void narrow_row_init(const fxi_taps *t, narrow_row *nr)
 {
+    nr->count = t->kw;
+    nr->plain = FXI_PICK(pass_u16_u8);
+    nr->fn = row_plain;
+    for (int j = 0; j < t->kw; j++)
+        nr->w[j] = (uint16_t)t->num_row[j];
 #ifdef FXI_HAVE_AVX2_VARIANT
-    bool fits = fxi_cpu_has_avx2();
+    bool fits = fxi_cpu_has_avx2() && t->kw <= MADDUBS_MAX_TAPS;
     for (int j = 0; j < t->kw && fits; j++)
         fits = t->num_row[j] <= MADDUBS_TAP_MAX &&
                (j % 2 || j + 1 == t->kw || t->num_row[j] + t->num_row[j + 1] <= MADDUBS_PAIR_MAX);
-    if (fits) return row_maddubs_avx2;
+    if (!fits) return;
+    for (int j = 0; j < t->kw; j += 2)
+        nr->pair[j / 2] = (int16_t)((j + 1 < t->kw ? nr->w[j + 1] << 8 : 0) | nr->w[j]);
+    nr->fn = maddubs_row_fn(t->kw);
 #endif
-    return FXI_PICK(pass_u16_u8);
 }
 
-/* The samples of one vector step of the row pass. */
-#define ROW_EDGE_SAMPLES MADDUBS_STEP
+/* Samples [q0, q1), all outside image row `row` (NULL: a constant row), from the border,
+ * into out. Sample q is channel q mod C of pixel floor(q / C): the pixel and channel are
+ * counted along, one border look-up per pixel. */
+static void narrow_outside_samples(const fxi_filter_job *job, const uint8_t *row, int64_t q0,
+                                   int64_t q1, uint8_t *out)
+{
+    const int64_t C = job->channels, W = job->src->width;
+    int64_t pixel = q0 >= 0 ? q0 / C : -((-q0 + C - 1) / C), ch = q0 - pixel * C;
+    int64_t xx = row ? fxi_border_index(pixel, W, job->border) : -1;
+    for (int64_t q = q0; q < q1; q++) {
+        out[q - q0] = xx < 0 ? (uint8_t)job->border_value[ch] : row[xx * C + ch];
+        if (++ch == C) {
+            ch = 0;
+            xx = row ? fxi_border_index(++pixel, W, job->border) : -1;
+        }
+    }
+}
 
-/* The row pass of image row r into out (columns [x0, x1)): the columns whose window
- * lies inside the image read the image row in place; only the few at the image's left
- * and right edges go through a padded copy (pad). */
-static void narrow_row_pass(const fxi_filter_job *job, pass_fn row, const uint16_t *w_row,
-                            int64_t r, int64_t x0, int64_t x1, uint8_t *pad, uint16_t *out)
+/* Samples [q0, q1) of image row yy (-1: a constant row) with the border's samples
+ * outside it, into out. */
+static void narrow_padded_samples(const fxi_filter_job *job, int64_t yy, int64_t q0, int64_t q1,
+                                  uint8_t *out)
+{
+    const int64_t C = job->channels, W = job->src->width;
+    const uint8_t *row = yy < 0 ? NULL : (const uint8_t *)fx_image_row(job->src, (int)yy);
+    int64_t in0 = q0 < 0 ? 0 : q0, in1 = q1 > W * C ? W * C : q1; /* inside the row */
+    if (!row || in1 <= in0) in0 = in1 = q1;
+    if (in1 > in0) memcpy(out + (in0 - q0), row + in0, (size_t)(in1 - in0));
+    narrow_outside_samples(job, row, q0, in0, out);
+    narrow_outside_samples(job, row, in1, q1, out + (in1 - q0));
+}
+
+/* The row pass of image row r into out (columns [x0, x1), n samples), in sample units:
+ * output sample s reads samples base + s + j * C of the row, base = (x0 - left) * C.
+ * Samples [a, b) have their whole window inside the image row and read it in place; the
+ * parts at the image's left and right edges go through a padded copy (pad), each at
+ * least one vector step (MADDUBS_STEP) where the row is that long, so none runs scalar. */
+static void narrow_row_pass(const fxi_filter_job *job, const narrow_row *nr, int64_t r, int64_t x0,
+                            int64_t x1, uint8_t *pad, uint16_t *out)
 {
     const fxi_taps *t = job->taps;
-    const int64_t C = job->channels, W = job->src->width;
+    const int64_t C = job->channels, W = job->src->width, n = (x1 - x0) * C;
     const int left = t->ax, right = t->kw - 1 - t->ax;
+    const int64_t window = (int64_t)(t->kw - 1) * C, base = (x0 - left) * C;
     const int64_t yy = fxi_border_index(r, job->src->height, job->border);
-    /* Interior columns [xl, xr): x - left >= 0 and x + right < W. */
-    int64_t xl = left < x0 ? x0 : left, xr = W - right > x1 ? x1 : W - right;
-    if (yy < 0 || xl >= xr) xl = xr = x1; /* a constant row, or no interior: all padded */
-    /* An edge part of a few columns would run scalar: take it to one vector step's
-     * columns (ROW_EDGE_SAMPLES) from the interior, copied with the padding. */
-    const int64_t edge = (ROW_EDGE_SAMPLES + C - 1) / C;
-    if (xl > x0 && xl < x0 + edge) xl = x0 + edge < xr ? x0 + edge : xr;
-    if (xr < x1 && xr > x1 - edge) xr = x1 - edge > xl ? x1 - edge : xl;
-    if (xl > x0) {
-        const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, x0, xl, left, right, pad);
-        row(out, in, NULL, w_row, t->kw, C, 0, (xl - x0) * C);
+    int64_t a = (left - x0) * C, b = (W - right - x0) * C;
+    a = a < 0 ? 0 : a;
+    b = b > n ? n : b;
+    if (yy < 0 || b - a < MADDUBS_STEP) { /* a constant row, or little interior: all padded */
+        narrow_padded_samples(job, yy, base, base + n + window, pad);
+        nr->fn(nr, out, pad, C, n);
+        return;
     }
-    if (xr > xl) {
-        const uint8_t *in = (const uint8_t *)fx_image_row(job->src, (int)yy) + (xl - left) * C;
-        row(out + (xl - x0) * C, in, NULL, w_row, t->kw, C, 0, (xr - xl) * C);
+    const uint8_t *row = (const uint8_t *)fx_image_row(job->src, (int)yy);
+    /* The padded parts [0, lend) and [rbegin, n); the interior between, or all of [a, b)
+     * if that is under a step (the parts then overlap it: the same values again).
+     * Here n >= b - a >= MADDUBS_STEP. */
+    const int64_t lend = a == 0 ? 0 : a > MADDUBS_STEP ? a : MADDUBS_STEP;
+    const int64_t rbegin = b == n ? n : b < n - MADDUBS_STEP ? b : n - MADDUBS_STEP;
+    int64_t i0 = lend > a ? lend : a, i1 = rbegin < b ? rbegin : b;
+    if (i1 - i0 < MADDUBS_STEP) {
+        i0 = a;
+        i1 = b;
     }
-    if (x1 > xr) {
-        const void *in = fxi_padded_row_view(job, FXI_ACC_RAW, r, xr, x1, left, right, pad);
-        row(out + (xr - x0) * C, in, NULL, w_row, t->kw, C, 0, (x1 - xr) * C);
+    if (lend > 0) {
+        narrow_padded_samples(job, yy, base, base + lend + window, pad);
+        nr->fn(nr, out, pad, C, lend);
+    }
+    nr->fn(nr, out + i0, row + base + i0, C, i1 - i0);
+    if (rbegin < n) {
+        narrow_padded_samples(job, yy, base + rbegin, base + n + window, pad);
+        nr->fn(nr, out + rbegin, pad, C, n - rbegin);
     }
 }
 
@@ -346,6 +444,119 @@ col_finish_u8_avx2(uint8_t *out, const uint16_t *const *rows, const uint16_t *w,
 }
 #endif
 
+/* The column pass and the finish in 16 bits, where the sums fit: (sum c_k R_k + add) >>
+ * shift with every column tap c_k, add and shift first divided by their common power of
+ * two 2^z (floor((2^z S + 2^z a) / 2^s) = floor((S + a) / 2^(s-z))). When every such sum
+ * of row results R_k is below 2^16 (u8 Gaussians of 3 and 5 taps: 4 * 255 * 4 and
+ * 16 * 255 * 16), each product and sum is exact in vpmullw's and vpaddw's 16 bits, 16
+ * outputs a vector with no widening, and the shift and vpackuswb's saturation finish them. */
+#define COL16_MAX_TAPS 16
+typedef struct col16 {
+    uint16_t w[COL16_MAX_TAPS]; /* the non-zero column taps / 2^z */
+    int count;
+    uint16_t add; /* add / 2^z */
+    int shift;    /* shift - z */
+} col16;
+
+#ifdef FXI_HAVE_AVX2_VARIANT
+#define COL16_LANES 16
+
+/* 16 outputs from x, shifted but not yet saturated. */
+FXI_AVX2_INLINE __m256i col16_vector(const uint16_t *const *rows, const __m256i *w, int count,
+                                     __m256i add, __m128i by, int64_t x)
+{
+    __m256i sum = add;
+    for (int k = 0; k < count; k++)
+        sum = _mm256_add_epi16(
+            sum,
+            _mm256_mullo_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(rows[k] + x)),
+                               w[k]));
+    return _mm256_srl_epi16(sum, by);
+}
+
+/* Two vectors of outputs from x as bytes in order: vpackuswb packs within 128-bit lanes,
+ * vpermq puts the lanes' quarters back in order. `second` = x + 16, or x for a lone one. */
+FXI_AVX2_INLINE __m256i col16_bytes(const uint16_t *const *rows, const __m256i *w, int count,
+                                    __m256i add, __m128i by, int64_t x, int64_t second)
+{
+    __m256i a = col16_vector(rows, w, count, add, by, x);
+    __m256i b = second == x ? a : col16_vector(rows, w, count, add, by, second);
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
+}
+
+FXI_AVX2_INLINE void col16_row(const col16 *c, uint8_t *out, const uint16_t *const *row_list,
+                               int count, int64_t n)
+{
+    /* Local copies: the byte stores to out could alias the caller's list for all the
+     * compiler knows, and would make it reload every pointer after each. */
+    const uint16_t *rows[COL16_MAX_TAPS];
+    __m256i w[COL16_MAX_TAPS];
+    for (int k = 0; k < count; k++) {
+        rows[k] = row_list[k];
+        w[k] = _mm256_set1_epi16((short)c->w[k]);
+    }
+    const __m256i add = _mm256_set1_epi16((short)c->add);
+    const __m128i by = _mm_cvtsi32_si128(c->shift);
+    const int64_t step = 2 * COL16_LANES;
+    int64_t x = 0;
+    for (; x + step <= n; x += step)
+        _mm256_storeu_si256((__m256i *)(void *)(out + x),
+                            col16_bytes(rows, w, count, add, by, x, x + COL16_LANES));
+    /* The remainder as one more step (or vector) ending at n: it rewrites some outputs with
+     * the same values (out is not a row), far cheaper than scalar ones. */
+    if (x < n && n >= step) {
+        const int64_t last = n - step;
+        _mm256_storeu_si256((__m256i *)(void *)(out + last),
+                            col16_bytes(rows, w, count, add, by, last, last + COL16_LANES));
+        x = n;
+    }
+    /* Rows shorter than a step (x is 0 here): a vector from 0 and one ending at n. */
+    if (x < n && n >= COL16_LANES) {
+        const int64_t at[2] = {0, n - COL16_LANES};
+        for (int v = 0; v < 2; v++)
+            _mm_storeu_si128(
+                (__m128i *)(void *)(out + at[v]),
+                _mm256_castsi256_si128(col16_bytes(rows, w, count, add, by, at[v], at[v])));
+        x = n;
+    }
+    for (; x < n; x++) {
+        uint32_t sum = c->add;
+        for (int k = 0; k < count; k++)
+            sum += (uint32_t)rows[k][x] * c->w[k];
+        sum >>= c->shift;
+        out[x] = (uint8_t)(sum > UINT8_MAX ? UINT8_MAX : sum);
+    }
+}
+
+/* The column heights with a pass of their own (the tap count a constant), and any other. */
+#define COL16_HEIGHTS(X) X(2) X(3) X(4) X(5) X(6) X(7)
+typedef void (*col16_fn)(const col16 *c, uint8_t *out, const uint16_t *const *rows, int64_t n);
+#define DEFINE_COL16(K)                                                                            \
+    __attribute__((target("avx2"))) static void col16_##K(const col16 *c, uint8_t *out,           \
+                                                          const uint16_t *const *rows, int64_t n)  \
+    {                                                                                              \
+        col16_row(c, out, rows, K, n);                                                             \
+    }
+COL16_HEIGHTS(DEFINE_COL16)
+
+__attribute__((target("avx2"))) static void col16_any(const col16 *c, uint8_t *out,
+                                                      const uint16_t *const *rows, int64_t n)
+{
+    col16_row(c, out, rows, c->count, n);
+}
+
+static col16_fn col16_pick(int count)
+{
+    switch (count) {
+#define COL16_CASE(K)                                                                              \
+    case K: return col16_##K;
+        COL16_HEIGHTS(COL16_CASE)
+#undef COL16_CASE
+    default: return col16_any;
+    }
+}
+#endif
+
 /* Signed 16-bit factors of vpmaddwd: taps (and row results unless offset) up to this. */
 #define PAIR_MAX INT16_MAX
 
@@ -384,6 +595,40 @@ static inline int64_t ring_next(int64_t slot, int64_t kh)
     return slot + 1 == kh ? 0 : slot + 1;
 }
 
+#ifdef FXI_HAVE_AVX2_VARIANT
+/* Can the fused column pass run in 16 bits (col16 above)? Fills c for these taps and the
+ * fused finish's shift. */
+static bool col16_fits(const fxi_taps *t, int shift, col16 *c)
+{
+    if (shift < 0) return false;
+    const int64_t add = (int64_t)t->finish.add; /* fused_finish: a whole number in [0, 2^31) */
+    int z = shift; /* the common power of two: 2^z divides every column tap and add */
+    int64_t row_sum = 0, col_sum = 0;
+    c->count = 0;
+    for (int i = 0; i < t->kh; i++) {
+        const int64_t v = t->num_col[i];
+        if (!v) continue;
+        if (c->count == COL16_MAX_TAPS) return false;
+        c->w[c->count++] = (uint16_t)v; /* fused_finish: 0 < v <= UINT16_MAX */
+        col_sum += v;
+        while (z > 0 && v % ((int64_t)1 << z)) z--;
+    }
+    while (z > 0 && add % ((int64_t)1 << z)) z--;
+    for (int j = 0; j < t->kw; j++)
+        row_sum += t->num_row[j];
+    if (row_sum * UINT8_MAX * (col_sum >> z) + (add >> z) > UINT16_MAX) return false;
+    for (int k = 0; k < c->count; k++)
+        c->w[k] = (uint16_t)(c->w[k] >> z);
+    c->add = (uint16_t)(add >> z);
+    c->shift = shift - z;
+    return true;
+}
+#endif
+
+/* How a narrow block's column pass ends: plain sums and fxi_store_row, or one of the two
+ * fused passes. */
+typedef enum narrow_col { NARROW_COL_PLAIN, NARROW_COL_FUSED32, NARROW_COL_FUSED16 } narrow_col;
+
 static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b, uint8_t *scratch)
 {
     const fxi_taps *t = job->taps;
@@ -394,24 +639,34 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
     int32_t *acc = (int32_t *)(void *)(pad + fxi_align_up((size_t)padded));
     const void *rows[FX_KERNEL_MAX_SIDE];
     const uint16_t *fused_rows[FX_KERNEL_MAX_SIDE];
-    uint16_t w_row[FX_KERNEL_MAX_SIDE], fused_w[FX_KERNEL_MAX_SIDE];
+    uint16_t fused_w[FX_KERNEL_MAX_SIDE];
     int32_t w_col[FX_KERNEL_MAX_SIDE];
-    for (int j = 0; j < t->kw; j++)
-        w_row[j] = (uint16_t)t->num_row[j];
     for (int i = 0; i < kh; i++)
         w_col[i] = (int32_t)t->num_col[i];
-    const pass_fn row = narrow_row_fn(t), col = FXI_PICK(pass_i32_u16);
+    narrow_row nr;
+    narrow_row_init(t, &nr);
+    const pass_fn col = FXI_PICK(pass_i32_u16);
     bool pairs, offset;
-    const bool fused = fused_finish(job, &pairs, &offset);
-    const int shift = fused ? -ilogb(t->finish.unit) : 0;
-    for (int y = b->y0; y < b->y1; y++) {
+    narrow_col mode = fused_finish(job, &pairs, &offset) ? NARROW_COL_FUSED32 : NARROW_COL_PLAIN;
+    const int shift = mode == NARROW_COL_FUSED32 ? -ilogb(t->finish.unit) : 0;
+#ifdef FXI_HAVE_AVX2_VARIANT
+    col16 c16;
+    col16_fn c16_fn = NULL;
+    if (mode == NARROW_COL_FUSED32 && col16_fits(t, shift, &c16)) {
+        mode = NARROW_COL_FUSED16;
+        c16_fn = col16_pick(c16.count);
+    }
+#endif
+    int64_t top_slot = fxi_mod((int64_t)b->y0 - t->ay, kh);
+    for (int y = b->y0; y < b->y1; y++, top_slot = ring_next(top_slot, kh)) {
         int64_t top = (int64_t)y - t->ay;
         int64_t first_new = y == b->y0 ? top : top + kh - 1;
-        for (int64_t r = first_new; r < top + kh; r++)
-            narrow_row_pass(job, row, w_row, r, b->x0, b->x1, pad, ring + fxi_mod(r, kh) * n);
-        const int64_t top_slot = fxi_mod(top, kh);
+        /* row top + i lies in slot top_slot + i (mod kh) */
+        for (int64_t r = first_new, slot = fxi_mod(r, kh); r < top + kh;
+             r++, slot = ring_next(slot, kh))
+            narrow_row_pass(job, &nr, r, b->x0, b->x1, pad, ring + slot * n);
 #ifdef FXI_HAVE_AVX2_VARIANT
-        if (fused) {
+        if (mode != NARROW_COL_PLAIN) {
             int m = 0; /* the non-zero taps */
             for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
                 if (w_col[i]) {
@@ -419,8 +674,11 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
                     fused_w[m++] = (uint16_t)w_col[i];
                 }
             uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
-            col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add, shift, pairs,
-                               offset, n);
+            if (mode == NARROW_COL_FUSED16)
+                c16_fn(&c16, out, fused_rows, n);
+            else
+                col_finish_u8_avx2(out, fused_rows, fused_w, m, (uint32_t)t->finish.add, shift,
+                                   pairs, offset, n);
             continue;
         }
 #endif

@@ -403,6 +403,39 @@ FXT_TEST(gaussian_u8_separable_equals_direct)
     fx_context_destroy(ctx);
 }
 
+/* The 16-bit fused column pass and the row pass's padded edge parts (u8 gaussian:3 and
+ * gaussian:5) at every row length from 1 sample to several vector steps: each remainder
+ * of the 32- and 16-output steps, edge parts that overlap the interior or each other,
+ * and rows with no interior at all, on every border. */
+FXT_TEST(gaussian_u8_separable_every_width)
+{
+    static const char *const kernels[] = {"gaussian:3", "gaussian:5"};
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++) {
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_parse(ctx, kernels[ki], &k), ctx)) continue;
+        for (int w = 1; w <= 72; w++)
+            for (int ch = 1; ch <= 4; ch++)
+                for (int b = 0; b <= FX_BORDER_WRAP; b++) {
+                    fx_image src = filled_image(ctx, w, 4, ch, FX_U8, 31 + (uint64_t)w * 4 + ch,
+                                                w % 3 ? FILL_RANDOM : FILL_EXTREMES);
+                    fx_image out[2];
+                    for (int v = 0; v < 2; v++)
+                        filter_u8(ctx, k, b, "201", v ? FX_STRATEGY_DIRECT : FX_STRATEGY_SEPARABLE,
+                                  &src, &out[v]);
+                    bool same = memcmp(out[0].data, out[1].data, out[0].stride * 4) == 0;
+                    if (!FXT_CHECK(same))
+                        fprintf(stderr, "  %s %s %dx4x%d: separable != direct\n", kernels[ki],
+                                fx_border_name(b), w, ch);
+                    fx_image_free(&out[0]);
+                    fx_image_free(&out[1]);
+                    fx_image_free(&src);
+                }
+        fx_kernel_free(k);
+    }
+    fx_context_destroy(ctx);
+}
+
 /* Small work runs on the calling thread alone (FXI_SERIAL_MAX_WORK), larger work on the
  * pool: on images just below and just above that line, a 3-thread context gives the
  * bytes of a 1-thread one (always serial) and of the direct strategy, for each CPU
@@ -701,6 +734,7 @@ FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equa
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
          FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(gaussian_u8_separable_equals_direct),
+         FXT_CASE(gaussian_u8_separable_every_width),
          FXT_CASE(serial_and_threaded_runs_agree),
          FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
          FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
