@@ -617,6 +617,8 @@ static bool col16_fits(const fxi_taps *t, int shift, col16 *c)
     for (int j = 0; j < t->kw; j++)
         row_sum += t->num_row[j];
     if (row_sum * UINT8_MAX * (col_sum >> z) + (add >> z) > UINT16_MAX) return false;
+    /* vpackuswb reads its inputs as signed: the shifted sums must stay below 2^15. */
+    if (shift - z < 1) return false;
     for (int k = 0; k < c->count; k++)
         c->w[k] = (uint16_t)(c->w[k] >> z);
     c->add = (uint16_t)(add >> z);
