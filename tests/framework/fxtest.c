@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,4 +147,15 @@ const char *fxt_sample(const char *file)
 {
     const char *dir = getenv("FXKIT_SAMPLES");
     return dir && *dir ? fxt_path(dir, file) : NULL;
+}
+
+bool fxt_images_equal(const fx_image *a, const fx_image *b)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
+        a->type != b->type)
+        return false;
+    size_t row = (size_t)a->width * (size_t)a->channels * fx_sample_size(a->type);
+    for (int y = 0; y < a->height; y++)
+        if (memcmp(fx_image_row(a, y), fx_image_row(b, y), row) != 0) return false;
+    return true;
 }

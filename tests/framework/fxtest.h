@@ -9,6 +9,7 @@
 #ifndef FXTEST_H
 #define FXTEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,9 @@ void fxt_skip(const char *why);
 
 /* A context for tests: CPU unless device is given, `threads` threads (0 = all). */
 fx_context *fxt_context(fx_device_kind device, int threads);
+
+/* Same shape, type and pixels (row padding ignored). */
+bool fxt_images_equal(const fx_image *a, const fx_image *b);
 
 /* Deterministic pseudo-random numbers (splitmix64) for test inputs. */
 uint64_t fxt_rand(uint64_t *state);

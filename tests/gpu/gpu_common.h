@@ -59,13 +59,4 @@ static inline fx_image gpu_padded_image(int w, int h, int ch, fx_sample_type t, 
     return img;
 }
 
-/* Same pixels (padding ignored). */
-static inline int gpu_images_equal(const fx_image *a, const fx_image *b)
-{
-    size_t row = (size_t)a->width * (size_t)a->channels * fx_sample_size(a->type);
-    for (int y = 0; y < a->height; y++)
-        if (memcmp(fx_image_row(a, y), fx_image_row(b, y), row) != 0) return 0;
-    return 1;
-}
-
 #endif

@@ -107,7 +107,7 @@ static fx_status bench_convert(fx_context *gpu, fx_context *cpu, const bench_con
         r->compute_ms = median(comp, cfg->runs);
         r->download_ms = median(down, cfg->runs);
         r->cpu_ms = median(host, cfg->runs);
-        r->identical = gpu_images_equal(&on_gpu, &on_cpu);
+        r->identical = fxt_images_equal(&on_gpu, &on_cpu);
     }
     fx_image_free(&src);
     fx_image_free(&on_gpu);

@@ -83,7 +83,7 @@ FXT_TEST(every_type_pair_matches_cpu)
                     FXT_CHECK_OK(fx_image_convert(cpu, &src, &want, NULL), cpu);
                     if (FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &src, &got, NULL), gpu)) {
                         cases++;
-                        if (!gpu_images_equal(&got, &want)) {
+                        if (!fxt_images_equal(&got, &want)) {
                             mismatches++;
                             fprintf(stderr, "  %s -> %s %dx%dx%d differs\n",
                                     fx_sample_type_name(types[si]), fx_sample_type_name(types[di]),
@@ -113,7 +113,7 @@ FXT_TEST(every_integer_value_matches_cpu)
                  got = gpu_padded_image(65536, 1, 1, types[ti], 0);
         FXT_CHECK_OK(fx_image_convert(cpu, &u16, &want, NULL), cpu);
         FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &u16, &got, NULL), gpu);
-        FXT_CHECK(gpu_images_equal(&got, &want));
+        FXT_CHECK(fxt_images_equal(&got, &want));
         free(want.data);
         free(got.data);
     }

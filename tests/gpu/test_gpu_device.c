@@ -185,7 +185,7 @@ FXT_TEST(two_contexts_on_one_gpu)
         fx_timings t = {0};
         FXT_CHECK_OK(fx_image_convert(ctxs[i], &src, &got, &t), ctxs[i]);
         FXT_CHECK(t.upload_ms > 0 && t.download_ms > 0);
-        FXT_CHECK(gpu_images_equal(&got, &want));
+        FXT_CHECK(fxt_images_equal(&got, &want));
         free(got.data);
     }
     free(src.data);

@@ -37,7 +37,7 @@ static int same_on_both(fx_context *cpu, fx_context *gpu, const fx_equalize_opti
     fx_image got = gpu_padded_image(in->width, in->height, ch, in->type, 8);
     int ok = FXT_CHECK_OK(fx_equalize(cpu, o, in, &want, NULL), cpu) &&
              FXT_CHECK_OK(fx_equalize(gpu, o, in, &got, NULL), gpu) &&
-             gpu_images_equal(&got, &want);
+             fxt_images_equal(&got, &want);
     free(want.data);
     free(got.data);
     return ok;
@@ -131,12 +131,12 @@ FXT_TEST(device_images_and_timings)
         FXT_CHECK(dout.memory == FX_MEMORY_DEVICE && t.upload_ms == 0 && t.compute_ms > 0);
         FXT_CHECK_OK(fx_image_alloc(cpu, &back, 1024, 768, 3, FX_U8), cpu);
         FXT_CHECK_OK(fx_image_download(gpu, &dout, &back), gpu);
-        FXT_CHECK(gpu_images_equal(&back, &want));
+        FXT_CHECK(fxt_images_equal(&back, &want));
         memset(&t, 0, sizeof t);
         fx_image_free(&back);
         FXT_CHECK_OK(fx_equalize(gpu, &o, &host, &back, &t), gpu);
         FXT_CHECK(t.upload_ms > 0 && t.compute_ms > 0 && t.download_ms > 0);
-        FXT_CHECK(gpu_images_equal(&back, &want));
+        FXT_CHECK(fxt_images_equal(&back, &want));
         /* Mixed kinds and device images on a CPU context are refused. */
         FXT_CHECK_STATUS(fx_equalize(gpu, &o, &din, &back, NULL), FX_EINVAL, gpu);
         FXT_CHECK_CONTAINS(fx_context_error(gpu), "same kind");
@@ -174,7 +174,7 @@ FXT_TEST(host_images_in_many_bands_match_cpu)
     fx_image want = gpu_padded_image(4001, 3203, 3, FX_U8, 0);
     FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu);
     FXT_CHECK_OK(fx_equalize(gpu, &o, &in, &in, NULL), gpu); /* in place */
-    FXT_CHECK(gpu_images_equal(&in, &want));
+    FXT_CHECK(fxt_images_equal(&in, &want));
     /* One channel: the fast gray kernels, band by band (5 bands of odd-width rows). */
     fx_image gray = gpu_padded_image(6007, 6007, 1, FX_U8, 3);
     fill(&gray, 22);

@@ -58,7 +58,7 @@ static int fft_mostly_identical(void)
 }
 static int images_close(const fx_image *a, const fx_image *b, int tol, double float_abs)
 {
-    if (!tol) return gpu_images_equal(a, b);
+    if (!tol) return fxt_images_equal(a, b);
     size_t n = (size_t)a->width * (size_t)a->channels;
     for (int y = 0; y < a->height; y++) {
         const uint8_t *ra = fx_image_row(a, y), *rb = fx_image_row(b, y);
@@ -488,7 +488,7 @@ FXT_TEST(device_images_round_trip)
     FXT_CHECK_OK(fx_image_alloc_device(gpu, &dev, 301, 199, 3, FX_U8), gpu);
     FXT_CHECK_OK(fx_image_upload(gpu, &in, &dev), gpu);
     FXT_CHECK_OK(fx_image_download(gpu, &dev, &back), gpu);
-    FXT_CHECK(gpu_images_equal(&in, &back));
+    FXT_CHECK(fxt_images_equal(&in, &back));
     /* one call: a device image in gives a device image out */
     fx_kernel *k;
     FXT_CHECK_OK(fx_kernel_parse(gpu, "gaussian:7", &k), gpu);
@@ -496,7 +496,7 @@ FXT_TEST(device_images_round_trip)
     FXT_CHECK_EQ(out.memory, FX_MEMORY_DEVICE);
     FXT_CHECK_OK(fx_filter(cpu, k, NULL, &in, &want), cpu);
     FXT_CHECK_OK(fx_image_download(gpu, &out, &back), gpu);
-    FXT_CHECK(gpu_images_equal(&want, &back));
+    FXT_CHECK(fxt_images_equal(&want, &back));
     /* mixed host and device images are refused */
     fx_filter_plan *p;
     fx_image_desc d = {301, 199, 3, FX_U8};

@@ -175,7 +175,7 @@ FXT_TEST(device_image_round_trip)
             FXT_CHECK(dev.memory == FX_MEMORY_DEVICE);
             FXT_CHECK_OK(fx_image_upload(ctx, &host, &dev), ctx);
             FXT_CHECK_OK(fx_image_download(ctx, &dev, &back), ctx);
-            FXT_CHECK(gpu_images_equal(&host, &back));
+            FXT_CHECK(fxt_images_equal(&host, &back));
             /* wrong direction: a host image as the source of a download */
             FXT_CHECK_STATUS(fx_image_download(ctx, &host, &back), FX_EINVAL, ctx);
             fx_image_free(&dev);

@@ -41,17 +41,6 @@ static double sample_at(const fx_image *img, int x, int y, int c)
     }
 }
 
-static int images_equal(const fx_image *a, const fx_image *b)
-{
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
-        a->type != b->type)
-        return 0;
-    size_t row = (size_t)a->width * (size_t)a->channels * fx_sample_size(a->type);
-    for (int y = 0; y < a->height; y++)
-        if (memcmp(fx_image_row(a, y), fx_image_row(b, y), row) != 0) return 0;
-    return 1;
-}
-
 static fx_gen_image_params image_params(fx_gen_image_kind kind, int w, int h, int ch,
                                         fx_sample_type t)
 {
@@ -97,7 +86,7 @@ FXT_TEST(image_same_for_any_thread_count)
                 for (int t = 0; t < THREAD_COUNT_COUNT; t++)
                     FXT_CHECK_OK(fx_gen_image(ctx[t], &p, &img[t]), ctx[t]);
                 for (int t = 1; t < THREAD_COUNT_COUNT; t++)
-                    if (!FXT_CHECK(images_equal(&img[0], &img[t])))
+                    if (!FXT_CHECK(fxt_images_equal(&img[0], &img[t])))
                         fprintf(stderr, "  kind %d type %s channels %d threads %d\n", (int)p.kind,
                                 fx_sample_type_name(p.type), ch, thread_counts[t]);
                 for (int t = 0; t < THREAD_COUNT_COUNT; t++)
@@ -115,7 +104,7 @@ FXT_TEST(photo_large_same_for_any_thread_count)
     fx_image a, b;
     FXT_CHECK_OK(fx_gen_image(one, &p, &a), one);
     FXT_CHECK_OK(fx_gen_image(many, &p, &b), many);
-    FXT_CHECK(images_equal(&a, &b));
+    FXT_CHECK(fxt_images_equal(&a, &b));
     fx_image_free(&a);
     fx_image_free(&b);
     fx_context_destroy(one);
@@ -132,7 +121,7 @@ FXT_TEST(image_seeds_differ)
         FXT_CHECK_OK(fx_gen_image(ctx, &p, &a), ctx);
         p.seed++;
         FXT_CHECK_OK(fx_gen_image(ctx, &p, &b), ctx);
-        FXT_CHECK(!images_equal(&a, &b));
+        FXT_CHECK(!fxt_images_equal(&a, &b));
         fx_image_free(&a);
         fx_image_free(&b);
     }

@@ -35,17 +35,6 @@ static void fill_random(fx_image *img, uint64_t seed)
     }
 }
 
-static bool same_pixels(const fx_image *a, const fx_image *b)
-{
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
-        a->type != b->type)
-        return false;
-    size_t row = (size_t)a->width * (size_t)a->channels * fx_sample_size(a->type);
-    for (int y = 0; y < a->height; y++)
-        if (memcmp(fx_image_row(a, y), fx_image_row(b, y), row)) return false;
-    return true;
-}
-
 /* A view of rows [y, y + n) of img. */
 static fx_image band_of(const fx_image *img, int y, int n)
 {
@@ -85,7 +74,8 @@ static fx_status read_in_bands(fx_context *ctx, const char *path, int rows, fx_i
     fx_image_reader_info(r, &info);
     fx_image band = {0};
     st = fx_image_alloc(ctx, out, info.width, info.height, info.channels, info.type);
-    if (st == FX_OK) st = fx_image_alloc(ctx, &band, info.width + 3, rows, info.channels, info.type);
+    if (st == FX_OK)
+        st = fx_image_alloc(ctx, &band, info.width + 3, rows, info.channels, info.type);
     band.width = info.width; /* stride of a wider image: padding after each row */
     int y = 0, got = 0;
     while (st == FX_OK && (st = fx_image_reader_read_rows(r, &band, rows, &got)) == FX_OK && got) {
@@ -107,11 +97,11 @@ static uint8_t *reference_netpbm(const fx_image *img, size_t *size)
 {
     char header[64];
     bool pfm = img->type == FX_F32;
-    int n = pfm ? snprintf(header, sizeof header, "P%c\n%d %d\n-1.0\n",
-                           img->channels == 3 ? 'F' : 'f', img->width, img->height)
-                : snprintf(header, sizeof header, "P%c\n%d %d\n%d\n",
-                           img->channels == 3 ? '6' : '5', img->width, img->height,
-                           img->type == FX_U16 ? 65535 : 255);
+    int n =
+        pfm ? snprintf(header, sizeof header, "P%c\n%d %d\n-1.0\n", img->channels == 3 ? 'F' : 'f',
+                       img->width, img->height)
+            : snprintf(header, sizeof header, "P%c\n%d %d\n%d\n", img->channels == 3 ? '6' : '5',
+                       img->width, img->height, img->type == FX_U16 ? 65535 : 255);
     size_t samples = (size_t)img->width * (size_t)img->height * (size_t)img->channels;
     size_t bytes = fx_sample_size(img->type);
     uint8_t *out = malloc((size_t)n + samples * bytes), *p = out + n;
@@ -167,7 +157,7 @@ typedef struct layout {
 } layout;
 
 static const layout layouts[] = {
-    {"png", 1, FX_U8}, {"png", 2, FX_U8},  {"png", 3, FX_U8},  {"png", 4, FX_U8},
+    {"png", 1, FX_U8},  {"png", 2, FX_U8},  {"png", 3, FX_U8},  {"png", 4, FX_U8},
     {"png", 1, FX_U16}, {"png", 2, FX_U16}, {"png", 3, FX_U16}, {"png", 4, FX_U16},
     {"pgm", 1, FX_U8},  {"ppm", 3, FX_U8},  {"pgm", 1, FX_U16}, {"ppm", 3, FX_U16},
     {"pfm", 1, FX_F32}, {"pfm", 3, FX_F32},
@@ -185,16 +175,16 @@ FXT_TEST(bands_round_trip_every_layout)
                 snprintf(name, sizeof name, "rt_%zu_%zu_%zu.%s", l, h, b, lay->ext);
                 const char *path = fxt_path(dir, name);
                 fx_image src, back, whole;
-                FXT_CHECK_OK(fx_image_alloc(ctx, &src, TEST_WIDTH, heights[h], lay->channels,
-                                            lay->type),
-                             ctx);
+                FXT_CHECK_OK(
+                    fx_image_alloc(ctx, &src, TEST_WIDTH, heights[h], lay->channels, lay->type),
+                    ctx);
                 fill_random(&src, l * 100 + h * 10 + b + 1);
                 FXT_CHECK_OK(write_in_bands(ctx, path, &src, band_rows[b]), ctx);
                 /* The whole-image reader (another path) and the band reader agree with
                  * the source. */
                 FXT_CHECK_OK(fx_image_read_file(ctx, path, &whole), ctx);
                 FXT_CHECK_OK(read_in_bands(ctx, path, band_rows[b], &back), ctx);
-                if (!FXT_CHECK(same_pixels(&src, &whole) && same_pixels(&src, &back)))
+                if (!FXT_CHECK(fxt_images_equal(&src, &whole) && fxt_images_equal(&src, &back)))
                     fprintf(stderr, "  %s\n", name);
                 if (strcmp(lay->ext, "png")) { /* Netpbm: byte for byte the plain writer's */
                     size_t want_size, got_size;
@@ -252,14 +242,13 @@ FXT_TEST(truncated_files_same_errors_as_whole_reader)
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
     const char *dir = fxt_tmpdir("io_stream_cuts");
     static const layout cut_layouts[] = {
-        {"png", 3, FX_U8}, {"png", 1, FX_U16}, {"ppm", 3, FX_U8}, {"pgm", 1, FX_U16},
-        {"pfm", 3, FX_F32},
+        {"png", 3, FX_U8},  {"png", 1, FX_U16}, {"ppm", 3, FX_U8},
+        {"pgm", 1, FX_U16}, {"pfm", 3, FX_F32},
     };
     for (size_t l = 0; l < sizeof cut_layouts / sizeof *cut_layouts; l++) {
         fx_image src;
-        FXT_CHECK_OK(fx_image_alloc(ctx, &src, 40, 30, cut_layouts[l].channels,
-                                    cut_layouts[l].type),
-                     ctx);
+        FXT_CHECK_OK(
+            fx_image_alloc(ctx, &src, 40, 30, cut_layouts[l].channels, cut_layouts[l].type), ctx);
         fill_random(&src, l + 7);
         char name[32];
         snprintf(name, sizeof name, "full.%s", cut_layouts[l].ext);
@@ -415,13 +404,13 @@ FXT_TEST(probe_reads_headers)
         fx_image whole, bands;
         FXT_CHECK_OK(fx_image_read_file(ctx, fxt_sample(samples[i].file), &whole), ctx);
         FXT_CHECK_OK(read_in_bands(ctx, fxt_sample(samples[i].file), 17, &bands), ctx);
-        FXT_CHECK(same_pixels(&whole, &bands));
+        FXT_CHECK(fxt_images_equal(&whole, &bands));
         fx_image_free(&whole);
         fx_image_free(&bands);
     }
     fx_image_info info;
-    FXT_CHECK_STATUS(fx_image_probe_file(ctx, fxt_sample("speech_mono_44k.wav"), &info),
-                     FX_EFORMAT, ctx);
+    FXT_CHECK_STATUS(fx_image_probe_file(ctx, fxt_sample("speech_mono_44k.wav"), &info), FX_EFORMAT,
+                     ctx);
     /* A JPEG whose frame header comes after 192 KiB of metadata (three full APP1
      * segments): the probe reads on until it finds it. */
     size_t size;
@@ -449,5 +438,5 @@ FXT_TEST(probe_reads_headers)
 
 FXT_MAIN(FXT_CASE(bands_round_trip_every_layout),
          FXT_CASE(truncated_files_same_errors_as_whole_reader),
-         FXT_CASE(corrupt_png_and_bad_maxval_same_errors), FXT_CASE(writer_leaves_nothing_on_failure),
-         FXT_CASE(probe_reads_headers))
+         FXT_CASE(corrupt_png_and_bad_maxval_same_errors),
+         FXT_CASE(writer_leaves_nothing_on_failure), FXT_CASE(probe_reads_headers))

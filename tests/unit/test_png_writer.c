@@ -165,9 +165,10 @@ static void fill(fx_image *img, pattern p, uint64_t seed)
     for (int y = 0; y < img->height; y++) {
         uint8_t *row = fx_image_row(img, y);
         for (size_t i = 0; i < per_row; i++) {
-            unsigned v = p == PATTERN_NOISE    ? (unsigned)fxt_rand(&seed)
-                         : p == PATTERN_SMOOTH ? (unsigned)(i * 3 + (size_t)y * 5 + fxt_rand(&seed) % 4)
-                                               : 77u + (unsigned)(i % (size_t)img->channels);
+            unsigned v = p == PATTERN_NOISE ? (unsigned)fxt_rand(&seed)
+                         : p == PATTERN_SMOOTH
+                             ? (unsigned)(i * 3 + (size_t)y * 5 + fxt_rand(&seed) % 4)
+                             : 77u + (unsigned)(i % (size_t)img->channels);
             v %= max + 1;
             if (img->type == FX_U8)
                 row[i] = (uint8_t)v;
@@ -177,17 +178,6 @@ static void fill(fx_image *img, pattern p, uint64_t seed)
     }
 }
 
-static bool same_pixels(const fx_image *a, const fx_image *b)
-{
-    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
-        a->type != b->type)
-        return false;
-    size_t row = (size_t)a->width * (size_t)a->channels * fx_sample_size(a->type);
-    for (int y = 0; y < a->height; y++)
-        if (memcmp(fx_image_row(a, y), fx_image_row(b, y), row)) return false;
-    return true;
-}
-
 /* Encode, decode with libspng, compare; returns the encoded file (caller releases). */
 static bool round_trip(fx_context *ctx, const fx_image *img, const fxi_png_params *p,
                        fxi_buffer *file)
@@ -195,7 +185,7 @@ static bool round_trip(fx_context *ctx, const fx_image *img, const fxi_png_param
     fx_image back = {0};
     bool ok = FXT_CHECK_OK(fxi_png_encode(ctx, img, p, file), ctx) &&
               FXT_CHECK_OK(fxi_png_decode(ctx, file->data, file->size, &back), ctx) &&
-              FXT_CHECK(same_pixels(img, &back));
+              FXT_CHECK(fxt_images_equal(img, &back));
     if (!ok)
         fprintf(stderr, "  %dx%d c%d %s compression %d filter %d band_rows %d\n", img->width,
                 img->height, img->channels, fx_sample_type_name(img->type), p->compression,
@@ -218,9 +208,8 @@ FXT_TEST(every_layout_filter_and_level_round_trips)
             for (int z = 0; z < COUNT(sizes); z++)
                 for (int pat = 0; pat < PATTERN_COUNT; pat++) {
                     fx_image img;
-                    if (!FXT_CHECK_OK(fx_image_alloc(ctx, &img, sizes[z][0], sizes[z][1], c,
-                                                     types[t]),
-                                      ctx))
+                    if (!FXT_CHECK_OK(
+                            fx_image_alloc(ctx, &img, sizes[z][0], sizes[z][1], c, types[t]), ctx))
                         continue;
                     fill(&img, (pattern)pat, seed++);
                     for (int k = 0; k < COUNT(compressions); k++)
@@ -362,9 +351,9 @@ FXT_TEST(stream_misuse_is_reported)
     growing g = {0};
     fxi_png_stream *s;
     fxi_png_params p = {FX_PNG_COMPRESSION_FAST, FX_PNG_FILTER_AUTO, 0};
-    if (FXT_CHECK_OK(fxi_png_stream_open_with(ctx, 4, 5, 1, FX_U8, &p,
-                                              (fxi_byte_sink){append, &g}, &s),
-                     ctx)) {
+    if (FXT_CHECK_OK(
+            fxi_png_stream_open_with(ctx, 4, 5, 1, FX_U8, &p, (fxi_byte_sink){append, &g}, &s),
+            ctx)) {
         FXT_CHECK_STATUS(fxi_png_stream_write_rows(s, &img), FX_EINVAL, ctx); /* 6 > 5 rows */
         FXT_CHECK_CONTAINS(fx_context_error(ctx), "more rows");
         fx_image two = img;
@@ -374,14 +363,14 @@ FXT_TEST(stream_misuse_is_reported)
         FXT_CHECK_CONTAINS(fx_context_error(ctx), "closed after 2 of 5 rows");
     }
     p.compression = 10;
-    FXT_CHECK_STATUS(fxi_png_stream_open_with(ctx, 4, 5, 1, FX_U8, &p,
-                                              (fxi_byte_sink){append, &g}, &s),
-                     FX_EINVAL, ctx);
+    FXT_CHECK_STATUS(
+        fxi_png_stream_open_with(ctx, 4, 5, 1, FX_U8, &p, (fxi_byte_sink){append, &g}, &s),
+        FX_EINVAL, ctx);
     p.compression = FX_PNG_COMPRESSION_FAST;
     p.filter = FX_PNG_FILTER_PAETH + 1;
-    FXT_CHECK_STATUS(fxi_png_stream_open_with(ctx, 4, 5, 1, FX_U8, &p,
-                                              (fxi_byte_sink){append, &g}, &s),
-                     FX_EINVAL, ctx);
+    FXT_CHECK_STATUS(
+        fxi_png_stream_open_with(ctx, 4, 5, 1, FX_U8, &p, (fxi_byte_sink){append, &g}, &s),
+        FX_EINVAL, ctx);
     free(g.data);
     fx_image_free(&img);
     fx_context_destroy(ctx);
