@@ -322,6 +322,7 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     fx_image_write_options wo;
     fx_image_write_options_init(&wo);
     wo.format = target->format;
+    wo.in_place = 1; /* out_path is the batch's own temporary file (cli/tempfile.c) */
     st = fxcli_filter_streamed(ctx, &job, reader, out_path, &wo, res);
     fx_image_reader_close(reader);
     res->width = info.width;

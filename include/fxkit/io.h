@@ -52,6 +52,10 @@ typedef struct fx_image_write_options {
     int jpeg_quality;       /* 1..100, default 90 */
     int png_compression;    /* FX_PNG_COMPRESSION_FAST (default) or zlib level 0..9 */
     fx_png_filter png_filter; /* default FX_PNG_FILTER_AUTO */
+    /* fx_image_writer only: write at the path itself, not into a hidden file beside it
+     * that replaces the path at close — for a caller that already writes to a
+     * temporary file of its own and removes it on failure or interruption (default 0) */
+    int in_place;
 } fx_image_write_options;
 
 FX_API void fx_image_write_options_init(fx_image_write_options *opts);

@@ -343,7 +343,7 @@ fx_status fx_image_writer_open(fx_context *ctx, const char *path, int width, int
     *w = (fx_image_writer){.ctx = ctx, .format = fmt, .width = width, .height = height,
                            .channels = channels, .type = type};
     w->out.fd = -1;
-    fx_status st = fxi_out_open(ctx, path, true, &w->out);
+    fx_status st = fxi_out_open(ctx, path, !opts->in_place, &w->out);
     if (st == FX_OK) st = start_format(w, opts);
     if (st != FX_OK) {
         fx_image_writer_discard(w);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fxtest.h"
 
@@ -374,6 +375,20 @@ FXT_TEST(writer_leaves_nothing_on_failure)
     old = slurp(keep, &size);
     FXT_CHECK(size == 3 && !memcmp(old, "old", 3));
     free(old);
+    /* In place (a caller's own temporary file): written at the path from the start, no
+     * hidden file beside it, and a discard removes it. */
+    const size_t before = files_in(dir);
+    fx_image_write_options in_place;
+    fx_image_write_options_init(&in_place);
+    in_place.in_place = 1;
+    FXT_CHECK_OK(fx_image_writer_open(ctx, keep, 8, 6, 3, FX_U8, &in_place, &w), ctx);
+    FXT_CHECK_EQ(files_in(dir), before);
+    old = slurp(keep, &size);
+    FXT_CHECK(old && size == 0); /* truncated: the writer owns the path now */
+    free(old);
+    fx_image_writer_discard(w);
+    FXT_CHECK(access(keep, F_OK) != 0);
+    FXT_CHECK_EQ(files_in(dir), before - 1);
     remove(keep);
     fx_image_free(&src);
     fx_context_destroy(ctx);
