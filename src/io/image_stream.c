@@ -64,11 +64,17 @@ static void set_shape(fx_image_info *info, int w, int h, int c, fx_sample_type t
 }
 
 /* Binary PGM/PPM/PFM whose header fits in the head; anything else is decoded whole
- * (*whole set, no error recorded). */
+ * (*whole set, no error recorded) — except that a probe (header_only) of an ASCII
+ * file whose header parsed takes its shape from the header. */
 static fx_status open_netpbm(fx_context *ctx, fx_image_reader *r, const uint8_t *head, size_t n,
-                             bool *whole)
+                             bool header_only, bool *whole)
 {
-    if (!fxi_pnm_try_header(ctx, head, n, &r->pnm, &r->header_len) || r->pnm.ascii) {
+    const bool parsed = fxi_pnm_try_header(ctx, head, n, &r->pnm, &r->header_len);
+    if (parsed && r->pnm.ascii && header_only) {
+        set_shape(&r->info, r->pnm.width, r->pnm.height, r->pnm.channels, r->pnm.type);
+        return FX_OK;
+    }
+    if (!parsed || r->pnm.ascii) {
         *whole = true;
         return FX_OK;
     }
@@ -143,7 +149,7 @@ static fx_status open_reader(fx_context *ctx, const char *path, bool header_only
     switch (r->info.format) {
     case FX_IMAGE_PNG: FX_TRY(open_png(ctx, r, header_only, &whole)); break;
     case FX_IMAGE_PNM:
-    case FX_IMAGE_PFM: FX_TRY(open_netpbm(ctx, r, head, n, &whole)); break;
+    case FX_IMAGE_PFM: FX_TRY(open_netpbm(ctx, r, head, n, header_only, &whole)); break;
     case FX_IMAGE_JPEG:
         if (header_only) return probe_jpeg(ctx, r);
         whole = true;

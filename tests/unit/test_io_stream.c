@@ -448,6 +448,24 @@ FXT_TEST(probe_reads_headers)
     FXT_CHECK_EQ(info.height, 872);
     free(big);
     free(jpeg);
+    /* ASCII PGM/PPM: the probe takes the shape from the header (the pixels are not
+     * decoded: even a file cut short probes), the reader decodes it whole. */
+    static const char ascii[] = "P3\n# two by one\n2 1\n65535\n1 2 3 4 5 6\n";
+    const char *ppm = fxt_path(fxt_tmpdir("io_stream_probe"), "ascii.ppm");
+    spill(ppm, (const uint8_t *)ascii, sizeof ascii - 1);
+    FXT_CHECK_OK(fx_image_probe_file(ctx, ppm, &info), ctx);
+    FXT_CHECK(info.width == 2 && info.height == 1 && info.channels == 3 && info.type == FX_U16 &&
+              info.format == FX_IMAGE_PNM && !info.rows_streamed);
+    fx_image rows;
+    if (FXT_CHECK_OK(read_in_bands(ctx, ppm, 1, &rows), ctx)) {
+        const uint16_t *px = (const uint16_t *)fx_image_row(&rows, 0);
+        FXT_CHECK(px[0] == 1 && px[5] == 6);
+        fx_image_free(&rows);
+    }
+    spill(ppm, (const uint8_t *)ascii, sizeof ascii - 5); /* "5 6" cut */
+    FXT_CHECK_OK(fx_image_probe_file(ctx, ppm, &info), ctx);
+    FXT_CHECK_EQ(info.width, 2);
+    FXT_CHECK(read_in_bands(ctx, ppm, 1, &rows) != FX_OK);
     fx_context_destroy(ctx);
 }
 
