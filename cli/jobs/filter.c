@@ -230,9 +230,7 @@ static void filter_worker_done(const fxcli_run *run, fx_context *ctx)
 static void filter_finish(fxcli_run *run)
 {
     filter_state *s = run->state;
-    if (!s) return;
-    for (int i = 0; i < FXCLI_MAX_JOBS; i++)
-        fx_filter_free(s->slots[i].plan);
+    if (!s) return; /* the plans went with their workers (filter_worker_done) */
     fx_kernel_free(s->kernel);
     pthread_mutex_destroy(&s->lock);
     free(s);

@@ -47,7 +47,6 @@ typedef struct fxi_fft_engine {
 typedef struct fxi_gpu_fft {
     fxi_gpu_fft_geometry geom;
     float *spectrum; /* geom.plane_floats floats: N x (M / 2 + 1) complex */
-    float offset;
     double weight_sum;
     fxi_fft_engine engine[FXI_FFT_ENGINES];
 } fxi_gpu_fft;

@@ -130,7 +130,6 @@ static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, fxi_gpu_fft *
     float *host;
     FX_TRY(fxi_malloc(ctx, bytes, (void **)&host));
     f->weight_sum = fxi_gpu_fft_kernel_plane(t->w, t->kw, t->kh, g, host);
-    f->offset = t->offset;
     fx_status st = fxi_device_alloc(ctx, bytes, (void **)&f->spectrum);
     if (st == FX_OK) st = fxi_copy_h2d(ctx, f->spectrum, host, bytes);
     if (st == FX_OK) st = fxi_stream_sync(ctx); /* host is freed below */

@@ -6,12 +6,8 @@
  * rows. Staging and device buffers belong to the context and are reused by the
  * next call.
  */
-#include <string.h>
-
 #include "cuda_internal.h"
 
-/* Bytes per parallel chunk of row copies: large enough that handing out chunks
- * costs nothing next to the copy. */
 static fx_status check_images(fx_context *ctx, const fx_image *src, const fx_image *dst,
                               size_t *src_row, size_t *dst_row, size_t *src_bytes,
                               size_t *dst_bytes)

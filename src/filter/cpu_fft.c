@@ -76,7 +76,6 @@ fx_status fxi_filter_fft(const fxi_filter_job *job, void *state)
  * with FFTW_ESTIMATE plans (measured on the 2-core EPYC: sides with 3^3 or 5^3 factors,
  * such as 216 or 250, ran 1.5-2x slower per point than 256). The side of each
  * dimension is chosen by a cost model, see choose_sides. */
-#define FFT_MIN_SIDE 16 /* smaller transforms are all overhead */
 /* Sides considered when the kernel allows: working sets beyond the L2 cache slow FFTW
  * down per point (measured: 2048^2 about twice the time per point of 512^2), and big
  * tiles waste work at the image's edges. */
@@ -123,14 +122,6 @@ bool fxi_fft_available(void)
     return true;
 }
 
-static int next_nice_side(int n)
-{
-    if (n < FFT_MIN_SIDE) n = FFT_MIN_SIDE;
-    while (!fxi_fft_nice_side(n))
-        n++;
-    return n;
-}
-
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -147,18 +138,18 @@ static int64_t ceil_div(int64_t a, int64_t b)
 static void choose_sides(int width, int height, int kw, int kh, int threads, int *n_rows,
                          int *n_cols)
 {
-    int max_r = next_nice_side(kh * 2 > FFT_MAX_SIDE ? kh * 2 : FFT_MAX_SIDE);
-    int max_c = next_nice_side(kw * 2 > FFT_MAX_SIDE ? kw * 2 : FFT_MAX_SIDE);
+    int max_r = fxi_fft_next_nice_side(kh * 2 > FFT_MAX_SIDE ? kh * 2 : FFT_MAX_SIDE);
+    int max_c = fxi_fft_next_nice_side(kw * 2 > FFT_MAX_SIDE ? kw * 2 : FFT_MAX_SIDE);
     /* no tile larger than the whole image plus its halo */
-    int whole_r = next_nice_side(height + kh - 1), whole_c = next_nice_side(width + kw - 1);
+    int whole_r = fxi_fft_next_nice_side(height + kh - 1), whole_c = fxi_fft_next_nice_side(width + kw - 1);
     if (max_r > whole_r) max_r = whole_r;
     if (max_c > whole_c) max_c = whole_c;
 
     double best = -1;
     *n_rows = max_r;
     *n_cols = max_c;
-    for (int r = next_nice_side(kh); r <= max_r; r = next_nice_side(r + 1)) {
-        for (int c = next_nice_side(kw); c <= max_c; c = next_nice_side(c + 1)) {
+    for (int r = fxi_fft_next_nice_side(kh); r <= max_r; r = fxi_fft_next_nice_side(r + 1)) {
+        for (int c = fxi_fft_next_nice_side(kw); c <= max_c; c = fxi_fft_next_nice_side(c + 1)) {
             int64_t tiles = ceil_div(height, r - kh + 1) * ceil_div(width, c - kw + 1);
             double points = (double)r * c;
             double per_point = log2(points) + FFT_IO_LEVELS;

@@ -11,14 +11,6 @@
  * sides need at most about the data again. The real size is queried at plan time. */
 #define WORK_SHARE 1.0
 
-static int next_nice_side(int64_t n)
-{
-    if (n < FXI_GPU_FFT_MIN_SIDE) n = FXI_GPU_FFT_MIN_SIDE;
-    while (!fxi_fft_nice_side((int)n))
-        n++;
-    return (int)n;
-}
-
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -65,19 +57,19 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
         *why = "empty image or kernel";
         return false;
     }
-    const int min_r = next_nice_side(kh), min_c = next_nice_side(kw);
-    int max_r = next_nice_side(2 * (int64_t)kh > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kh
+    const int min_r = fxi_fft_next_nice_side(kh), min_c = fxi_fft_next_nice_side(kw);
+    int max_r = fxi_fft_next_nice_side(2 * (int64_t)kh > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kh
                                                                       : FXI_GPU_FFT_MAX_SIDE);
-    int max_c = next_nice_side(2 * (int64_t)kw > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kw
+    int max_c = fxi_fft_next_nice_side(2 * (int64_t)kw > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kw
                                                                       : FXI_GPU_FFT_MAX_SIDE);
     /* no tile larger than the whole image plus its halo */
-    const int whole_r = next_nice_side(height + kh - 1), whole_c = next_nice_side(width + kw - 1);
+    const int whole_r = fxi_fft_next_nice_side(height + kh - 1), whole_c = fxi_fft_next_nice_side(width + kw - 1);
     if (max_r > whole_r) max_r = whole_r;
     if (max_c > whole_c) max_c = whole_c;
 
     double best = -1;
-    for (int r = min_r; r <= max_r; r = next_nice_side((int64_t)r + 1)) {
-        for (int c = min_c; c <= max_c; c = next_nice_side((int64_t)c + 1)) {
+    for (int r = min_r; r <= max_r; r = fxi_fft_next_nice_side((int64_t)r + 1)) {
+        for (int c = min_c; c <= max_c; c = fxi_fft_next_nice_side((int64_t)c + 1)) {
             fxi_gpu_fft_geometry g;
             set_sides(&g, r, c, kw, kh, channels_filtered);
             if (fxi_gpu_fft_batch_footprint(&g, 1) > memory_budget) continue;

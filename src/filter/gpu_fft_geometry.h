@@ -14,12 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filter/fft_sides.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Sides are 2^a, 3 * 2^a or 5 * 2^a (cuFFT's fastest radices), at least this. */
-#define FXI_GPU_FFT_MIN_SIDE 16
+#define FXI_GPU_FFT_MIN_SIDE FXI_FFT_MIN_SIDE
 /* Largest side the cost model considers (or the next side above twice the kernel, when
  * that is larger): cuFFT transforms a row of up to 1024 points in one pass through
  * shared memory, so a 2-D transform of such tiles is two passes over memory. */

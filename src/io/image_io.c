@@ -252,19 +252,6 @@ static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_f
     return fxi_check_target(ctx, img->width, img->height, img->channels, img->type, fmt);
 }
 
-static fx_status encode(fx_context *ctx, const fx_image *img, fx_image_format fmt,
-                        const fx_image_write_options *opts, fxi_buffer *out)
-{
-    switch (fmt) {
-    case FX_IMAGE_PNG: {
-        fxi_png_params png = {opts->png_compression, opts->png_filter, 0};
-        return fxi_png_encode(ctx, img, &png, out);
-    }
-    case FX_IMAGE_JPEG: return fxi_jpeg_encode(ctx, img, opts->jpeg_quality, out);
-    default: return fxi_error(ctx, FX_EINVAL, "unknown image format %d", (int)fmt);
-    }
-}
-
 /* Write the buffer to exactly `path`; on any failure remove what was created. */
 static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffer *buf)
 {
@@ -347,8 +334,8 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
     FX_TRY(check_writable(ctx, img, fmt));
     if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img);
     if (fmt == FX_IMAGE_PNG) return write_png(ctx, path, img, opts);
-    fxi_buffer buf = {0};
-    FX_TRY(encode(ctx, img, fmt, opts, &buf));
+    fxi_buffer buf = {0}; /* JPEG: libturbojpeg encodes into memory */
+    FX_TRY(fxi_jpeg_encode(ctx, img, opts->jpeg_quality, &buf));
     fx_status status = write_buffer(ctx, path, &buf);
     fxi_buffer_release(&buf);
     return status;

@@ -65,10 +65,8 @@ typedef struct fxi_byte_sink {
 fx_status fxi_png_encode_to(fx_context *ctx, const fx_image *img, const fxi_png_params *params,
                             fxi_byte_sink sink);
 typedef struct fxi_png_stream fxi_png_stream;
-fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
-                              fx_sample_type type, int compression, fxi_byte_sink sink,
-                              fxi_png_stream **out);
-/* The same with the filter and band size chosen (params as fxi_png_encode's). Bands
+/* A PNG encoder of rows in order (params as fxi_png_encode's: compression, filter and
+ * band size). Bands
  * are compressed on the context's threads once enough have arrived to keep them
  * busy; a write_rows call returns once the rows it took need no longer stay valid. */
 fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int channels,
@@ -134,13 +132,10 @@ typedef struct fxi_pnm_layout {
     size_t file_row_bytes; /* bytes of one row in the file (binary kinds) */
 } fxi_pnm_layout;
 
-/* Parse the header at the start of data[0..size). *header_len: where the pixels
- * start. Errors are prefixed "PNM header: " / "PFM header: " as in the decoder,
- * and the shape is checked against the context's limits. */
-fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size,
-                               fxi_pnm_layout *lay, size_t *header_len);
-/* The same on a prefix of a file, leaving the context's error as it was when the
- * header does not parse (the caller then takes the whole-file path, which reports). */
+/* Parse the header at the start of a prefix of a file, data[0..size); *header_len:
+ * where the pixels start. The shape is checked against the context's limits. When
+ * the header does not parse the context's error is left as it was (the caller then
+ * takes the whole-file path, which reports). */
 bool fxi_pnm_try_header(fx_context *ctx, const uint8_t *data, size_t size, fxi_pnm_layout *lay,
                         size_t *header_len);
 /* The error for pixel data shorter than the header promises (as the decoder words it). */

@@ -579,14 +579,6 @@ fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int c
     return FX_OK;
 }
 
-fx_status fxi_png_stream_open(fx_context *ctx, int width, int height, int channels,
-                              fx_sample_type type, int compression, fxi_byte_sink sink,
-                              fxi_png_stream **out)
-{
-    fxi_png_params params = {compression, FX_PNG_FILTER_AUTO, 0};
-    return fxi_png_stream_open_with(ctx, width, height, channels, type, &params, sink, out);
-}
-
 fx_status fxi_png_stream_close(fxi_png_stream *s)
 {
     fx_context *ctx = s->ctx;

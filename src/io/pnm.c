@@ -354,8 +354,11 @@ fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
     return status;
 }
 
-fx_status fxi_pnm_parse_header(fx_context *ctx, const uint8_t *data, size_t size,
-                               fxi_pnm_layout *lay, size_t *header_len)
+/* Parse the header at the start of data[0..size). *header_len: where the pixels
+ * start. Errors are prefixed "PNM header: " / "PFM header: " as in the decoder,
+ * and the shape is checked against the context's limits. */
+static fx_status parse_header(fx_context *ctx, const uint8_t *data, size_t size,
+                              fxi_pnm_layout *lay, size_t *header_len)
 {
     cursor c = {data, data + size};
     pnm_header h = {0};
@@ -372,7 +375,7 @@ bool fxi_pnm_try_header(fx_context *ctx, const uint8_t *data, size_t size, fxi_p
     char saved[FXI_ERROR_MAX];
     snprintf(saved, sizeof saved, "%s", ctx->error);
     fx_status saved_status = ctx->last_status;
-    if (fxi_pnm_parse_header(ctx, data, size, lay, header_len) == FX_OK) return true;
+    if (parse_header(ctx, data, size, lay, header_len) == FX_OK) return true;
     snprintf(ctx->error, sizeof ctx->error, "%s", saved);
     ctx->last_status = saved_status;
     return false;

@@ -6,8 +6,8 @@
  * integer, which converts to double in SIMD registers) multiplied into each
  * channel, inlined for one and two channels so that the channel loop unrolls.
  * The arithmetic is the shared header's, operation for operation, so the bits
- * are those of the plain per-element form (fxi_nm_ramp_element) that the
- * other cases and the GPU kernel use. Built with -fno-trapping-math (see
+ * are those of the plain per-element form (fxi_nm_gain_at times the sample)
+ * that the other cases use, as the GPU kernel's fxi_nm_batch_element does. Built with -fno-trapping-math (see
  * src/CMakeLists.txt) so that the select between ramp and constant gain
  * vectorises; values are unaffected.
  */

@@ -249,7 +249,7 @@ static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
 /* Ramp the rest of frame `amplified` into the output queue. */
 static fx_status amplify_next(fx_normalize *n)
 {
-    if (n->amplified >= ramp_ready_end(n)) FX_TRY(gpu_analyze(n)); /* GPU analysis only */
+    if (n->gpu_analysis && n->amplified >= ramp_ready_end(n)) FX_TRY(gpu_analyze(n));
     const size_t count = length_of(n, n->amplified) - n->amplify_pos;
     double *dst = NULL;
     FX_TRY(out_reserve(n, count, &dst));
@@ -400,6 +400,8 @@ static fx_status allocate(fx_normalize *n)
                                                   n->gain_channels),
                           sizeof(double), &mem));
         n->ramp_params = mem;
+    }
+    if (n->gpu_analysis) {
         FX_TRY(fxi_calloc(ctx, 2 * n->batch_frames * gains, sizeof(double), &mem));
         n->levels = mem;
     }
