@@ -333,24 +333,16 @@ static fx_status bands_ready(gpu_state *s)
     lim.memory_budget -= s->fft_budget; /* the fft engines' share (0 without fft) */
     const int64_t n = s->shape.width * s->shape.channels;
     const int64_t max_vrows = s->kernel == FXI_GK_TEXTURE ? lim.texture_elements / n : 0;
+    const int64_t tile_rows = s->fft ? s->fft->geom.out_rows : 0; /* fft: whole tile rows */
     const size_t first_budget = lim.memory_budget;
     for (int attempt = 0;; attempt++) {
         const char *why;
-        FX_RETURN_IF(!fxi_gpu_plan_bands(&s->shape, s->work_row, max_vrows, &lim, &s->bands, &why),
+        FX_RETURN_IF(!fxi_gpu_plan_bands(&s->shape, s->work_row, max_vrows, tile_rows, &lim,
+                                         &s->bands, &why),
                      FX_ENOMEM, "filter on the GPU: %s (%.1f MiB allowed%s)", why,
                      (double)lim.memory_budget / (double)MIB,
                      lim.memory_budget < first_budget ? ", after out-of-memory retries"
                                                       : "; see --gpu-memory");
-        /* fft: bands of whole tile rows where a band holds several (a band's last tile
-         * row is transformed whole however few of its rows the band needs) */
-        const int64_t tile_rows = s->fft ? s->fft->geom.out_rows : 0;
-        fxi_gpu_bands whole;
-        if (tile_rows && s->bands.band_h > tile_rows && s->bands.band_h % tile_rows &&
-            s->bands.count > 1 &&
-            fxi_gpu_plan_bands(&s->shape, s->work_row,
-                               s->bands.band_h / tile_rows * tile_rows + s->shape.kh - 1, &lim,
-                               &whole, &why))
-            s->bands = whole;
         fx_status st = alloc_slots(s);
         if (st == FX_OK) break;
         free_slots(s);

@@ -84,9 +84,9 @@ static bool separable_ring(const fxi_gpu_shape *s, const fxi_gpu_limits *lim, fx
     const int64_t in_width = RING_THREADS + (int64_t)(s->kw - 1) * s->channels;
     const int64_t ring_rows = s->kh - 1 + RING_CHUNK_ROWS;
     /* the ring, the staged rows and the two factors */
-    const uint64_t bytes = (uint64_t)(ring_rows * RING_THREADS + RING_CHUNK_ROWS * in_width +
-                                      s->kw + s->kh) *
-                           (uint64_t)s->acc_size;
+    const uint64_t bytes =
+        (uint64_t)(ring_rows * RING_THREADS + RING_CHUNK_ROWS * in_width + s->kw + s->kh) *
+        (uint64_t)s->acc_size;
     if (bytes > lim->shared_bytes) return false;
     g->ring = 1;
     g->block_x = RING_THREADS;
@@ -228,7 +228,8 @@ bool fxi_gpu_launch_geometry(int kernel, int block, const fxi_gpu_shape *s, int6
 /* ---- bands ---- */
 
 bool fxi_gpu_plan_bands(const fxi_gpu_shape *s, size_t work_per_row, int64_t max_vrows,
-                        const fxi_gpu_limits *lim, fxi_gpu_bands *out, const char **why)
+                        int64_t row_multiple, const fxi_gpu_limits *lim, fxi_gpu_bands *out,
+                        const char **why)
 {
     *why = NULL;
     *out = (fxi_gpu_bands){0};
@@ -260,6 +261,7 @@ bool fxi_gpu_plan_bands(const fxi_gpu_shape *s, size_t work_per_row, int64_t max
         }
         streams--;
     }
+    if (row_multiple > 1 && h > row_multiple && h < s->height) h -= h % row_multiple;
     out->band_h = h;
     out->count = div_up(s->height, h);
     out->streams = (int)min64(streams, out->count);

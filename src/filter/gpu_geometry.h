@@ -118,10 +118,14 @@ typedef struct fxi_gpu_band {
 
 /* Band the image for streaming: the largest bands (up to a target that keeps several
  * in flight, and at most max_band_rows when > 0) whose buffers, times the streams, fit
- * in lim->memory_budget; work_per_row is intermediate bytes per output row (box). False
- * with *why when even one row per band on one stream does not fit. */
+ * in lim->memory_budget; work_per_row is intermediate bytes per output row (box). With
+ * row_multiple > 1 (fft: its tile rows) a band of more rows than that, when there are
+ * several bands, holds a whole multiple of it (a band's last tile row is transformed
+ * whole however few of its rows the band needs). False with *why when even one row
+ * per band on one stream does not fit. */
 bool fxi_gpu_plan_bands(const fxi_gpu_shape *s, size_t work_per_row, int64_t max_band_rows,
-                        const fxi_gpu_limits *lim, fxi_gpu_bands *out, const char **why);
+                        int64_t row_multiple, const fxi_gpu_limits *lim, fxi_gpu_bands *out,
+                        const char **why);
 /* Band b of a band set (0 <= b < count). */
 fxi_gpu_band fxi_gpu_band_at(const fxi_gpu_bands *bands, const fxi_gpu_shape *s, int64_t b);
 

@@ -30,15 +30,18 @@ static fxi_gpu_shape shape(int64_t w, int64_t h, int c, int in, int out, int acc
 }
 
 /* Every output row once, halos exact, buffers within the budget. */
-static int check_bands(const fxi_gpu_shape *s, size_t work, int64_t max_vrows,
+static int check_bands(const fxi_gpu_shape *s, size_t work, int64_t max_vrows, int64_t row_multiple,
                        const fxi_gpu_limits *l, int *one_row)
 {
     fxi_gpu_bands b;
     const char *why;
-    if (!FXT_CHECK(fxi_gpu_plan_bands(s, work, max_vrows, l, &b, &why))) {
+    if (!FXT_CHECK(fxi_gpu_plan_bands(s, work, max_vrows, row_multiple, l, &b, &why))) {
         fprintf(stderr, "  %s\n", why ? why : "?");
         return 0;
     }
+    /* whole multiples of row_multiple where a band holds more and there are several */
+    if (row_multiple > 1 && b.count > 1 && b.band_h > row_multiple)
+        FXT_CHECK_EQ(b.band_h % row_multiple, 0);
     int ok = FXT_CHECK(b.band_h >= 1) && FXT_CHECK(b.streams >= 1) &&
              FXT_CHECK(b.streams <= l->max_streams) && FXT_CHECK(b.streams <= b.count);
     const size_t in_row = fxi_gpu_in_row_bytes(s), out_row = fxi_gpu_out_row_bytes(s);
@@ -87,11 +90,11 @@ FXT_TEST(bands_cover_every_row_once)
                     if (need > l.memory_budget) {
                         fxi_gpu_bands b;
                         const char *why;
-                        FXT_CHECK(!fxi_gpu_plan_bands(&s, 16, 0, &l, &b, &why) && why);
+                        FXT_CHECK(!fxi_gpu_plan_bands(&s, 16, 0, 0, &l, &b, &why) && why);
                         l.memory_budget = need; /* exactly enough: 1-row bands */
                     }
                     cases++;
-                    if (!check_bands(&s, 16, 0, &l, &one_row))
+                    if (!check_bands(&s, 16, 0, 0, &l, &one_row))
                         fprintf(stderr, "  %lldx%lldx%d kernel %dx%d budget %zu\n",
                                 (long long)s.width, (long long)s.height, c, s.kw, s.kh,
                                 l.memory_budget);
@@ -100,17 +103,33 @@ FXT_TEST(bands_cover_every_row_once)
     FXT_CHECK(cases > 500);
 }
 
+/* fft bands hold whole tile rows (the tile rows a band transforms are all output) */
+FXT_TEST(bands_of_whole_tile_rows)
+{
+    static const int64_t multiples[] = {7, 16, 100, 997, 4096};
+    static const size_t budgets[] = {1u << 30, 8u << 20, 1u << 20};
+    int one_row = 0;
+    for (size_t m = 0; m < sizeof multiples / sizeof *multiples; m++)
+        for (size_t k = 0; k < sizeof budgets / sizeof *budgets; k++) {
+            fxi_gpu_shape s = shape(3000, 20000, 1, 4, 4, 4, 31, 31, 15, 15);
+            fxi_gpu_limits l = limits(budgets[k]);
+            if (!check_bands(&s, 0, 0, multiples[m], &l, &one_row))
+                fprintf(stderr, "  multiple %lld budget %zu\n", (long long)multiples[m],
+                        budgets[k]);
+        }
+}
+
 FXT_TEST(bands_respect_texture_rows)
 {
     int one_row = 0;
     fxi_gpu_shape s = shape(100, 1000, 3, 1, 1, 4, 5, 5, 2, 2);
     fxi_gpu_limits l = limits(1u << 30);
-    FXT_CHECK(check_bands(&s, 0, 37, &l, &one_row));
-    FXT_CHECK(check_bands(&s, 0, 5, &l, &one_row)); /* 1-row bands: vrows = kh */
+    FXT_CHECK(check_bands(&s, 0, 37, 0, &l, &one_row));
+    FXT_CHECK(check_bands(&s, 0, 5, 0, &l, &one_row)); /* 1-row bands: vrows = kh */
     FXT_CHECK(one_row);
     fxi_gpu_bands b;
     const char *why;
-    FXT_CHECK(!fxi_gpu_plan_bands(&s, 0, 4, &l, &b, &why) && why);
+    FXT_CHECK(!fxi_gpu_plan_bands(&s, 0, 4, 0, &l, &b, &why) && why);
 }
 
 FXT_TEST(bands_big_image_overlap)
@@ -120,12 +139,12 @@ FXT_TEST(bands_big_image_overlap)
     fxi_gpu_limits l = limits((size_t)4 << 30);
     fxi_gpu_bands b;
     const char *why;
-    FXT_CHECK(fxi_gpu_plan_bands(&s, 0, 0, &l, &b, &why));
+    FXT_CHECK(fxi_gpu_plan_bands(&s, 0, 0, 0, &l, &b, &why));
     FXT_CHECK_EQ(b.streams, 3);
     FXT_CHECK(b.count > 50);
     FXT_CHECK(b.in_bytes <= FXI_GPU_BAND_TARGET_BYTES + 10 * fxi_gpu_in_row_bytes(&s));
     int one_row = 0;
-    FXT_CHECK(check_bands(&s, 0, 0, &l, &one_row));
+    FXT_CHECK(check_bands(&s, 0, 0, 0, &l, &one_row));
 }
 
 /* Every tile of the launch is visited once by the grid (with its y loop). */
@@ -133,9 +152,10 @@ static int covers(const fxi_gpu_launch *g, const fxi_gpu_shape *s, int64_t rows,
                   const fxi_gpu_limits *l)
 {
     /* box: the column pass covers the padded row */
-    const int64_t n = g->kernel == FXI_GK_BOX && g->ring ? s->width /* tiles of pixels */
-                      : s->width * s->channels +
-                            (g->kernel == FXI_GK_BOX ? (int64_t)(s->kw - 1) * s->channels : 0);
+    const int64_t n = g->kernel == FXI_GK_BOX && g->ring
+                          ? s->width /* tiles of pixels */
+                          : s->width * s->channels +
+                                (g->kernel == FXI_GK_BOX ? (int64_t)(s->kw - 1) * s->channels : 0);
     int ok = FXT_CHECK(g->tiles_x * g->tile_w >= n) &&
              FXT_CHECK((g->tiles_x - 1) * g->tile_w < n) &&
              FXT_CHECK(g->tiles_y * g->tile_h >= rows) &&
@@ -260,5 +280,6 @@ FXT_TEST(gpu_strategies_need_a_gpu)
 }
 
 FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(bands_cover_every_row_once),
-         FXT_CASE(bands_respect_texture_rows), FXT_CASE(bands_big_image_overlap),
-         FXT_CASE(launch_geometry_within_limits), FXT_CASE(launch_geometry_refuses))
+         FXT_CASE(bands_of_whole_tile_rows), FXT_CASE(bands_respect_texture_rows),
+         FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
+         FXT_CASE(launch_geometry_refuses))
