@@ -222,15 +222,8 @@ __attribute__((target("avx2"))) static void diff_finish_u8_avx2(uint8_t *out, co
         _mm256_storeu_si256((__m256i *)(void *)(out + x),
                             _mm256_permutevar8x32_epi32(bytes, order));
     }
-    for (; x < n; x++) {
-        uint32_t sum = hi[x] - lo[x];
-        float r = nearbyintf((float)(int32_t)sum * mul_f);
-        uint32_t v = scale ? (r > UINT8_MAX ? UINT8_MAX
-                              : r > 0       ? (uint32_t)r
-                                            : 0)
-                           : ((sum + add) * mul) >> shift;
-        out[x] = (uint8_t)(v > UINT8_MAX ? UINT8_MAX : v);
-    }
+    for (; x < n; x++) /* the rules themselves (exact here: fits' conditions) */
+        out[x] = (uint8_t)fxi_finish_exact(f, (double)(int32_t)(hi[x] - lo[x]));
 }
 #endif
 
