@@ -11,10 +11,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "core/internal.h"
 #include "fxkit/io.h"
+
+/* Is the host little-endian? (16-bit samples are big-endian in PNM and PNG files.) */
+static inline bool fxi_host_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* Swap the two bytes of each of n 16-bit samples in place (a loop compilers vectorise). */
+static inline void fxi_swap16(uint16_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint16_t)(v[i] << 8 | v[i] >> 8);
+}
 
 /* An encoded file in memory and the function that frees it (codec libraries
  * hand out buffers from their own allocators). */

@@ -221,14 +221,6 @@ static fx_status decode_rows(inflater *f, fx_image *img, size_t bpp)
     return st;
 }
 
-static bool host_is_little_endian(void)
-{
-    const uint16_t one = 1;
-    uint8_t first;
-    memcpy(&first, &one, 1);
-    return first == 1;
-}
-
 fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size, int width,
                                int height, int channels, fx_sample_type type, fx_image *img)
 {
@@ -261,11 +253,10 @@ fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size
     st = decode_rows(&f, img, bpp);
     if (st == FX_OK) st = finish_chunks(&f);
     inflateEnd(&f.z);
-    if (st == FX_OK && type == FX_U16 && host_is_little_endian()) {
+    if (st == FX_OK && type == FX_U16 && fxi_host_little_endian()) {
         /* PNG samples are big-endian; fx_image holds host order. */
-        uint16_t *v = (uint16_t *)(void *)img->data;
-        for (size_t i = 0, n = (size_t)width * (size_t)height * (size_t)channels; i < n; i++)
-            v[i] = (uint16_t)(v[i] << 8 | v[i] >> 8);
+        for (int y = 0; y < height; y++)
+            fxi_swap16(fx_image_row(img, y), (size_t)width * (size_t)channels);
     }
     if (st != FX_OK) fx_image_free(img);
     return st;

@@ -110,14 +110,6 @@ static bool is_fast(const fxi_png_params *p)
     return p->compression == FX_PNG_COMPRESSION_FAST;
 }
 
-static bool host_is_little_endian(void)
-{
-    const uint16_t one = 1;
-    uint8_t first;
-    memcpy(&first, &one, 1);
-    return first == 1;
-}
-
 /* ---- one band, on a worker thread ---- */
 
 static void swap_16(const uint8_t *src, uint8_t *dst, size_t n)
@@ -138,7 +130,7 @@ static void filter_band(const fxi_png_stream *s, band_slot *b)
 {
     size_t n = s->row_bytes;
     /* PNG stores 16-bit samples big-endian; rows are swapped into scratch first. */
-    bool swap = s->type == FX_U16 && host_is_little_endian();
+    bool swap = s->type == FX_U16 && fxi_host_little_endian();
     uint8_t *candidates = b->scratch;
     uint8_t *swapped[2] = {b->scratch + FXI_PNG_FILTER_TYPES * n,
                            b->scratch + (FXI_PNG_FILTER_TYPES + 1) * n};

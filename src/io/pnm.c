@@ -198,21 +198,7 @@ static fx_status data_bytes(fx_context *ctx, const pnm_header *h, size_t sample_
 
 /* ---- binary pixels: placed by one copy or read, then finished in place ---- */
 
-static bool host_is_little_endian(void)
-{
-    const uint16_t one = 1;
-    uint8_t first;
-    memcpy(&first, &one, 1);
-    return first == 1;
-}
-
-/* Plain loops over whole runs of samples, which compilers turn into vector code. */
-static void swap16(uint16_t *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        v[i] = (uint16_t)(v[i] << 8 | v[i] >> 8);
-}
-
+/* A plain loop over a whole run of samples, which compilers turn into vector code. */
 static void swap32(uint32_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -240,13 +226,13 @@ DEFINE_RESCALE(rescale16, uint16_t, uint64_t)
 /* One run of n samples of file bytes at p, turned into samples. */
 static fx_status finish_run(fx_context *ctx, const fxi_pnm_layout *lay, void *p, size_t n)
 {
-    bool little = host_is_little_endian();
+    bool little = fxi_host_little_endian();
     switch (lay->type) {
     case FX_F32:
         if (lay->little_endian != little) swap32(p, n);
         return FX_OK;
     case FX_U16:
-        if (little) swap16(p, n); /* 16-bit samples are big-endian in the file */
+        if (little) fxi_swap16(p, n); /* 16-bit samples are big-endian in the file */
         return lay->maxval == U16_MAX_VALUE ? FX_OK : rescale16(ctx, p, n, lay->maxval);
     default: return lay->maxval == U8_MAX_VALUE ? FX_OK : rescale8(ctx, p, n, lay->maxval);
     }
@@ -416,7 +402,7 @@ static void swapped_row(const fxi_pnm_layout *lay, const fx_image *band, int y, 
     size_t n = (size_t)lay->width * (size_t)lay->channels;
     memcpy(dst, fx_image_row(band, y), lay->file_row_bytes);
     if (lay->type == FX_U16)
-        swap16((uint16_t *)(void *)dst, n);
+        fxi_swap16((uint16_t *)(void *)dst, n);
     else
         swap32((uint32_t *)(void *)dst, n);
 }
@@ -433,7 +419,7 @@ fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_l
 {
     int rows = band->height;
     uint64_t offset = header_len + fxi_pnm_band_offset(lay, image_row, rows);
-    bool little = host_is_little_endian();
+    bool little = fxi_host_little_endian();
     /* The file holds the memory's bytes unless 16-bit on a little-endian host (PNM
      * is big-endian) or float on a big-endian one (we write little-endian PFM). */
     bool as_is = lay->type == FX_U8 || (lay->type == FX_U16) != little;
