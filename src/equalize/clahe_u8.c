@@ -34,13 +34,8 @@ void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *p, const fx_image *in, int tx
     const int inside = x1 < g->width ? x1 : g->width; /* columns [x0, inside) need no reflection */
     for (int j = 0; j < g->tile_h; j++) {
         const uint8_t *row = fx_image_row(in, fxi_reflect101(ty * g->tile_h + j, g->height));
-        int x = x0;
-        for (; x + FXI_EQ_SUB_HISTS <= inside; x += FXI_EQ_SUB_HISTS)
-            for (int k = 0; k < FXI_EQ_SUB_HISTS; k++)
-                sub[k][row[x + k]]++;
-        for (; x < inside; x++)
-            sub[0][row[x]]++;
-        for (; x < x1; x++)
+        fxi_eq_u8_count_gray(row + x0, inside - x0, sub);
+        for (int x = inside > x0 ? inside : x0; x < x1; x++)
             sub[0][row[fxi_reflect101(x, g->width)]]++;
     }
     for (int b = 0; b < LEVELS; b++) {

@@ -109,7 +109,7 @@ struct fx_equalizer {
     uint8_t lut8[FXI_EQ_U8_LEVELS];
     int32_t lut32[FXI_EQ_U8_LEVELS];
     float lutf[FXI_EQ_U8_LEVELS];
-    fxi_eq_gpu *gpu;        /* device side, NULL on the CPU */
+    fxi_eq_gpu *gpu; /* device side, NULL on the CPU */
 };
 
 /* The pixel's channels as integers. */
@@ -166,6 +166,9 @@ void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t are
 int fxi_eq_u8_fast(const fx_equalizer *plan);
 /* lut8/lut32/lutf from value_lut. */
 void fxi_eq_u8_tables(fx_equalizer *plan);
+/* `width` gray samples counted into `sub` (width <= 0: none). */
+void fxi_eq_u8_count_gray(const uint8_t *row, int width,
+                          uint32_t sub[FXI_EQ_SUB_HISTS][FXI_EQ_U8_LEVELS]);
 /* Keys of one row counted into `sub` (no mask). */
 void fxi_eq_u8_count_row(const fx_equalizer *plan, const uint8_t *row,
                          uint32_t sub[FXI_EQ_SUB_HISTS][FXI_EQ_U8_LEVELS]);

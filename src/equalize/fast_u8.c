@@ -81,7 +81,7 @@ static void map_scalar(const fx_equalizer *p, const uint8_t *in, uint8_t *out, i
 }
 
 /* Gray: eight samples a word. */
-static void count_gray(const uint8_t *row, int width, uint32_t sub[FXI_EQ_SUB_HISTS][U8_LEVELS])
+void fxi_eq_u8_count_gray(const uint8_t *row, int width, uint32_t sub[FXI_EQ_SUB_HISTS][U8_LEVELS])
 {
     int x = 0;
     for (; x + 8 <= width; x += 8) {
@@ -236,7 +236,7 @@ void fxi_eq_u8_count_row(const fx_equalizer *p, const uint8_t *row,
                          uint32_t sub[FXI_EQ_SUB_HISTS][U8_LEVELS])
 {
     if (p->mode == FXI_EQ_MODE_GRAY) {
-        count_gray(row, p->width, sub);
+        fxi_eq_u8_count_gray(row, p->width, sub);
         return;
     }
     int x = 0;
