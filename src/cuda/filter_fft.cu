@@ -57,17 +57,21 @@ __global__ void k_multiply(float2 *data, const float2 *spectrum, int64_t per_pla
     float2 *plane = data + static_cast<int64_t>(blockIdx.y) * per_plane;
     for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < per_plane;
          k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-        const float2 x = plane[k], w = spectrum[k];
-        /* as the CPU's modulate: no fused multiply-adds (nvcc --fmad=false) */
-        plane[k] = make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
+        float2 x = plane[k];
+        const float2 w = spectrum[k];
+        fxi_fft_modulate(&x.x, &x.y, w.x, w.y);
+        plane[k] = x;
     }
 }
 
 __global__ void k_conjugate_scale(float2 *s, int64_t count, float scale)
 {
     for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
-         k += static_cast<int64_t>(gridDim.x) * blockDim.x)
-        s[k] = make_float2(s[k].x * scale, -s[k].y * scale);
+         k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        float2 v = s[k];
+        fxi_fft_conj_scale(&v.x, &v.y, scale);
+        s[k] = v;
+    }
 }
 
 /* grid: x over a tile row's elements (columns x channels), y over its rows, z over the

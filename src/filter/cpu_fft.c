@@ -28,8 +28,8 @@
  * buffer, and FFTW's new-array execute functions are thread-safe on one plan. FFTW's
  * planner is not, so plans are made and destroyed under one process-wide mutex.
  */
-#include "filter/filter_internal.h"
 #include "filter/fft_sides.h"
+#include "filter/filter_internal.h"
 
 #ifndef FXKIT_HAVE_FFTW
 
@@ -141,7 +141,8 @@ static void choose_sides(int width, int height, int kw, int kh, int threads, int
     int max_r = fxi_fft_next_nice_side(kh * 2 > FFT_MAX_SIDE ? kh * 2 : FFT_MAX_SIDE);
     int max_c = fxi_fft_next_nice_side(kw * 2 > FFT_MAX_SIDE ? kw * 2 : FFT_MAX_SIDE);
     /* no tile larger than the whole image plus its halo */
-    int whole_r = fxi_fft_next_nice_side(height + kh - 1), whole_c = fxi_fft_next_nice_side(width + kw - 1);
+    int whole_r = fxi_fft_next_nice_side(height + kh - 1),
+        whole_c = fxi_fft_next_nice_side(width + kw - 1);
     if (max_r > whole_r) max_r = whole_r;
     if (max_c > whole_c) max_c = whole_c;
 
@@ -263,8 +264,7 @@ static fx_status fft_prepare(fx_context *ctx, const fxi_taps *taps, const fx_ima
     fftwf_execute_dft_r2c(s->forward, plane, s->kernel);
     float norm = (float)(1.0 / (double)points);
     for (size_t k = 0; k < s->freq_count; k++) {
-        s->kernel[k][0] *= norm;
-        s->kernel[k][1] *= -norm;
+        fxi_fft_conj_scale(&s->kernel[k][0], &s->kernel[k][1], norm);
     }
     return FX_OK;
 }
@@ -297,12 +297,8 @@ typedef struct fft_run {
 /* Multiply a spectrum by the kernel's, in place. */
 static void modulate(fftwf_complex *restrict x, const fftwf_complex *restrict k, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        float re = x[i][0] * k[i][0] - x[i][1] * k[i][1];
-        float im = x[i][0] * k[i][1] + x[i][1] * k[i][0];
-        x[i][0] = re;
-        x[i][1] = im;
-    }
+    for (size_t i = 0; i < n; i++)
+        fxi_fft_modulate(&x[i][0], &x[i][1], k[i][0], k[i][1]);
 }
 
 /* dst[j] = src[j * stride] - bias: one channel of an interleaved row. Inlined with a

@@ -1,10 +1,13 @@
-/* Transform sizes both FFT paths use (cpu_fft.c with FFTW, the GPU's with cuFFT): sides
- * of 2^a, 3 * 2^a or 5 * 2^a, for which both libraries have fast kernels. */
+/* What both FFT paths share (cpu_fft.c with FFTW, the GPU's with cuFFT): transform sides
+ * of 2^a, 3 * 2^a or 5 * 2^a, for which both libraries have fast kernels, and the
+ * arithmetic on the spectra (FX_HD: the kernels call it too). */
 #ifndef FXKIT_FILTER_FFT_SIDES_H
 #define FXKIT_FILTER_FFT_SIDES_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "core/host_device.h"
 
 /* Smaller transforms are all overhead. */
 #define FXI_FFT_MIN_SIDE 16
@@ -26,6 +29,25 @@ static inline int fxi_fft_next_nice_side(int64_t n)
     while (!fxi_fft_nice_side((int)n))
         n++;
     return (int)n;
+}
+
+/* The kernel's spectrum for correlation, from its transform: conjugated (circular
+ * convolution becomes circular correlation) and scaled by 1 / (N M) (both libraries'
+ * transforms are unnormalised), one bin in place. */
+static inline FX_HD void fxi_fft_conj_scale(float *re, float *im, float scale)
+{
+    *re = *re * scale;
+    *im = *im * -scale;
+}
+
+/* One bin of an image tile's spectrum times the kernel's, in place; built without fused
+ * multiply-adds on both sides (C without contraction, nvcc --fmad=false), so that the
+ * CPU tests replay the GPU's products. */
+static inline FX_HD void fxi_fft_modulate(float *re, float *im, float wr, float wi)
+{
+    const float xr = *re, xi = *im;
+    *re = xr * wr - xi * wi;
+    *im = xr * wi + xi * wr;
 }
 
 #endif

@@ -147,10 +147,8 @@ static int replay(fx_context *ctx, const replay_case *rc, uint64_t seed)
         weight_sum = fxi_gpu_fft_kernel_plane(w, rc->kw, rc->kh, &g, spectrum);
         fftwf_execute_dft_r2c(forward, spectrum, (fftwf_complex *)(void *)spectrum);
         const float scale = (float)(1.0 / ((double)g.n_rows * g.n_cols));
-        for (size_t k = 0; k < g.plane_floats; k += 2) {
-            spectrum[k] *= scale;
-            spectrum[k + 1] *= -scale;
-        }
+        for (size_t k = 0; k < g.plane_floats; k += 2)
+            fxi_fft_conj_scale(&spectrum[k], &spectrum[k + 1], scale);
     }
     const int64_t tiles_x = ok ? fxi_gpu_fft_tiles_x(&g, rc->w) : 0;
     const int64_t tiles = ok ? tiles_x * fxi_gpu_fft_tiles_y(&g, rc->h) : 0;
@@ -171,12 +169,8 @@ static int replay(fx_context *ctx, const replay_case *rc, uint64_t seed)
                             : 0.0f;
             /* transform, multiply (as k_multiply), transform back */
             fftwf_execute_dft_r2c(forward, plane, (fftwf_complex *)(void *)plane);
-            for (size_t k = 0; k < g.plane_floats; k += 2) {
-                const float xr = plane[k], xi = plane[k + 1];
-                const float wr = spectrum[k], wi = spectrum[k + 1];
-                plane[k] = xr * wr - xi * wi;
-                plane[k + 1] = xr * wi + xi * wr;
-            }
+            for (size_t k = 0; k < g.plane_floats; k += 2)
+                fxi_fft_modulate(&plane[k], &plane[k + 1], spectrum[k], spectrum[k + 1]);
             fftwf_execute_dft_c2r(inverse, (fftwf_complex *)(void *)plane, plane);
             /* extract */
             for (int r = 0; r < box.oh; r++)
