@@ -21,7 +21,9 @@ __device__ double keep_greater(double a, double b)
     return b > a ? b : a;
 }
 
-/* fxi_nm_frame_levels with a block per frame and gain channel. The maximum does
+/* fxi_nm_frame_levels with a block per frame and gain channel (fxi_nm_levels_block's
+ * mapping, which the CPU tests check); its reductions are the kernel's own (they need
+ * a warp): the maximum does
  * not depend on the order: every thread scans a stride of the positions and the
  * block reduces. The sum of squares does: warp 0 loads 32 consecutive positions at
  * a time (coalesced), its lanes form the squares, and lane 0 adds them one after
@@ -32,12 +34,11 @@ __global__ void __launch_bounds__(LEVELS_THREADS)
     __shared__ double warp_max[LEVELS_WARPS];
     const uint32_t t = blockIdx.x;
     const unsigned lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    const uint32_t gains = static_cast<uint32_t>(job.gain_channels);
-    const uint32_t k = t / gains, g = t - k * gains;
-    const uint32_t n = k + 1 == job.frames ? job.last_length : job.length;
+    uint32_t n;
+    int c;
+    const double *x = slots + fxi_nm_levels_block(&job, t, &n, &c);
     const int channels = job.channels;
-    const int first = gains == 1 ? 0 : static_cast<int>(g), last = gains == 1 ? channels : first + 1;
-    const double *x = slots + static_cast<size_t>(k) * job.slot_samples;
+    const int first = c < 0 ? 0 : c, last = c < 0 ? channels : c + 1;
 
     double max = DBL_EPSILON;
     for (int ch = first; ch < last; ch++)

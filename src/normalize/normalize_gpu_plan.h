@@ -11,10 +11,10 @@
 #ifndef FXKIT_NORMALIZE_GPU_PLAN_H
 #define FXKIT_NORMALIZE_GPU_PLAN_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "normalize_math.h"
@@ -30,7 +30,7 @@
  * well inside 32 bits. */
 #define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
 
-/* The frame levels of a run of frames in consecutive slots: one thread per frame
+/* The frame levels of a run of frames in consecutive slots: one block per frame
  * and gain channel measures the peak and, with want_rms, the sum of squares. */
 typedef struct fxi_nm_levels_job {
     uint32_t frames;       /* frames in the run */
@@ -90,11 +90,25 @@ static inline FX_HD void fxi_nm_frame_levels(const double *x, uint32_t n, int ch
     *sumsq = sum;
 }
 
+/* What block t of the levels kernel measures (blocks frame after frame, gain channel
+ * after gain channel within a frame: t = frame * gain_channels + gain channel, the
+ * order the host reads the pairs in): the offset of its frame's first sample from the
+ * run's start, and fxi_nm_frame_levels' n and c (c < 0: every channel, coupled). */
+static inline FX_HD size_t fxi_nm_levels_block(const fxi_nm_levels_job *job, uint32_t t,
+                                               uint32_t *n, int *c)
+{
+    const uint32_t gains = (uint32_t)job->gain_channels;
+    const uint32_t k = t / gains, g = t - k * gains;
+    *n = k + 1 == job->frames ? job->last_length : job->length;
+    *c = gains == 1 ? -1 : (int)g;
+    return (size_t)k * job->slot_samples;
+}
+
 /* What the thread for sample e of a batch writes: the sample times its gain (the
  * cross-fade of its frame, at its position), or the sample itself in a channel
  * that is not processed. The CPU ramp computes the same expression. */
-static inline FX_HD double fxi_nm_batch_element(const double *src, const double *params,
-                                                uint32_t e, const fxi_nm_ramp_batch *b)
+static inline FX_HD double fxi_nm_batch_element(const double *src, const double *params, uint32_t e,
+                                                const fxi_nm_ramp_batch *b)
 {
     const uint32_t k = e / b->frame_samples, r = e - k * b->frame_samples;
     const uint32_t channels = (uint32_t)b->channels, pos = r / channels;

@@ -412,6 +412,25 @@ FXT_TEST(gpu_levels_give_the_host_analysis_gains)
     fx_context_destroy(ctx);
 }
 
+/* The levels kernel's blocks: every frame and gain channel of a run exactly once, in
+ * the host's order of reading (t = frame * gains + gain channel), each at its frame's
+ * first sample with its frame's length (the last one short) and channel. */
+FXT_TEST(gpu_levels_blocks_cover_the_run)
+{
+    for (int gains = 1; gains <= 3; gains += 2) {
+        const fxi_nm_levels_job job = {5, 3 * 40, 40, 17, 3, gains, 1};
+        for (uint32_t t = 0; t < job.frames * (uint32_t)gains; t++) {
+            uint32_t n;
+            int c;
+            const size_t at = fxi_nm_levels_block(&job, t, &n, &c);
+            const uint32_t frame = t / (uint32_t)gains;
+            FXT_CHECK_EQ(at, frame * job.slot_samples);
+            FXT_CHECK_EQ(n, frame + 1 == job.frames ? job.last_length : job.length);
+            FXT_CHECK_EQ(c, gains == 1 ? -1 : (int)(t % (uint32_t)gains));
+        }
+    }
+}
+
 FXT_TEST(gpu_thread_work_and_geometry)
 {
     /* What each GPU thread computes in a batch of four frames, the last one short:
@@ -453,10 +472,11 @@ FXT_TEST(gpu_thread_work_and_geometry)
     FXT_CHECK_EQ(fxi_nm_ramp_blocks((size_t)1 << 30, 0), FXI_NM_RAMP_BLOCKS_PER_SM);
 }
 
-FXT_MAIN(FXT_CASE(reference_outputs_of_ffmpeg_51), FXT_CASE(gpu_levels_give_the_host_analysis_gains),
+FXT_MAIN(FXT_CASE(reference_outputs_of_ffmpeg_51),
+         FXT_CASE(gpu_levels_give_the_host_analysis_gains),
          FXT_CASE(streaming_in_odd_chunks_equals_one_call),
          FXT_CASE(per_sample_arithmetic_is_the_plain_formula), FXT_CASE(parameters_are_ffmpeg_s),
          FXT_CASE(silence_stays_silent_and_short_inputs),
          FXT_CASE(threshold_default_mode_keeps_the_loud_part),
          FXT_CASE(channels_outside_the_list_pass_through), FXT_CASE(options_are_checked),
-         FXT_CASE(gpu_thread_work_and_geometry))
+         FXT_CASE(gpu_levels_blocks_cover_the_run), FXT_CASE(gpu_thread_work_and_geometry))
