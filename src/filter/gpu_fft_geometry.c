@@ -97,7 +97,7 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
     if (tiles > by_cap) tiles = by_cap;
     if (tiles > by_grid) tiles = by_grid;
     if (tiles < 1) tiles = 1;
-    out->batch_tiles = tiles;
+    out->batch_cap = tiles;
     fxi_gpu_fft_balance(out, fxi_gpu_fft_tiles_x(out, width) * fxi_gpu_fft_tiles_y(out, height));
     return true;
 }
@@ -105,7 +105,7 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
 void fxi_gpu_fft_balance(fxi_gpu_fft_geometry *g, int64_t pass_tiles)
 {
     if (pass_tiles < 1) pass_tiles = 1;
-    const int64_t batches = ceil_div(pass_tiles, g->batch_tiles);
+    const int64_t batches = ceil_div(pass_tiles, g->batch_cap);
     g->batch_tiles = ceil_div(pass_tiles, batches);
     g->batch_bytes = g->plane_floats * sizeof(float) * (size_t)g->planes * (size_t)g->batch_tiles;
     g->work_bytes = fxi_gpu_fft_batch_footprint(g, g->batch_tiles) - g->batch_bytes;

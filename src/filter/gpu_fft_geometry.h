@@ -37,7 +37,8 @@ typedef struct fxi_gpu_fft_geometry {
     int planes;             /* per tile: the filtered channels */
     size_t row_floats;      /* floats per plane row: 2 * (M / 2 + 1) */
     size_t plane_floats;    /* N * row_floats; also 2 * the complex values of a spectrum */
-    int64_t batch_tiles;    /* tiles per cuFFT execution */
+    int64_t batch_cap;      /* tiles per execution that the budget and limits allow */
+    int64_t batch_tiles;    /* tiles per cuFFT execution: batch_cap balanced for a pass */
     size_t batch_bytes;     /* data buffer of one batch */
     size_t work_bytes;      /* allowance for cuFFT's work area (the real one is queried) */
 } fxi_gpu_fft_geometry;
@@ -51,9 +52,10 @@ typedef struct fxi_gpu_fft_geometry {
 bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
                       size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why);
 
-/* Shrink the batch to split a pass of pass_tiles tiles into equal batches: the same
- * number of batches, none of them mostly idle (every execution transforms a whole
- * batch). Never grows the batch. */
+/* Set the batch for a pass of pass_tiles tiles: as few batches as batch_cap allows,
+ * made equal, so that none is mostly idle (every execution transforms a whole batch).
+ * Starts from batch_cap each time, so a band's pass is not held to the batch the
+ * whole image's pass was balanced to. */
 void fxi_gpu_fft_balance(fxi_gpu_fft_geometry *g, int64_t pass_tiles);
 
 /* Tiles covering `rows` output rows of `width` columns: tiles_x * tiles_y. */

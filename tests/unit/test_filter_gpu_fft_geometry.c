@@ -157,7 +157,9 @@ FXT_TEST(not_one_tile_is_refused)
     FXT_CHECK(!fxi_gpu_fft_plan(10, 10, 3, 3, 0, one, &g, &why));
 }
 
-/* Balancing splits a pass into the same number of batches, evenly, never growing one. */
+/* Balancing splits a pass into as few batches as the cap allows, evenly, none over the
+ * cap; a pass balanced after another gets what it would get alone (a band after the
+ * whole image). */
 FXT_TEST(balanced_batches)
 {
     fxi_gpu_fft_geometry g;
@@ -165,9 +167,12 @@ FXT_TEST(balanced_batches)
     FXT_CHECK(fxi_gpu_fft_plan(10000, 6000, 121, 121, 3, (size_t)8 << 30, &g, &why));
     for (int64_t batch = 1; batch <= 64; batch++)
         for (int64_t pass = 1; pass <= 200; pass += 7) {
-            fxi_gpu_fft_geometry b = g;
-            b.batch_tiles = batch;
+            fxi_gpu_fft_geometry b = g, again = g;
+            b.batch_cap = again.batch_cap = batch;
             fxi_gpu_fft_balance(&b, pass);
+            fxi_gpu_fft_balance(&again, pass + 150);
+            fxi_gpu_fft_balance(&again, pass);
+            FXT_CHECK_EQ(again.batch_tiles, b.batch_tiles);
             const int64_t before = (pass + batch - 1) / batch;
             const int64_t after = (pass + b.batch_tiles - 1) / b.batch_tiles;
             FXT_CHECK(b.batch_tiles <= batch);
