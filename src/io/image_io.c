@@ -77,33 +77,41 @@ static char netpbm_type(const uint8_t *data, size_t size)
     return (char)data[1];
 }
 
+fx_image_format fxi_image_format_of(const uint8_t *data, size_t size)
+{
+    if (has_prefix(data, size, PNG_SIGNATURE, sizeof PNG_SIGNATURE)) return FX_IMAGE_PNG;
+    if (has_prefix(data, size, JPEG_SIGNATURE, sizeof JPEG_SIGNATURE)) return FX_IMAGE_JPEG;
+    switch (netpbm_type(data, size)) {
+    case '2':
+    case '3':
+    case '5':
+    case '6': return FX_IMAGE_PNM;
+    case 'f':
+    case 'F': return FX_IMAGE_PFM;
+    default: return FX_IMAGE_AUTO;
+    }
+}
+
 fx_status fx_image_read_memory(fx_context *ctx, const void *data, size_t size, fx_image *img)
 {
     memset(img, 0, sizeof *img);
     FX_RETURN_IF(!data && size, FX_EINVAL, "image data is NULL");
     FX_RETURN_IF(size == 0, FX_EFORMAT, "empty file");
     const uint8_t *bytes = data;
-    if (has_prefix(bytes, size, PNG_SIGNATURE, sizeof PNG_SIGNATURE))
-        return fxi_png_decode(ctx, bytes, size, img);
-    if (has_prefix(bytes, size, JPEG_SIGNATURE, sizeof JPEG_SIGNATURE))
-        return fxi_jpeg_decode(ctx, bytes, size, img);
+    switch (fxi_image_format_of(bytes, size)) {
+    case FX_IMAGE_PNG: return fxi_png_decode(ctx, bytes, size, img);
+    case FX_IMAGE_JPEG: return fxi_jpeg_decode(ctx, bytes, size, img);
+    case FX_IMAGE_PNM:
+    case FX_IMAGE_PFM: return fxi_pnm_decode(ctx, bytes, size, img);
+    default: break;
+    }
     switch (netpbm_type(bytes, size)) {
-    case '2':
-    case '3':
-    case '5':
-    case '6':
-    case 'f':
-    case 'F': return fxi_pnm_decode(ctx, bytes, size, img);
     case '1':
     case '4': return fxi_error(ctx, FX_EUNSUPPORTED, "PBM bitmaps (P1/P4) are not supported");
     case '7': return fxi_error(ctx, FX_EUNSUPPORTED, "PAM images (P7) are not supported");
     default: return fxi_error(ctx, FX_EFORMAT, "not a PNG, JPEG, PNM or PFM image");
     }
 }
-
-/* Bytes read first to find a Netpbm header; a header longer than this (long
- * comments) goes through the whole-file path. */
-#define NETPBM_HEAD_BYTES 4096
 
 /* A binary PGM/PPM/PFM read straight into the image: the header from the head
  * already read, then one positioned read of the rest into the image's rows, and
@@ -124,21 +132,8 @@ static fx_status read_netpbm_direct(fx_context *ctx, const fxi_in_file *f, const
     uint64_t have = f->size - header_len;
     if (have < need) return fxi_pnm_truncated(ctx, &lay, have);
     FX_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
-    struct iovec *iov = NULL;
-    fx_status st = fxi_malloc(ctx, (size_t)lay.height * sizeof *iov, (void **)&iov);
-    size_t got = 0;
-    if (st == FX_OK) {
-        fxi_pnm_band_iovecs(&lay, img, lay.height, iov);
-        st = fxi_in_readv_at(ctx, f, header_len, iov, lay.height, &got);
-    }
-    free(iov);
-    if (st == FX_OK && got < need)
-        st = fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %zu bytes", got, need);
-    if (st == FX_OK) st = fxi_pnm_finish_band(ctx, &lay, img, lay.height);
-    if (st != FX_OK) {
-        fx_image_free(img);
-        if (st == FX_EFORMAT) fxi_error_prefix(ctx, "%s: ", lay.pfm ? "PFM" : "PNM");
-    }
+    fx_status st = fxi_pnm_read_rows(ctx, f, &lay, header_len, 0, img, lay.height);
+    if (st != FX_OK) fx_image_free(img);
     return st;
 }
 
@@ -154,8 +149,8 @@ static fx_status read_rest(fx_context *ctx, const fxi_in_file *f, const uint8_t 
     fx_status st = fxi_in_read_at(ctx, f, head_size, (uint8_t *)buf + head_size,
                                   (size_t)f->size - head_size, &got);
     if (st == FX_OK && got < (size_t)f->size - head_size)
-        st = fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %llu bytes",
-                       head_size + got, (unsigned long long)f->size);
+        st = fxi_error(ctx, FX_EIO, "file shrank while reading: %zu of %llu bytes", head_size + got,
+                       (unsigned long long)f->size);
     if (st != FX_OK) {
         free(buf);
         return st;
@@ -164,16 +159,21 @@ static fx_status read_rest(fx_context *ctx, const fxi_in_file *f, const uint8_t 
     return FX_OK;
 }
 
+fx_status fxi_image_read_head(fx_context *ctx, const fxi_in_file *f, uint8_t *head, size_t *n)
+{
+    const size_t want = f->size < FXI_IMAGE_HEAD_BYTES ? (size_t)f->size : FXI_IMAGE_HEAD_BYTES;
+    return fxi_in_read_at(ctx, f, 0, head, want, n);
+}
+
 fx_status fx_image_read_file(fx_context *ctx, const char *path, fx_image *img)
 {
     memset(img, 0, sizeof *img);
     FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
     fxi_in_file f;
     FX_TRY(fxi_in_open(ctx, path, &f));
-    uint8_t head[NETPBM_HEAD_BYTES];
+    uint8_t head[FXI_IMAGE_HEAD_BYTES];
     size_t head_size = 0;
-    fx_status st = fxi_in_read_at(ctx, &f, 0, head,
-                                  f.size < sizeof head ? (size_t)f.size : sizeof head, &head_size);
+    fx_status st = fxi_image_read_head(ctx, &f, head, &head_size);
     if (st == FX_OK && head_size > 0 && head[0] == 'P') {
         st = read_netpbm_direct(ctx, &f, head, head_size, img);
         if (st != NOT_DIRECT) {

@@ -5,12 +5,6 @@
 
 #include "io/io_internal.h"
 
-/* Bytes read first to identify a file and parse a Netpbm header (as image_io.c). */
-#define HEAD_BYTES 4096
-
-static const uint8_t PNG_MAGIC[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-static const uint8_t JPEG_MAGIC[] = {0xff, 0xd8, 0xff};
-
 typedef enum reader_kind { READ_NETPBM, READ_PNG, READ_WHOLE } reader_kind;
 
 struct fx_image_reader {
@@ -19,28 +13,12 @@ struct fx_image_reader {
     reader_kind kind;
     int next_row;
     bool failed;
-    fxi_in_file file;    /* READ_NETPBM */
-    fxi_pnm_layout pnm;  /* READ_NETPBM */
-    size_t header_len;   /* READ_NETPBM */
-    fxi_png_rows *png;   /* READ_PNG */
-    fx_image whole;      /* READ_WHOLE */
+    fxi_in_file file;   /* READ_NETPBM */
+    fxi_pnm_layout pnm; /* READ_NETPBM */
+    size_t header_len;  /* READ_NETPBM */
+    fxi_png_rows *png;  /* READ_PNG */
+    fx_image whole;     /* READ_WHOLE */
 };
-
-static fx_image_format format_of_head(const uint8_t *head, size_t n)
-{
-    if (n >= sizeof PNG_MAGIC && !memcmp(head, PNG_MAGIC, sizeof PNG_MAGIC)) return FX_IMAGE_PNG;
-    if (n >= sizeof JPEG_MAGIC && !memcmp(head, JPEG_MAGIC, sizeof JPEG_MAGIC))
-        return FX_IMAGE_JPEG;
-    if (n >= 2 && head[0] == 'P') return head[1] == 'f' || head[1] == 'F' ? FX_IMAGE_PFM
-                                                                           : FX_IMAGE_PNM;
-    return FX_IMAGE_AUTO;
-}
-
-static fx_status read_head(fx_context *ctx, const fxi_in_file *f, uint8_t *head, size_t *n)
-{
-    return fxi_in_read_at(ctx, f, 0, head, f->size < HEAD_BYTES ? (size_t)f->size : HEAD_BYTES,
-                          n);
-}
 
 /* A file decoded by the whole-image reader: the same errors, by construction. */
 static fx_status open_whole(fx_context *ctx, const char *path, fx_image_reader *r)
@@ -141,10 +119,10 @@ static fx_status open_reader(fx_context *ctx, const char *path, bool header_only
     r->ctx = ctx;
     r->file.fd = -1;
     FX_TRY(fxi_in_open(ctx, path, &r->file));
-    uint8_t head[HEAD_BYTES];
+    uint8_t head[FXI_IMAGE_HEAD_BYTES];
     size_t n = 0;
-    FX_TRY(read_head(ctx, &r->file, head, &n));
-    r->info.format = format_of_head(head, n);
+    FX_TRY(fxi_image_read_head(ctx, &r->file, head, &n));
+    r->info.format = fxi_image_format_of(head, n);
     bool whole = false;
     switch (r->info.format) {
     case FX_IMAGE_PNG: FX_TRY(open_png(ctx, r, header_only, &whole)); break;
@@ -213,12 +191,13 @@ static fx_status check_band(fx_context *ctx, const fx_image_info *info, const fx
                  "band has no host pixels");
     FX_RETURN_IF(band->width != info->width || band->channels != info->channels ||
                      band->type != info->type,
-                 FX_EINVAL, "band of %dx%d, %d channel(s) of %s does not match the image's %d, %d "
+                 FX_EINVAL,
+                 "band of %dx%d, %d channel(s) of %s does not match the image's %d, %d "
                  "channel(s) of %s",
                  band->width, band->height, band->channels, fx_sample_type_name(band->type),
                  info->width, info->channels, fx_sample_type_name(info->type));
-    FX_RETURN_IF(rows < 1 || band->height < rows, FX_EINVAL,
-                 "%d rows asked for a band of %d rows", rows, band->height);
+    FX_RETURN_IF(rows < 1 || band->height < rows, FX_EINVAL, "%d rows asked for a band of %d rows",
+                 rows, band->height);
     FX_TRY(fx_image_size(band->width, 1, band->channels, band->type, &row_bytes, NULL));
     FX_RETURN_IF(band->stride < row_bytes, FX_EINVAL, "band stride %zu is below the row size %zu",
                  band->stride, row_bytes);
@@ -227,21 +206,7 @@ static fx_status check_band(fx_context *ctx, const fx_image_info *info, const fx
 
 static fx_status read_netpbm_rows(fx_image_reader *r, fx_image *band, int rows)
 {
-    fx_context *ctx = r->ctx;
-    struct iovec *iov;
-    FX_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
-    fxi_pnm_band_iovecs(&r->pnm, band, rows, iov);
-    size_t got = 0, need = (size_t)rows * r->pnm.file_row_bytes;
-    fx_status st = fxi_in_readv_at(ctx, &r->file,
-                                   r->header_len + fxi_pnm_band_offset(&r->pnm, r->next_row, rows),
-                                   iov, rows, &got);
-    free(iov);
-    FX_TRY(st);
-    FX_RETURN_IF(got < need, FX_EIO, "file shrank while reading: %zu of %zu bytes of a band", got,
-                 need);
-    st = fxi_pnm_finish_band(ctx, &r->pnm, band, rows);
-    if (st == FX_EFORMAT) fxi_error_prefix(ctx, "%s: ", r->pnm.pfm ? "PFM" : "PNM");
-    return st;
+    return fxi_pnm_read_rows(r->ctx, &r->file, &r->pnm, r->header_len, r->next_row, band, rows);
 }
 
 static fx_status read_png_rows(fx_image_reader *r, fx_image *band, int rows)
@@ -254,15 +219,14 @@ static fx_status read_png_rows(fx_image_reader *r, fx_image *band, int rows)
 
 static fx_status copy_whole_rows(fx_image_reader *r, fx_image *band, int rows)
 {
-    size_t row_bytes = (size_t)r->info.width * (size_t)r->info.channels *
-                       fx_sample_size(r->info.type);
+    size_t row_bytes =
+        (size_t)r->info.width * (size_t)r->info.channels * fx_sample_size(r->info.type);
     for (int y = 0; y < rows; y++)
         memcpy(fx_image_row(band, y), fx_image_row(&r->whole, r->next_row + y), row_bytes);
     return FX_OK;
 }
 
-fx_status fx_image_reader_read_rows(fx_image_reader *reader, fx_image *band, int max_rows,
-                                    int *got)
+fx_status fx_image_reader_read_rows(fx_image_reader *reader, fx_image *band, int max_rows, int *got)
 {
     fx_context *ctx = reader->ctx;
     *got = 0;
@@ -346,8 +310,12 @@ fx_status fx_image_writer_open(fx_context *ctx, const char *path, int width, int
     FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
     fx_image_writer *w = calloc(1, sizeof *w);
     FX_RETURN_IF(!w, FX_ENOMEM, "out of memory for an image writer");
-    *w = (fx_image_writer){.ctx = ctx, .format = fmt, .width = width, .height = height,
-                           .channels = channels, .type = type};
+    *w = (fx_image_writer){.ctx = ctx,
+                           .format = fmt,
+                           .width = width,
+                           .height = height,
+                           .channels = channels,
+                           .type = type};
     w->out.fd = -1;
     fx_status st = fxi_out_open(ctx, path, !opts->in_place, &w->out);
     if (st == FX_OK) st = start_format(w, opts);
@@ -381,8 +349,8 @@ fx_status fx_image_writer_write_rows(fx_image_writer *writer, const fx_image *ba
 {
     fx_context *ctx = writer->ctx;
     FX_RETURN_IF(writer->failed, FX_EBADSTATE, "the image writer failed earlier");
-    fx_image_info shape = {writer->width, writer->height, writer->channels, writer->type,
-                           writer->format, true};
+    fx_image_info shape = {writer->width, writer->height, writer->channels,
+                           writer->type,  writer->format, true};
     FX_TRY(check_band(ctx, &shape, band, band ? band->height : 0));
     FX_RETURN_IF(band->height > writer->height - writer->rows_done, FX_EINVAL,
                  "a band of %d rows after %d of the image's %d", band->height, writer->rows_done,
@@ -420,8 +388,8 @@ fx_status fx_image_writer_close(fx_image_writer *writer)
     if (writer->failed)
         st = fxi_error(ctx, FX_EBADSTATE, "the image writer failed earlier");
     else if (writer->rows_done != writer->height)
-        st = fxi_error(ctx, FX_EINVAL, "image writer closed after %d of %d rows",
-                       writer->rows_done, writer->height);
+        st = fxi_error(ctx, FX_EINVAL, "image writer closed after %d of %d rows", writer->rows_done,
+                       writer->height);
     if (st == FX_OK) st = finish_format(writer);
     if (st == FX_OK) {
         st = fxi_out_close(&writer->out); /* removes the temporary on failure */

@@ -17,6 +17,13 @@
 #include "core/internal.h"
 #include "fxkit/io.h"
 
+/* Bytes read first to identify a file and find a Netpbm header; a header longer than
+ * this (long comments) goes through the whole-file path. */
+#define FXI_IMAGE_HEAD_BYTES 4096
+/* The format a file's first bytes say (FX_IMAGE_AUTO: none that fxkit reads; the
+ * whole-file decoder names what it is). */
+fx_image_format fxi_image_format_of(const uint8_t *data, size_t size);
+
 /* Is the host little-endian? (16-bit samples are big-endian in PNM and PNG files.) */
 static inline bool fxi_host_little_endian(void)
 {
@@ -107,8 +114,10 @@ fx_status fxi_in_open(fx_context *ctx, const char *path, fxi_in_file *f);
 fx_status fxi_in_read_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset, void *dst,
                          size_t size, size_t *got);
 /* The same into several buffers (iov is modified). */
-fx_status fxi_in_readv_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset,
-                          struct iovec *iov, int count, size_t *got);
+fx_status fxi_in_readv_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset, struct iovec *iov,
+                          int count, size_t *got);
+/* The first FXI_IMAGE_HEAD_BYTES of an open file (fewer when it is shorter) into head. */
+fx_status fxi_image_read_head(fx_context *ctx, const fxi_in_file *f, uint8_t *head, size_t *n);
 void fxi_in_close(fxi_in_file *f);
 
 /* An output file. With via_temp, bytes go to a hidden temporary file beside the
@@ -168,8 +177,12 @@ void fxi_pnm_band_iovecs(const fxi_pnm_layout *lay, const fx_image *band, int ro
 uint64_t fxi_pnm_band_offset(const fxi_pnm_layout *lay, int image_row, int rows);
 /* Turn rows [0, rows) of band, which hold file bytes, into samples in place: byte
  * order, and rescaling of other maxvals (with the check against maxval). */
-fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_image *band,
-                              int rows);
+fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_image *band, int rows);
+/* Rows [first, first + rows) of a binary file whose header (lay, header_len) was parsed,
+ * read straight into band's rows by one positioned vector read and finished as above;
+ * a format error is prefixed "PNM: " or "PFM: ". */
+fx_status fxi_pnm_read_rows(fx_context *ctx, const fxi_in_file *f, const fxi_pnm_layout *lay,
+                            size_t header_len, int first, fx_image *band, int rows);
 
 /* The layout fxkit writes an image of this shape in (P5/P6 maxval 255 or 65535, or
  * little-endian PFM), and its header text (returns the length). */
@@ -225,7 +238,7 @@ fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size
 /* Whether a complete frame header (SOFn) comes before the first scan. */
 bool fxi_jpeg_has_frame_header(const uint8_t *data, size_t size);
 /* JPEG header: size and channels (1 gray, 3 otherwise; CMYK is FX_EUNSUPPORTED). */
-fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
-                         int *height, int *channels);
+fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width, int *height,
+                         int *channels);
 
 #endif

@@ -167,7 +167,9 @@ static fxi_pnm_layout layout_of(const pnm_header *h)
         .width = (int)h->width,
         .height = (int)h->height,
         .channels = h->channels,
-        .type = h->kind == PNM_FLOAT ? FX_F32 : h->maxval > U8_MAX_VALUE ? FX_U16 : FX_U8,
+        .type = h->kind == PNM_FLOAT       ? FX_F32
+                : h->maxval > U8_MAX_VALUE ? FX_U16
+                                           : FX_U8,
         .maxval = h->maxval,
         .pfm = h->kind == PNM_FLOAT,
         .little_endian = h->little_endian,
@@ -238,8 +240,7 @@ static fx_status finish_run(fx_context *ctx, const fxi_pnm_layout *lay, void *p,
     }
 }
 
-fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_image *band,
-                              int rows)
+fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_image *band, int rows)
 {
     size_t row_samples = (size_t)lay->width * (size_t)lay->channels;
     if (band->stride == lay->file_row_bytes) /* tight rows: one run */
@@ -247,6 +248,23 @@ fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_ima
     for (int y = 0; y < rows; y++)
         FX_TRY(finish_run(ctx, lay, fx_image_row(band, y), row_samples));
     return FX_OK;
+}
+
+fx_status fxi_pnm_read_rows(fx_context *ctx, const fxi_in_file *f, const fxi_pnm_layout *lay,
+                            size_t header_len, int first, fx_image *band, int rows)
+{
+    struct iovec *iov;
+    FX_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
+    fxi_pnm_band_iovecs(lay, band, rows, iov);
+    size_t got = 0, need = (size_t)rows * lay->file_row_bytes;
+    fx_status st = fxi_in_readv_at(ctx, f, header_len + fxi_pnm_band_offset(lay, first, rows), iov,
+                                   rows, &got);
+    free(iov);
+    FX_TRY(st);
+    FX_RETURN_IF(got < need, FX_EIO, "file shrank while reading: %zu of %zu bytes", got, need);
+    st = fxi_pnm_finish_band(ctx, lay, band, rows);
+    if (st == FX_EFORMAT) fxi_error_prefix(ctx, "%s: ", lay->pfm ? "PFM" : "PNM");
+    return st;
 }
 
 void fxi_pnm_band_iovecs(const fxi_pnm_layout *lay, const fx_image *band, int rows,
@@ -331,8 +349,7 @@ fx_status fxi_pnm_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
     pnm_header h = {0};
     fx_status status = read_header_named(ctx, &c, &h);
     if (status != FX_OK) return status;
-    status = h.kind == PNM_ASCII ? decode_ascii(ctx, &c, &h, img)
-                                 : decode_binary(ctx, &c, &h, img);
+    status = h.kind == PNM_ASCII ? decode_ascii(ctx, &c, &h, img) : decode_binary(ctx, &c, &h, img);
     if (status != FX_OK) {
         fx_image_free(img);
         fxi_error_prefix(ctx, "%s: ", h.kind == PNM_FLOAT ? "PFM" : "PNM");
