@@ -20,8 +20,7 @@
 
 int fxi_eq_clahe_u8_fast(const fx_equalizer *p)
 {
-    return p->type == FX_U8 && p->bins == LEVELS && p->in_channels == 1 &&
-           p->mode == FXI_EQ_MODE_GRAY;
+    return fxi_eq_u8_fast(p) && p->mode == FXI_EQ_MODE_GRAY;
 }
 
 void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *p, const fx_image *in, int tx, int ty,

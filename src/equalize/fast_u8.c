@@ -28,11 +28,16 @@
 #define STEP_READ_PIXELS 10
 #define HALF_DESCALE (1 << (FXI_YUV_SHIFT - 1))
 
-int fxi_eq_u8_fast(const fx_equalizer *p)
+int fxi_eq_u8_fast_map(const fx_equalizer *p)
 {
-    if (p->type != FX_U8 || p->bins != U8_LEVELS) return 0;
+    if (p->type != FX_U8) return 0;
     if (p->mode == FXI_EQ_MODE_GRAY) return p->in_channels == 1;
     return (p->mode == FXI_EQ_MODE_HSV || p->mode == FXI_EQ_MODE_LUMA) && p->in_channels == 3;
+}
+
+int fxi_eq_u8_fast(const fx_equalizer *p)
+{
+    return fxi_eq_u8_fast_map(p) && p->bins == U8_LEVELS;
 }
 
 void fxi_eq_u8_tables(fx_equalizer *p)

@@ -22,7 +22,7 @@ static void build_value_luts(fx_equalizer *p)
         for (uint32_t v = 0; v < levels; v++)
             vlut[v] = (uint16_t)(identity ? v : bin_lut[fxi_bin_of(v, p->bins, p->level_bits)]);
     }
-    if (fxi_eq_u8_fast(p)) fxi_eq_u8_tables(p);
+    if (fxi_eq_u8_fast_map(p)) fxi_eq_u8_tables(p);
     if (p->hsv_table)
         for (uint32_t v = 0; v < U8_LEVELS; v++)
             for (uint32_t c = 0; c < U8_LEVELS; c++)
@@ -60,32 +60,28 @@ static inline void map_row_general(const fx_equalizer *p, const uint8_t *in, uin
     }
 }
 
-/* 8-bit gray (+ alpha): one lookup per pixel. */
-static void map_row_gray_u8(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
+/* 8-bit gray with alpha: one lookup per pixel (gray alone is fxi_eq_u8_map_row). */
+static void map_row_gray_alpha_u8(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
 {
     const uint16_t *vlut = p->value_lut;
-    if (p->in_channels == 1) {
-        for (int x = 0; x < p->width; x++)
-            out[x] = (uint8_t)vlut[in[x]];
-        return;
-    }
     for (int x = 0; x < p->width; x++) {
         out[2 * x] = (uint8_t)vlut[in[2 * x]];
         out[2 * x + 1] = in[2 * x + 1];
     }
 }
 
-/* 8-bit hsv: the (V, channel) table holds fxi_hsv_channel for this image's LUT. */
-static inline void map_row_hsv_u8(const fx_equalizer *p, const uint8_t *in, uint8_t *out,
-                                  int channels)
+/* 8-bit hsv with alpha: the (V, channel) table holds fxi_hsv_channel for this image's
+ * LUT (without alpha it is fxi_eq_u8_map_row). */
+static void map_row_hsv_alpha_u8(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
 {
+    const int channels = 4;
     const uint8_t *table = p->hsv_table;
     for (int x = 0; x < p->width; x++) {
         const uint8_t *s = in + (size_t)x * (size_t)channels;
         uint8_t *d = out + (size_t)x * (size_t)channels;
         const uint8_t *t = table + fxi_max3(s[0], s[1], s[2]) * U8_LEVELS;
         uint8_t r = t[s[0]], g = t[s[1]], b = t[s[2]];
-        if (channels == 4) d[3] = s[3];
+        d[3] = s[3];
         d[0] = r, d[1] = g, d[2] = b;
     }
 }
@@ -101,16 +97,12 @@ static void map_rows(void *arg, size_t begin, size_t end, int worker)
         uint8_t *out = fx_image_row(job->out, (int)y);
         if (job->copy)
             memmove(out, in, row_bytes);
-        else if (fxi_eq_u8_fast(p))
+        else if (fxi_eq_u8_fast_map(p))
             fxi_eq_u8_map_row(p, in, out);
         else if (p->type == FX_U8 && p->mode == FXI_EQ_MODE_GRAY)
-            map_row_gray_u8(p, in, out);
-        else if (p->hsv_table && p->in_channels == 3)
-            map_row_hsv_u8(p, in, out, 3);
+            map_row_gray_alpha_u8(p, in, out);
         else if (p->hsv_table)
-            map_row_hsv_u8(p, in, out, 4);
-        else if (p->type == FX_U8 && p->in_channels == 3 && p->mode == FXI_EQ_MODE_LUMA)
-            map_row_general(p, in, out, 3, FX_U8, FXI_EQ_MODE_LUMA);
+            map_row_hsv_alpha_u8(p, in, out);
         else
             map_row_general(p, in, out, p->in_channels, p->type, p->mode);
     }

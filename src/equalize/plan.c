@@ -99,7 +99,7 @@ static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
         return fxi_calloc(ctx, p->bins, sizeof *p->float_lut, (void **)&p->float_lut);
     FX_TRY(fxi_calloc(ctx, (size_t)p->planes << p->level_bits, sizeof *p->value_lut,
                       (void **)&p->value_lut));
-    if (p->mode == FXI_EQ_MODE_HSV && p->type == FX_U8 && !fxi_eq_u8_fast(p))
+    if (p->mode == FXI_EQ_MODE_HSV && p->type == FX_U8 && !fxi_eq_u8_fast_map(p))
         FX_TRY(fxi_malloc(ctx, HSV_TABLE_SIDE * HSV_TABLE_SIDE, (void **)&p->hsv_table));
     return FX_OK;
 }
