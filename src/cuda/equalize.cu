@@ -34,8 +34,6 @@ constexpr size_t SHARED_HISTOGRAM_BYTES = 48 * 1024;
 /* Blocks per multiprocessor for the histogram and mapping passes: enough resident
  * warps to hide memory latency. */
 constexpr int BLOCKS_PER_SM = 4;
-/* Grid limit of the y dimension. */
-constexpr unsigned MAX_GRID_Y = 65535;
 constexpr unsigned MAX_SCAN_THREADS = 1024;
 
 template <typename T>
@@ -271,7 +269,6 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
     }
 }
 
-
 /* ---- 8-bit global fast path: 256 bins, no mask; gray (1 channel), hsv, luma, rgb,
  * hsv-float (3 channels). A thread takes four pixels at a time as 32-bit words (one word of
  * gray, three of RGB) when the row is 4-byte aligned, pixel by pixel otherwise.
@@ -282,12 +279,7 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
 
 constexpr int SUB_HISTS = 8;
 constexpr int LEVELS_U8 = 256;
-constexpr int GROUP = 4; /* pixels per thread step */
-/* Threads per multiprocessor the fast passes' grid provides for (an SM's maximum on
- * sm_80/sm_90): a full SM, so that enough loads are in flight to run at memory
- * bandwidth whatever --gpu-block is (eight 256-thread blocks; the rgb histogram's
- * 24 KiB of shared memory times 8 still fits). */
-constexpr unsigned FAST_THREADS_PER_SM = 2048;
+constexpr int GROUP = FXI_EQ_FAST_GROUP; /* pixels per thread step */
 
 template <int MODE> struct fast_mode {
     static constexpr int channels = MODE == FXI_EQ_MODE_GRAY ? 1 : 3;
@@ -341,8 +333,7 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
 }
 
 template <int MODE>
-__global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int height,
-                           uint32_t *hist)
+__global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int height, uint32_t *hist)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
@@ -360,7 +351,8 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int heig
             uint32_t keys[PLANES][GROUP];
             if (aligned && n == GROUP) {
                 uint32_t w[CH];
-                const uint32_t *src = reinterpret_cast<const uint32_t *>(row + static_cast<size_t>(x0) * CH);
+                const uint32_t *src =
+                    reinterpret_cast<const uint32_t *>(row + static_cast<size_t>(x0) * CH);
                 for (int i = 0; i < CH; i++)
                     w[i] = src[i];
                 for (int p = 0; p < GROUP; p++) {
@@ -406,8 +398,8 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int heig
 
 template <int MODE>
 __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
-                          int width, int height, const uint16_t *value_lut,
-                          const float *float_lut, const int *identity)
+                          int width, int height, const uint16_t *value_lut, const float *float_lut,
+                          const int *identity)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
@@ -428,7 +420,8 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
     for (int y = blockIdx.y; y < height; y += gridDim.y) {
         const uint8_t *row = in + static_cast<size_t>(y) * in_stride;
         uint8_t *orow = out + static_cast<size_t>(y) * out_stride;
-        const bool aligned = ((reinterpret_cast<uintptr_t>(row) | reinterpret_cast<uintptr_t>(orow)) & 3u) == 0;
+        const bool aligned =
+            ((reinterpret_cast<uintptr_t>(row) | reinterpret_cast<uintptr_t>(orow)) & 3u) == 0;
         for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
              g += gridDim.x * blockDim.x) {
             const int x0 = g * GROUP, n = min(GROUP, width - x0);
@@ -479,24 +472,18 @@ bool fast_u8(const fxi_eq_kernel_args &a)
                                   a.mode == FXI_EQ_MODE_RGB || a.mode == FXI_EQ_MODE_HSV_FLOAT);
 }
 
-unsigned div_up(size_t a, size_t b)
-{
-    return static_cast<unsigned>((a + b - 1) / b);
-}
-
-/* Grid of a pass over the image's rows of four-pixel groups: enough blocks to fill
- * the GPU, whole rows per grid row. */
+/* Grid of a fast pass over the image's (or band's) rows of pixel groups. */
 dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
 {
-    const unsigned cap = static_cast<unsigned>(sms) * std::max(1u, FAST_THREADS_PER_SM / a.block);
-    const unsigned gx = std::min(div_up(div_up(static_cast<size_t>(a.width), GROUP), a.block), cap);
-    const unsigned gy = std::min({static_cast<unsigned>(a.height), MAX_GRID_Y, div_up(cap, gx)});
-    return dim3(gx, gy > 0 ? gy : 1);
+    unsigned gx, gy;
+    const size_t groups = (static_cast<size_t>(a.width) + GROUP - 1) / GROUP;
+    fxi_eq_row_grid(groups, a.height, a.block, fxi_eq_fast_blocks(a.block, sms), &gx, &gy);
+    return dim3(gx, gy);
 }
 
 #define FAST_MODES(X)                                                                              \
-    X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB)                 \
-    X(FXI_EQ_MODE_HSV_FLOAT)
+    X(FXI_EQ_MODE_GRAY)                                                                            \
+    X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB) X(FXI_EQ_MODE_HSV_FLOAT)
 
 /* The image's arguments narrowed to rows [y0, y0 + rows): in and out start at row y0,
  * the height is the band's (the fast kernels and fast_grid see only the band). */
@@ -535,7 +522,9 @@ extern "C" fx_status fxi_cuda_equalize_fast_hist_rows(fx_context *ctx,
     const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
     switch (a.mode) {
 #define HIST_CASE(M)                                                                               \
-    case M: eq_hist_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.width, a.height, a.hist); break;
+    case M:                                                                                        \
+        eq_hist_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.width, a.height, a.hist); \
+        break;
         FAST_MODES(HIST_CASE)
 #undef HIST_CASE
     default: break;
@@ -563,8 +552,9 @@ extern "C" fx_status fxi_cuda_equalize_fast_map_rows(fx_context *ctx,
     switch (a.mode) {
 #define MAP_CASE(M)                                                                                \
     case M:                                                                                        \
-        eq_map_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.out, a.out_stride, a.width, \
-                                                  a.height, a.value_lut, a.float_lut, a.identity); \
+        eq_map_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.out, a.out_stride,         \
+                                                   a.width, a.height, a.value_lut, a.float_lut,    \
+                                                   a.identity);                                    \
         break;
         FAST_MODES(MAP_CASE)
 #undef MAP_CASE
@@ -602,10 +592,10 @@ extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kern
 
     FX_TRY(fxi_cuda_equalize_lut(ctx, args, stream));
 
-    const unsigned cap = static_cast<unsigned>(sms) * BLOCKS_PER_SM;
-    const unsigned gx = std::min(div_up(static_cast<size_t>(a.width), a.block), cap);
-    const unsigned gy = std::min({static_cast<unsigned>(a.height), MAX_GRID_Y, div_up(cap, gx)});
-    const dim3 map_grid(gx, gy > 0 ? gy : 1);
+    unsigned gx, gy;
+    fxi_eq_row_grid(static_cast<size_t>(a.width), a.height, a.block,
+                    static_cast<unsigned>(sms) * BLOCKS_PER_SM, &gx, &gy);
+    const dim3 map_grid(gx, gy);
     if (a.is_u16)
         eq_map<uint16_t><<<map_grid, a.block, 0, stream>>>(a);
     else

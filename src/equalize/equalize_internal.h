@@ -62,6 +62,25 @@ fxi_eq_hist_launch fxi_eq_hist_geometry(int tile_h, int tiles, int block, int mu
  * at least a warp). */
 unsigned fxi_eq_scan_threads(uint32_t bins, int block);
 
+/* The 8-bit fast GPU passes: a thread steps over FXI_EQ_FAST_GROUP pixels, and the
+ * grid provides for FXI_EQ_FAST_THREADS_PER_SM threads an SM (an SM's maximum on sm_80
+ * and sm_90: enough loads in flight to run at memory bandwidth whatever --gpu-block
+ * is; eight 256-thread blocks, and the rgb histogram's 24 KiB of shared memory times
+ * eight still fits). */
+#define FXI_EQ_FAST_GROUP 4
+#define FXI_EQ_FAST_THREADS_PER_SM 2048u
+/* Grid limit of the y dimension. */
+#define FXI_EQ_MAX_GRID_Y 65535u
+/* Grid of a pass over `height` rows of `units` thread steps each (pixels, or the fast
+ * passes' groups) with `block` threads a block and at most max_blocks blocks: as many
+ * blocks along a row as it needs, up to that, and as many grid rows as the rest allow
+ * (within the image and the grid's y limit); the kernels stride over the steps and
+ * rows that the grid does not cover at once. */
+void fxi_eq_row_grid(size_t units, int height, unsigned block, unsigned max_blocks, unsigned *gx,
+                     unsigned *gy);
+/* Blocks that fill the GPU for the fast passes. */
+unsigned fxi_eq_fast_blocks(unsigned block, int multiprocessors);
+
 /* Host images on a GPU context cross in row bands through pinned staging buffers of
  * band_bytes: the rows of one band (as many rows of row_bytes as fit, at least one,
  * at most the image's height), and the rows of the band that starts at row y0 (the

@@ -80,6 +80,31 @@ unsigned fxi_eq_scan_threads(uint32_t bins, int block)
     return t;
 }
 
+static unsigned div_up_u(size_t a, size_t b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+void fxi_eq_row_grid(size_t units, int height, unsigned block, unsigned max_blocks, unsigned *gx,
+                     unsigned *gy)
+{
+    const unsigned cap = max_blocks ? max_blocks : 1;
+    unsigned x = div_up_u(units ? units : 1, block ? block : 1);
+    x = x < cap ? x : cap;
+    unsigned y = div_up_u(cap, x);
+    if (y > (unsigned)height) y = (unsigned)height;
+    if (y > FXI_EQ_MAX_GRID_Y) y = FXI_EQ_MAX_GRID_Y;
+    *gx = x;
+    *gy = y > 0 ? y : 1;
+}
+
+unsigned fxi_eq_fast_blocks(unsigned block, int multiprocessors)
+{
+    const unsigned per_sm =
+        block && FXI_EQ_FAST_THREADS_PER_SM / block ? FXI_EQ_FAST_THREADS_PER_SM / block : 1;
+    return (unsigned)(multiprocessors > 0 ? multiprocessors : 1) * per_sm;
+}
+
 int fxi_eq_band_rows(size_t row_bytes, size_t band_bytes, int height)
 {
     const size_t fit = row_bytes ? band_bytes / row_bytes : (size_t)height;

@@ -288,14 +288,15 @@ FXT_TEST(fast_rgb_paths_match_references)
                 fx_image in = make_image(ctx, widths[w], 5, 3, FX_U8, pats[q], (uint64_t)w + 11);
                 fx_equalize_options o =
                     options(luma ? FX_EQ_SPACE_LUMA : FX_EQ_SPACE_HSV, 0, FX_EQ_SCALE_MINMAX);
-                reference_lut_for(&in, NULL, luma ? key_luma : key_max, 0, 256,
-                                  FX_EQ_SCALE_MINMAX, v);
+                reference_lut_for(&in, NULL, luma ? key_luma : key_max, 0, 256, FX_EQ_SCALE_MINMAX,
+                                  v);
                 lut_arg arg = {{v, v, v}};
                 fx_image out = {0};
                 FXT_CHECK_OK(fx_equalize(ctx, &o, &in, &out, NULL), ctx);
                 int n = count_mismatches(&out, &in, 3, luma ? want_luma : want_hsv, &arg);
-                if (n) fprintf(stderr, "  width %d pattern %d luma %d: %d differ\n", widths[w],
-                               (int)pats[q], luma, n);
+                if (n)
+                    fprintf(stderr, "  width %d pattern %d luma %d: %d differ\n", widths[w],
+                            (int)pats[q], luma, n);
                 bad += n;
                 fx_image_free(&out);
                 fx_image_free(&in);
@@ -530,6 +531,25 @@ FXT_TEST(gpu_geometry_covers_every_row_once)
     FXT_CHECK_EQ(fxi_eq_scan_threads(65536, 1024), 1024);
     FXT_CHECK_EQ(fxi_eq_scan_threads(2, 1024), 32);
     FXT_CHECK_EQ(fxi_eq_scan_threads(65536, 96), 64);
+    /* A row grid: at least one block each way, grid rows within the image and the
+     * grid's y limit, as many blocks along a row as it needs up to the cap, and no
+     * more blocks in all than the cap plus one grid row. */
+    static const int widths[] = {1, 5, 4096, 10000, 1 << 20};
+    static const unsigned blocks[] = {64, 256, 1024};
+    for (int w = 0; w < 5; w++)
+        for (int h = 0; h < 7; h++)
+            for (int b = 0; b < 3; b++)
+                for (int sms = 1; sms <= 132; sms += 131) {
+                    unsigned gx, gy;
+                    const unsigned cap = fxi_eq_fast_blocks(blocks[b], sms);
+                    FXT_CHECK_EQ(cap, (unsigned)sms * (FXI_EQ_FAST_THREADS_PER_SM / blocks[b]));
+                    fxi_eq_row_grid((size_t)widths[w], heights[h], blocks[b], cap, &gx, &gy);
+                    const unsigned need = ((unsigned)widths[w] + blocks[b] - 1) / blocks[b];
+                    FXT_CHECK(gx >= 1 && gy >= 1 && gy <= (unsigned)heights[h] &&
+                              gy <= FXI_EQ_MAX_GRID_Y);
+                    FXT_CHECK(gx == (need < cap ? need : cap));
+                    FXT_CHECK((unsigned long)gx * gy <= cap + gx);
+                }
 }
 
 /* Host-image staging bands: each fits its buffer (unless one row is larger), and the
