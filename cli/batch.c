@@ -238,7 +238,10 @@ static bool plan_budget(batch *b, const fxcli_run *run, int *count)
     if (fx_context_create(&o, &probe) != FX_OK) return true; /* no estimates: all zero */
     uint64_t largest = 0;
     for (size_t i = 0; i < list->count; i++) {
-        b->estimates[i] = fxcli_item_estimate(probe, &list->items[i]);
+        const fxcli_item *item = &list->items[i];
+        b->estimates[i] = run->job->estimate && item->input && !item->skip
+                              ? run->job->estimate(run, probe, item)
+                              : fxcli_item_estimate(probe, item);
         if (b->estimates[i] > largest) largest = b->estimates[i];
     }
     fx_context_destroy(probe);

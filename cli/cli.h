@@ -140,6 +140,9 @@ typedef struct fxcli_job {
                           const char *out_path, fxcli_result *res);
     /* For jobs that are not batches (info): does everything, returns the exit code. */
     int (*main)(fxcli_run *run);
+    /* The most memory one item holds at once, from its header, for the --jobs auto and
+     * --memory budget. NULL: fxcli_item_estimate (whole images). */
+    uint64_t (*estimate)(const fxcli_run *run, fx_context *ctx, const fxcli_item *item);
     /* Release what run_item kept for this worker's context (a plan made on it), just
      * before the batch destroys the context. NULL: nothing kept. */
     void (*worker_done)(const fxcli_run *run, fx_context *ctx);

@@ -285,6 +285,44 @@ static fx_status convert_to(fx_context *ctx, fx_image *img, fx_sample_type t, fx
     return FX_OK;
 }
 
+/* How an item would be streamed: its header, the output and working sample types, and
+ * the rows of a band (0: filtered whole — small, a JPEG, whose row reader decodes it
+ * whole anyway and whose probe reads the whole file, or a header that does not read,
+ * which the whole path reports). */
+typedef struct stream_plan {
+    fx_image_info info;
+    fx_sample_type out_type, work_type;
+    int band_rows;
+} stream_plan;
+
+static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, const fxcli_item *item)
+{
+    const filter_cli_options *o = run->options;
+    const filter_state *s = run->state;
+    stream_plan sp = {0};
+    const fxcli_image_target *source = fxcli_image_target_of(item->input);
+    if (o->stream_rows == 0 && source && source->format == FX_IMAGE_JPEG) return sp;
+    if (fx_image_probe_file(ctx, item->input, &sp.info) != FX_OK) return sp;
+    sp.out_type = o->depth == DEPTH_SAME ? sp.info.type : depth_types[o->depth];
+    sp.work_type = sp.out_type > sp.info.type ? sp.out_type : sp.info.type;
+    sp.band_rows =
+        fxcli_stream_band_rows(o->stream_rows, sp.info.width, sp.info.height, sp.info.channels,
+                               sp.work_type, fx_kernel_height(s->kernel), o->lib.border);
+    return sp;
+}
+
+/* A streamed item holds its bands (input, working and output rows with the kernel's
+ * halo), not the whole image. */
+static uint64_t filter_estimate(const fxcli_run *run, fx_context *ctx, const fxcli_item *item)
+{
+    const stream_plan sp = plan_stream(run, ctx, item);
+    if (sp.band_rows == 0) return fxcli_item_estimate(ctx, item);
+    const int kh = fx_kernel_height(((const filter_state *)run->state)->kernel);
+    const uint64_t rows = (uint64_t)sp.band_rows + 2 * (uint64_t)(kh - 1);
+    const uint64_t row_samples = (uint64_t)sp.info.width * (uint64_t)sp.info.channels;
+    return rows * row_samples * (fx_sample_size(sp.info.type) + 2 * fx_sample_size(sp.work_type));
+}
+
 /* The image band by band from file to file, when it is large (or --stream-rows asks);
  * *streamed tells whether it was. */
 static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fxcli_item *item,
@@ -294,18 +332,11 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     const filter_cli_options *o = run->options;
     const filter_state *s = run->state;
     *streamed = false;
-    /* A JPEG is decoded whole by the row reader too: streaming it saves no memory, and
-     * its probe reads the whole file. */
-    const fxcli_image_target *source = fxcli_image_target_of(item->input);
-    if (o->stream_rows == 0 && source && source->format == FX_IMAGE_JPEG) return FX_OK;
-    fx_image_info info;
-    if (fx_image_probe_file(ctx, item->input, &info) != FX_OK) return FX_OK; /* the whole path says why */
-    fx_sample_type out_type = o->depth == DEPTH_SAME ? info.type : depth_types[o->depth];
-    fx_sample_type work_type = out_type > info.type ? out_type : info.type;
-    const int kh = fx_kernel_height(s->kernel);
-    const int band_rows = fxcli_stream_band_rows(o->stream_rows, info.width, info.height,
-                                                 info.channels, work_type, kh, o->lib.border);
-    if (band_rows == 0) return FX_OK;
+    const stream_plan sp = plan_stream(run, ctx, item);
+    if (sp.band_rows == 0) return FX_OK;
+    const fx_image_info info = sp.info;
+    const fx_sample_type out_type = sp.out_type, work_type = sp.work_type;
+    const int kh = fx_kernel_height(s->kernel), band_rows = sp.band_rows;
     char why[FXCLI_MESSAGE_MAX];
     if (!fxcli_image_target_check(target, info.channels, out_type, why, sizeof why))
         return fxcli_fail(res, FX_EUNSUPPORTED, "%s (see --depth)", why);
@@ -315,8 +346,8 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     fx_status st = fx_image_reader_open(ctx, item->input, &reader);
     res->timings.decode_ms += fx_elapsed_ms(t0, fx_time_ns());
     if (st != FX_OK) return st;
-    fxcli_stream_job job = {s->kernel,  &o->lib,   info.width, info.height, info.channels,
-                            kh,         band_rows, info.type,  work_type,   out_type};
+    fxcli_stream_job job = {s->kernel, &o->lib,   info.width, info.height, info.channels,
+                            kh,        band_rows, info.type,  work_type,   out_type};
     fx_image_write_options wo;
     fx_image_write_options_init(&wo);
     wo.format = target->format;
@@ -393,6 +424,7 @@ const fxcli_job fxcli_job_filter = {
     .takes_inputs = true,
     .setup = filter_setup,
     .run_item = filter_image,
+    .estimate = filter_estimate,
     .worker_done = filter_worker_done,
     .finish = filter_finish,
 };

@@ -137,4 +137,13 @@ expect_stderr_contains "cut.ppm"
 expect_no_file "$WORK/cut_out.ppm"
 expect_no_temp "$WORK"
 
+t "--stream-rows: the memory budget counts a streamed file's bands, not the whole image"
+fx gen image -q --kind noise --size 2000x2000 --count 2 --to ppm -o "$WORK/big/"
+# 2000 x 2000 RGB: whole, 3 copies are 35 MiB (one file at a time in 30 MiB); in bands of
+# 64 rows, a few MiB (both at once)
+fx filter -k gaussian:5 --memory 30 --verbose "$WORK"/big/*.ppm -o "$WORK/big_out/"
+expect_stderr_contains "1 file at once"
+fx filter -k gaussian:5 --stream-rows 64 --memory 30 --verbose "$WORK"/big/*.ppm -o "$WORK/big_out/"
+expect_stderr_contains "2 files at once"
+
 finish
