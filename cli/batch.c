@@ -77,6 +77,14 @@ static void on_library_log(void *user, fx_log_level level, const char *message)
 
 /* False when the context cannot be made; *usage set when that is the command line's
  * fault (--device gpu where no GPU is: exit 2, nothing done). */
+/* The command line's image limits (zeros keep the library's defaults). */
+static void set_limits(fx_context_options *o, const fxcli_common *c)
+{
+    o->limits.max_pixels = (uint64_t)c->max_pixels;
+    o->limits.max_dimension = c->max_dimension;
+    o->limits.max_channels = c->max_channels;
+}
+
 static bool create_context(worker *w, const fxcli_run *run, int threads, bool *usage)
 {
     fx_context_options o;
@@ -87,10 +95,7 @@ static bool create_context(worker *w, const fxcli_run *run, int threads, bool *u
     o.log = on_library_log;
     o.log_user = w;
     o.log_level = run->log_level;
-    /* Zeros keep the library's defaults. */
-    o.limits.max_pixels = (uint64_t)run->common.max_pixels;
-    o.limits.max_dimension = run->common.max_dimension;
-    o.limits.max_channels = run->common.max_channels;
+    set_limits(&o, &run->common);
     fx_status st = fx_context_create(&o, &w->ctx);
     *usage = st == FX_ENODEVICE;
     if (st != FX_OK) {
@@ -213,10 +218,9 @@ static void run_workers(worker *workers, int count)
 /* With --jobs auto or --memory: each item's estimate from its header, the budget,
  * and (*count) as many workers as the CPUs allow and the largest item leaves room
  * for. Without either, no budget (b->estimates stays NULL). False on ENOMEM. */
-static bool plan_budget(batch *b, const fxcli_run *run, int *count)
+static bool plan_budget(batch *b, const fxcli_run *run, int cpus, int *count)
 {
     const fxcli_common *c = &run->common;
-    int cpus = c->threads ? c->threads : fx_cpu_count();
     *count = cpus < FXCLI_MAX_JOBS ? cpus : FXCLI_MAX_JOBS;
     if (c->jobs && !c->memory_mib) return true;
     fxcli_worklist *list = b->list;
@@ -232,9 +236,7 @@ static bool plan_budget(batch *b, const fxcli_run *run, int *count)
     fx_context_options_init(&o);
     o.device = FX_DEVICE_CPU;
     o.threads = 1;
-    o.limits.max_pixels = (uint64_t)c->max_pixels;
-    o.limits.max_dimension = c->max_dimension;
-    o.limits.max_channels = c->max_channels;
+    set_limits(&o, c);
     if (fx_context_create(&o, &probe) != FX_OK) return true; /* no estimates: all zero */
     uint64_t largest = 0;
     for (size_t i = 0; i < list->count; i++) {
@@ -269,7 +271,7 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
         goto done;
     }
     int total_threads = c->threads ? c->threads : fx_cpu_count();
-    if (!plan_budget(&b, run, &count)) {
+    if (!plan_budget(&b, run, total_threads, &count)) {
         code = FXCLI_EXIT_FAILED;
         goto done;
     }
