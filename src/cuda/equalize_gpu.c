@@ -15,8 +15,8 @@
  *   band is up and counted, compute_ms the LUT pass, download_ms the mapping and the
  *   way down.
  * - everything else: the whole equalization runs on the context's stream once the
- *   whole image is up (upload_ms), then the bands come down behind it (compute_ms,
- *   download_ms). Both are run_banded; events order the streams.
+ *   whole image is up (upload_ms), is waited for (compute_ms), then the bands come
+ *   down (download_ms).
  * The kernels are in equalize.cu. */
 #include <stdlib.h>
 #include <string.h>
@@ -285,33 +285,28 @@ static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *o
     return FX_OK;
 }
 
-/* Host image, band by band on the staging streams: up (the fast path counts each band
- * on its stream behind its upload), then on the context's stream the LUT (fast path)
- * or the whole equalization, then down (the fast path maps each band on its stream
- * ahead of its download). Events order the streams; the host waits only for staging
- * slots and for timings. The file's comment says what each timing covers. */
-static fx_status run_banded(fx_equalizer *p, const fx_image *in, fx_image *out, uint8_t *dev_in,
-                            const fxi_eq_kernel_args *a, bool fast, int band_rows, fx_timings *t,
-                            uint64_t *since)
+/* Fast path, host image: the histogram counted band by band behind the upload, the
+ * LUT on the context's stream, the mapping band by band ahead of the download. The
+ * file's comment says what each timing covers. */
+static fx_status run_banded_fast(fx_equalizer *p, const fx_image *in, fx_image *out,
+                                 uint8_t *dev_in, const fxi_eq_kernel_args *a, int band_rows,
+                                 fx_timings *t, uint64_t *since)
 {
     fx_context *ctx = p->ctx;
-    const fxi_eq_kernel_args *per_band = fast ? a : NULL;
-    if (fast) FX_TRY(fxi_cuda_equalize_clear(ctx, a));
-    /* no band goes up before earlier work on the buffers (or counts before the clear) */
-    FX_TRY(slots_wait_for_context(p));
-    FX_TRY(upload_bands(p, in, dev_in, a->in_stride, band_rows, per_band));
+    FX_TRY(fxi_cuda_equalize_clear(ctx, a));
+    FX_TRY(slots_wait_for_context(p)); /* no band counts before the histogram is zero */
+    FX_TRY(upload_bands(p, in, dev_in, a->in_stride, band_rows, a));
     if (t) {
         FX_TRY(slots_sync(p));
         const uint64_t now = fx_time_ns();
         t->upload_ms += fx_elapsed_ms(*since, now);
         *since = now;
     }
-    FX_TRY(context_waits_for_slots(p)); /* every band up (and counted) */
-    FX_TRY(fast ? fxi_cuda_equalize_lut(ctx, a, ctx->cuda->stream)
-                : fxi_cuda_equalize_launch(ctx, a));
-    FX_TRY(slots_wait_for_context(p)); /* no band maps or comes down before that is done */
+    FX_TRY(context_waits_for_slots(p)); /* every band counted */
+    FX_TRY(fxi_cuda_equalize_lut(ctx, a, ctx->cuda->stream));
+    FX_TRY(slots_wait_for_context(p)); /* no band maps before the LUT is done */
     FX_TRY(stage_end(ctx, t ? &t->compute_ms : NULL, since));
-    FX_TRY(download_bands(p, a->out, out, a->out_stride, band_rows, per_band));
+    FX_TRY(download_bands(p, a->out, out, a->out_stride, band_rows, a));
     if (t) t->download_ms += fx_elapsed_ms(*since, fx_time_ns());
     return FX_OK;
 }
@@ -335,8 +330,22 @@ static fx_status run_guarded(fx_equalizer *p, const fx_image *in, fx_image *out,
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, in_row * rows, &dev_in));
     FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, out_row * rows, &dev_out));
     FX_TRY(staging_ready(p, (size_t)band_rows * widest));
+    /* The device buffers may still be in use by earlier work on the context's stream. */
+    FX_TRY(fxi_stream_sync(ctx));
     fxi_eq_kernel_args a = kernel_args(p, dev_in, in_row, dev_out, out_row);
-    return run_banded(p, in, out, dev_in, &a, fxi_cuda_equalize_fast(&a), band_rows, t, &since);
+    if (fxi_cuda_equalize_fast(&a))
+        return run_banded_fast(p, in, out, dev_in, &a, band_rows, t, &since);
+    FX_TRY(upload_bands(p, in, dev_in, in_row, band_rows, NULL));
+    FX_TRY(slots_sync(p)); /* the equalization runs on the context's stream */
+    if (t) t->upload_ms += fx_elapsed_ms(since, fx_time_ns());
+    since = fx_time_ns();
+    FX_TRY(fxi_cuda_equalize_launch(ctx, &a));
+    FX_TRY(fxi_stream_sync(ctx)); /* the bands come down on other streams */
+    if (t) t->compute_ms += fx_elapsed_ms(since, fx_time_ns());
+    since = fx_time_ns();
+    FX_TRY(download_bands(p, dev_out, out, out_row, band_rows, NULL));
+    if (t) t->download_ms += fx_elapsed_ms(since, fx_time_ns());
+    return FX_OK;
 }
 
 fx_status fxi_cuda_equalize_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *t)
