@@ -27,8 +27,6 @@
 #define DEFAULT_BLOCK 256
 /* Host-image staging: bands in flight, and the bytes of one band. */
 #define STAGE_SLOTS 4
-/* Each slot of the staging block starts on a page. */
-#define STAGE_ALIGN ((size_t)4096)
 #define STAGE_BAND_BYTES ((size_t)8 << 20)
 
 struct fxi_eq_gpu {
@@ -44,10 +42,8 @@ struct fxi_eq_gpu {
      * or on the context's stream (context_mark), for the other side to wait for */
     cudaEvent_t slot_marks[STAGE_SLOTS];
     cudaEvent_t context_mark;
-    void *pinned[STAGE_SLOTS]; /* slices of one block, taken from the context */
-    size_t pinned_bytes;       /* of each slot */
-    void *pinned_block;        /* given back to the context at release: the next plan */
-    size_t pinned_block_size;  /* on it pins nothing (a plan per image, as the CLI's) */
+    void *pinned[STAGE_SLOTS];
+    size_t pinned_bytes; /* of each slot */
 };
 
 static fx_status device_array(fx_context *ctx, size_t count, size_t size, void **out)
@@ -106,8 +102,8 @@ void fxi_cuda_equalize_release(fx_equalizer *p)
             (void)cudaStreamDestroy(g->streams[i]);
         }
         if (g->slot_marks[i] && entered) (void)cudaEventDestroy(g->slot_marks[i]);
+        fxi_pinned_free(p->ctx, g->pinned[i]);
     }
-    fxi_pinned_give(p->ctx, g->pinned_block, g->pinned_block_size);
     if (g->context_mark && entered) (void)cudaEventDestroy(g->context_mark);
     if (entered) fxi_device_leave(&guard);
     free(g);
@@ -170,23 +166,14 @@ static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
         if (!g->slot_marks[i])
             FX_CUDA(cudaEventCreateWithFlags(&g->slot_marks[i], cudaEventDisableTiming));
         FX_CUDA(cudaStreamSynchronize(g->streams[i]));
+        fxi_pinned_free(ctx, g->pinned[i]);
         g->pinned[i] = NULL;
     }
     if (!g->context_mark)
         FX_CUDA(cudaEventCreateWithFlags(&g->context_mark, cudaEventDisableTiming));
     g->pinned_bytes = 0;
-    fxi_pinned_free(ctx, g->pinned_block); /* too small */
-    g->pinned_block = NULL;
-    g->pinned_block_size = 0;
-    /* Slots start on page boundaries (whole-page DMA). */
-    size_t total = 0;
-    const size_t slot = band_bytes / STAGE_ALIGN * STAGE_ALIGN +
-                        (band_bytes % STAGE_ALIGN ? STAGE_ALIGN : 0);
-    FX_RETURN_IF(slot < band_bytes || !fxi_mul_size(slot, STAGE_SLOTS, &total), FX_EOVERFLOW,
-                 "equalize: staging of %zu bytes a band overflows", band_bytes);
-    FX_TRY(fxi_pinned_take(ctx, total, &g->pinned_block, &g->pinned_block_size));
     for (int i = 0; i < STAGE_SLOTS; i++)
-        g->pinned[i] = (uint8_t *)g->pinned_block + (size_t)i * slot;
+        FX_TRY(fxi_pinned_alloc(ctx, band_bytes, &g->pinned[i]));
     g->pinned_bytes = band_bytes;
     return FX_OK;
 }
