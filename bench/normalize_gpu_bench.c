@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cuda_internal.h"
+#include "gpu/gpu_internal.h"
 #include "fxkit/fxkit.h"
-#include "normalize/normalize_cuda.h"
+#include "normalize/normalize_gpu.h"
+#include "normalize/normalize_kernels.h"
 #include "bench_median.h"
 
 #define RATE 44100
@@ -147,7 +148,7 @@ static void kernel_throughput(fx_context *gpu)
     for (int k = -1; k < KERNEL_LAUNCHES; k++) {
         fxi_stream_sync(gpu);
         uint64_t t0 = fx_time_ns();
-        fxi_cuda_normalize_ramp_launch(gpu, src, dst, par, &b);
+        fxi_normalize_ramp_launch(gpu, src, dst, par, &b);
         fxi_stream_sync(gpu);
         if (k >= 0) ms[k] = fx_elapsed_ms(t0, fx_time_ns());
     }

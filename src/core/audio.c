@@ -31,17 +31,17 @@ fx_status fx_parse_sample_format(const char *text, fx_sample_format *fmt)
 fx_status fx_audio_alloc(fx_context *ctx, fx_audio *audio, size_t frames, int channels, int rate)
 {
     memset(audio, 0, sizeof *audio);
-    FX_RETURN_IF(channels < 1 || channels > ctx->limits.max_channels, FX_ELIMIT,
+    FXI_RETURN_IF(channels < 1 || channels > ctx->limits.max_channels, FX_ELIMIT,
                  "%d audio channels (allowed: 1 to %d)", channels, ctx->limits.max_channels);
-    FX_RETURN_IF(rate <= 0, FX_EINVAL, "sample rate %d is not positive", rate);
-    FX_RETURN_IF(frames > ctx->limits.max_audio_frames, FX_ELIMIT,
+    FXI_RETURN_IF(rate <= 0, FX_EINVAL, "sample rate %d is not positive", rate);
+    FXI_RETURN_IF(frames > ctx->limits.max_audio_frames, FX_ELIMIT,
                  "%zu audio frames exceed the limit of %llu", frames,
                  (unsigned long long)ctx->limits.max_audio_frames);
     size_t samples;
-    FX_RETURN_IF(!fxi_mul_size(frames, (size_t)channels, &samples), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(frames, (size_t)channels, &samples), FX_EOVERFLOW,
                  "%zu frames x %d channels overflows", frames, channels);
     void *data;
-    FX_TRY(fxi_calloc(ctx, samples, sizeof(double), &data));
+    FXI_TRY(fxi_calloc(ctx, samples, sizeof(double), &data));
     audio->data = data;
     audio->frames = frames;
     audio->channels = channels;

@@ -43,14 +43,14 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
         if (!fx_gpu_built())
             return fxi_error(ctx, FX_ENODEVICE,
                              "a GPU was requested but this build has no CUDA support");
-        FX_RETURN_IF(count == 0, FX_ENODEVICE, "a GPU was requested but none is present");
-        FX_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
+        FXI_RETURN_IF(count == 0, FX_ENODEVICE, "a GPU was requested but none is present");
+        FXI_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
                      "GPU %d was requested but only %d GPU%s present (0..%d)", index, count,
                      count == 1 ? " is" : "s are", count - 1);
     }
     ctx->device = FX_DEVICE_GPU;
     ctx->gpu_index = index;
-    st = fxi_cuda_context_init(ctx);
+    st = fxi_gpu_context_init(ctx);
     if (st != FX_OK && wanted == FX_DEVICE_AUTO) {
         fxi_log(ctx, FX_LOG_WARNING, "GPU %d unusable (%s): running on the CPU", index, ctx->error);
         fx_context_clear_error(ctx);
@@ -97,7 +97,7 @@ fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
 void fx_context_destroy(fx_context *ctx)
 {
     if (!ctx) return;
-    fxi_cuda_context_release(ctx);
+    fxi_gpu_context_release(ctx);
     fxi_pool_destroy(ctx->pool);
     free(ctx->scratch);
     free(ctx);

@@ -42,19 +42,19 @@ fx_status fx_image_size(int width, int height, int channels, fx_sample_type type
 fx_status fx_image_check_limits(fx_context *ctx, uint64_t width, uint64_t height, uint64_t channels)
 {
     const fx_limits *lim = &ctx->limits;
-    FX_RETURN_IF(width == 0 || height == 0, FX_EFORMAT, "image size %llux%llu is empty",
+    FXI_RETURN_IF(width == 0 || height == 0, FX_EFORMAT, "image size %llux%llu is empty",
                  (unsigned long long)width, (unsigned long long)height);
-    FX_RETURN_IF(channels < 1 || channels > FX_MAX_IMAGE_CHANNELS, FX_EUNSUPPORTED,
+    FXI_RETURN_IF(channels < 1 || channels > FX_MAX_IMAGE_CHANNELS, FX_EUNSUPPORTED,
                  "%llu channels (fxkit images have 1 to %d)", (unsigned long long)channels,
                  FX_MAX_IMAGE_CHANNELS);
-    FX_RETURN_IF(channels > (uint64_t)lim->max_channels, FX_ELIMIT,
+    FXI_RETURN_IF(channels > (uint64_t)lim->max_channels, FX_ELIMIT,
                  "%llu channels exceed the limit of %d", (unsigned long long)channels,
                  lim->max_channels);
-    FX_RETURN_IF(width > (uint64_t)lim->max_dimension || height > (uint64_t)lim->max_dimension,
+    FXI_RETURN_IF(width > (uint64_t)lim->max_dimension || height > (uint64_t)lim->max_dimension,
                  FX_ELIMIT, "image size %llux%llu exceeds the limit of %d pixels a side",
                  (unsigned long long)width, (unsigned long long)height, lim->max_dimension);
     /* Both sides are below max_dimension (< 2^31), so the product fits in 64 bits. */
-    FX_RETURN_IF(width * height > lim->max_pixels, FX_ELIMIT,
+    FXI_RETURN_IF(width * height > lim->max_pixels, FX_ELIMIT,
                  "image size %llux%llu (%llu pixels) exceeds the limit of %llu pixels",
                  (unsigned long long)width, (unsigned long long)height,
                  (unsigned long long)(width * height), (unsigned long long)lim->max_pixels);
@@ -67,13 +67,13 @@ static fx_status describe(fx_context *ctx, fx_image *img, int width, int height,
                           fx_sample_type type, size_t *bytes)
 {
     memset(img, 0, sizeof *img);
-    FX_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width,
+    FXI_RETURN_IF(width <= 0 || height <= 0, FX_EINVAL, "image size %dx%d is not positive", width,
                  height);
-    FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
-    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
+    FXI_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
+    FXI_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
     size_t stride;
     fx_status st = fx_image_size(width, height, channels, type, &stride, bytes);
-    FX_RETURN_IF(st != FX_OK, st, "image %dx%dx%d %s: size overflows", width, height, channels,
+    FXI_RETURN_IF(st != FX_OK, st, "image %dx%dx%d %s: size overflows", width, height, channels,
                  fx_sample_type_name(type));
     img->width = width;
     img->height = height;
@@ -87,7 +87,7 @@ fx_status fx_image_alloc(fx_context *ctx, fx_image *img, int width, int height, 
                          fx_sample_type type)
 {
     size_t bytes;
-    FX_TRY(describe(ctx, img, width, height, channels, type, &bytes));
+    FXI_TRY(describe(ctx, img, width, height, channels, type, &bytes));
     void *data;
     fx_status st = fxi_calloc(ctx, 1, bytes, &data);
     if (st != FX_OK) {
@@ -103,7 +103,7 @@ void fx_image_free(fx_image *img)
 {
     if (!img) return;
     if (img->memory == FX_MEMORY_DEVICE)
-        fxi_cuda_image_free(img->data);
+        fxi_gpu_image_free(img->data);
     else
         free(img->data);
     memset(img, 0, sizeof *img);
@@ -115,12 +115,12 @@ fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int h
                                 fx_sample_type type)
 {
     memset(img, 0, sizeof *img);
-    FX_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
+    FXI_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
                  "a device image needs a GPU context (this one runs on the CPU)");
     size_t bytes;
-    FX_TRY(describe(ctx, img, width, height, channels, type, &bytes));
+    FXI_TRY(describe(ctx, img, width, height, channels, type, &bytes));
     img->memory = FX_MEMORY_DEVICE;
-    fx_status st = fxi_cuda_image_alloc(ctx, img, bytes);
+    fx_status st = fxi_gpu_image_alloc(ctx, img, bytes);
     if (st != FX_OK) memset(img, 0, sizeof *img);
     return st;
 }
@@ -130,36 +130,36 @@ fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int h
 static fx_status check_transfer(fx_context *ctx, const fx_image *src, const fx_image *dst,
                                 fx_memory from, const char *what)
 {
-    FX_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE, "%s needs a GPU context", what);
-    FX_RETURN_IF(!src || !dst || !src->data || !dst->data, FX_EINVAL, "%s: image without pixels",
+    FXI_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE, "%s needs a GPU context", what);
+    FXI_RETURN_IF(!src || !dst || !src->data || !dst->data, FX_EINVAL, "%s: image without pixels",
                  what);
-    FX_RETURN_IF(src->memory != from || dst->memory == from, FX_EINVAL,
+    FXI_RETURN_IF(src->memory != from || dst->memory == from, FX_EINVAL,
                  "%s: the source must be a %s image and the destination a %s image", what,
                  from == FX_MEMORY_HOST ? "host" : "device",
                  from == FX_MEMORY_HOST ? "device" : "host");
-    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
+    FXI_RETURN_IF(src->width != dst->width || src->height != dst->height ||
                      src->channels != dst->channels || src->type != dst->type,
                  FX_EINVAL, "%s: %dx%dx%d %s and %dx%dx%d %s differ in shape or type", what,
                  src->width, src->height, src->channels, fx_sample_type_name(src->type), dst->width,
                  dst->height, dst->channels, fx_sample_type_name(dst->type));
     size_t row;
     fx_status st = fx_image_size(src->width, src->height, src->channels, src->type, &row, NULL);
-    FX_RETURN_IF(st != FX_OK, st, "%s: bad image shape", what);
-    FX_RETURN_IF(src->stride < row || dst->stride < row, FX_EINVAL, "%s: stride shorter than a row",
+    FXI_RETURN_IF(st != FX_OK, st, "%s: bad image shape", what);
+    FXI_RETURN_IF(src->stride < row || dst->stride < row, FX_EINVAL, "%s: stride shorter than a row",
                  what);
     return FX_OK;
 }
 
 fx_status fx_image_upload(fx_context *ctx, const fx_image *host, fx_image *device)
 {
-    FX_TRY(check_transfer(ctx, host, device, FX_MEMORY_HOST, "upload"));
-    return fxi_cuda_image_copy(ctx, host, device);
+    FXI_TRY(check_transfer(ctx, host, device, FX_MEMORY_HOST, "upload"));
+    return fxi_gpu_image_copy(ctx, host, device);
 }
 
 fx_status fx_image_download(fx_context *ctx, const fx_image *device, fx_image *host)
 {
-    FX_TRY(check_transfer(ctx, device, host, FX_MEMORY_DEVICE, "download"));
-    return fxi_cuda_image_copy(ctx, device, host);
+    FXI_TRY(check_transfer(ctx, device, host, FX_MEMORY_DEVICE, "download"));
+    return fxi_gpu_image_copy(ctx, device, host);
 }
 
 /* Scale between 8 and 16 bits: 255 * 257 = 65535 maps full scale to full scale. */
@@ -227,14 +227,14 @@ static void convert_rows(void *arg, size_t begin, size_t end, int worker)
 
 fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *timings)
 {
-    FX_RETURN_IF(!src->data || !dst->data, FX_EINVAL, "convert: image without pixels");
-    FX_RETURN_IF(src->memory != FX_MEMORY_HOST || dst->memory != FX_MEMORY_HOST, FX_EINVAL,
+    FXI_RETURN_IF(!src->data || !dst->data, FX_EINVAL, "convert: image without pixels");
+    FXI_RETURN_IF(src->memory != FX_MEMORY_HOST || dst->memory != FX_MEMORY_HOST, FX_EINVAL,
                  "convert: device images are not supported here (download them first)");
-    FX_RETURN_IF(src->width != dst->width || src->height != dst->height ||
+    FXI_RETURN_IF(src->width != dst->width || src->height != dst->height ||
                      src->channels != dst->channels,
                  FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,
                  src->height, src->channels, dst->width, dst->height, dst->channels);
-    if (ctx->device == FX_DEVICE_GPU) return fxi_cuda_image_convert(ctx, src, dst, timings);
+    if (ctx->device == FX_DEVICE_GPU) return fxi_gpu_image_convert(ctx, src, dst, timings);
     uint64_t start = fx_time_ns();
     convert_job job = {src, dst};
     fxi_parallel_for(ctx, (size_t)src->height, CONVERT_ROWS_PER_CHUNK, convert_rows, &job);

@@ -37,13 +37,6 @@ struct fx_context {
 #define FXI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define FXI_PRINTF(a, b)
-/* Device images (src/cuda/image_device.c): allocation on the context's GPU, copies
- * between host and device images, and the free that fx_image_free calls (NULL-safe;
- * nothing to do in a build without CUDA, where no device image can exist). */
-fx_status fxi_cuda_image_alloc(fx_context *ctx, fx_image *img, size_t bytes);
-fx_status fxi_cuda_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst);
-void fxi_cuda_image_free(void *data);
-
 #endif
 
 /* Record `status` with a formatted detail in ctx (ctx may be NULL), log it at error
@@ -55,12 +48,12 @@ void fxi_error_prefix(fx_context *ctx, const char *fmt, ...) FXI_PRINTF(2, 3);
 /* Deliver a message through the context's log callback, if any, at or below its level. */
 void fxi_log(fx_context *ctx, fx_log_level level, const char *fmt, ...) FXI_PRINTF(3, 4);
 
-#define FX_RETURN_IF(cond, status, ...)                                                            \
+#define FXI_RETURN_IF(cond, status, ...)                                                            \
     do {                                                                                           \
         if (cond) return fxi_error(ctx, (status), __VA_ARGS__);                                    \
     } while (0)
 
-#define FX_TRY(expr)                                                                               \
+#define FXI_TRY(expr)                                                                               \
     do {                                                                                           \
         fx_status fxi_try_status_ = (expr);                                                        \
         if (fxi_try_status_ != FX_OK) return fxi_try_status_;                                      \
@@ -105,50 +98,23 @@ void fxi_pool_destroy(fxi_pool *pool);
  * context's threads (the calling thread takes part). Returns when all are done. */
 void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn fn, void *arg);
 
-/* ---- GPU hooks (src/cuda/ with CUDA, src/core/gpu_none.c without) ---- */
+/* ---- GPU plumbing the core calls (src/gpu/ with CUDA, src/gpu/gpu_nocuda.c without) ----
+ * The core names no job: each job declares its own GPU seam in its folder
+ * (filter/filter_gpu.h, equalize/equalize_gpu.h, normalize/normalize_gpu.h). */
 
 /* Set up the context's GPU state (device check, stream) for ctx->gpu_index. */
-fx_status fxi_cuda_context_init(fx_context *ctx);
+fx_status fxi_gpu_context_init(fx_context *ctx);
 /* Release the stream and any device/pinned buffers the context owns. Safe when
  * ctx->cuda is NULL. */
-void fxi_cuda_context_release(fx_context *ctx);
-/* fx_image_convert on the context's GPU (src/cuda/image_convert.c). */
-fx_status fxi_cuda_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
+void fxi_gpu_context_release(fx_context *ctx);
+/* fx_image_convert on the context's GPU (src/gpu/image_convert.c). */
+fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);
-/* Dynamic audio normalization on the context's GPU (src/cuda/normalize_gpu.c): a
- * stream's slot ring of ring_samples doubles, in pinned host memory (not
- * zeroed; for the stream's own use) with a copy on the device; `count` samples of the host
- * ring from sample `at` queued up to the device (the next levels or ramp call
- * waits for them); the levels of a run of frames starting at `at` (frames x gain
- * channels pairs of peak and sum of squares into `levels`); the ramp of a batch
- * starting at `at`, back into the host ring in place (normalize_gpu_plan.h's
- * batch and parameter block of param_count doubles). */
-typedef struct fxi_nm_gpu fxi_nm_gpu;
-struct fxi_nm_levels_job;
-struct fxi_nm_ramp_batch;
-fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_ring,
-                           fxi_nm_gpu **out);
-void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *gpu);
-fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *gpu, size_t at, size_t count);
-fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
-                             const struct fxi_nm_levels_job *job, double *levels);
-fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *gpu, size_t at,
-                           const struct fxi_nm_ramp_batch *batch, const double *params,
-                           size_t param_count);
-
-/* Equalization on the context's GPU (src/cuda/equalize_gpu.c): device buffers for
- * a plan, a run on host or device images, and their release (safe when the plan
- * has none). */
-fx_status fxi_cuda_equalize_prepare(fx_equalizer *plan);
-fx_status fxi_cuda_equalize_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
-                                fx_timings *timings);
-void fxi_cuda_equalize_release(fx_equalizer *plan);
-
-/* Device images (src/cuda/image_device.c): allocation on the context's GPU, copies
+/* Device images (src/gpu/image_device.c): allocation on the context's GPU, copies
  * between host and device images, and the free that fx_image_free calls (NULL-safe;
  * nothing to do in a build without CUDA, where no device image can exist). */
-fx_status fxi_cuda_image_alloc(fx_context *ctx, fx_image *img, size_t bytes);
-fx_status fxi_cuda_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst);
-void fxi_cuda_image_free(void *data);
+fx_status fxi_gpu_image_alloc(fx_context *ctx, fx_image *img, size_t bytes);
+fx_status fxi_gpu_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst);
+void fxi_gpu_image_free(void *data);
 
 #endif

@@ -81,13 +81,13 @@ fx_status fx_option_set(fx_context *ctx, const fx_option *o, void *obj, const ch
 {
     if (!o || !obj) return fxi_error(ctx, FX_EINVAL, "no such option");
     if (o->type == FX_OPT_BOOL) return parse_bool(ctx, o, value, FIELD(obj, o, int));
-    FX_RETURN_IF(!value, FX_EINVAL, "--%s needs a value", o->name);
+    FXI_RETURN_IF(!value, FX_EINVAL, "--%s needs a value", o->name);
     char *end;
     switch (o->type) {
     case FX_OPT_INT: {
         errno = 0;
         long long v = strtoll(value, &end, 10);
-        FX_RETURN_IF(end == value || *end, FX_EINVAL, "--%s: '%s' is not an integer", o->name,
+        FXI_RETURN_IF(end == value || *end, FX_EINVAL, "--%s: '%s' is not an integer", o->name,
                      value);
         if (errno == ERANGE || v < o->min || v > o->max) return range_error(ctx, o, value);
         *FIELD(obj, o, int) = (int)v;
@@ -96,7 +96,7 @@ fx_status fx_option_set(fx_context *ctx, const fx_option *o, void *obj, const ch
     case FX_OPT_DOUBLE: {
         errno = 0;
         double v = strtod(value, &end);
-        FX_RETURN_IF(end == value || *end || isnan(v), FX_EINVAL, "--%s: '%s' is not a number",
+        FXI_RETURN_IF(end == value || *end || isnan(v), FX_EINVAL, "--%s: '%s' is not a number",
                      o->name, value);
         if (errno == ERANGE || v < o->min || v > o->max) return range_error(ctx, o, value);
         *FIELD(obj, o, double) = v;
@@ -141,14 +141,14 @@ fx_status fx_options_validate(fx_context *ctx, const fx_option *table, const voi
         }
         case FX_OPT_BOOL: {
             int v = *CFIELD(obj, o, int);
-            FX_RETURN_IF(v != 0 && v != 1, FX_EINVAL, "--%s: %d is not 0 or 1", o->name, v);
+            FXI_RETURN_IF(v != 0 && v != 1, FX_EINVAL, "--%s: %d is not 0 or 1", o->name, v);
             break;
         }
         case FX_OPT_ENUM: {
             int v = *CFIELD(obj, o, int), n = 0;
             while (o->choices && o->choices[n])
                 n++;
-            FX_RETURN_IF(v < 0 || v >= n, FX_EINVAL, "--%s: choice %d does not exist", o->name, v);
+            FXI_RETURN_IF(v < 0 || v >= n, FX_EINVAL, "--%s: choice %d does not exist", o->name, v);
             break;
         }
         default: break;

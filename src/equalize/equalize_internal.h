@@ -1,8 +1,8 @@
-/* Equalization internals shared by src/equalize/ and src/cuda/equalize*.
+/* Equalization internals shared by src/equalize/ and src/equalize/gpu_*.
  *
  * Flow: plan.c resolves the options against an image shape into an fx_equalizer
  * (mode, bins, CLAHE grid, mask) and allocates; run dispatches to the CPU path
- * (histogram.c, lut.c, apply.c, clahe.c) or to the GPU (src/cuda/equalize_gpu.c).
+ * (histogram.c, lut.c, apply.c, clahe.c) or to the GPU (src/equalize/gpu_cuda.c).
  * Per-pixel and per-bin arithmetic is in equalize_math.h, geometry in geometry.c.
  */
 #ifndef FXKIT_EQUALIZE_INTERNAL_H
@@ -209,7 +209,7 @@ void fxi_eq_clahe_u8_columns(fx_equalizer *plan);
 void fxi_eq_clahe_u8_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out,
                          fxi_clahe_axis ys);
 
-/* GPU hooks: fxi_cuda_equalize_prepare / _run / _release in core/internal.h. */
+/* GPU seam: equalize/equalize_gpu.h. */
 
 /* ---- CPU passes ---- */
 

@@ -1,4 +1,4 @@
-/* From histograms to output levels. The GPU's LUT kernel (src/cuda/equalize.cu)
+/* From histograms to output levels. The GPU's LUT kernel (src/equalize/gpu_kernels.cu)
  * computes the same entries with the same equalize_math.h functions; sums are
  * exact integers on both sides, so only the final float step could differ, and it
  * is the same IEEE operation in the same order. */

@@ -6,14 +6,14 @@
 
 static fx_status check_mask(fx_context *ctx, const fx_image *m, int width, int height)
 {
-    FX_RETURN_IF(m->memory != FX_MEMORY_HOST || !m->data, FX_EINVAL,
+    FXI_RETURN_IF(m->memory != FX_MEMORY_HOST || !m->data, FX_EINVAL,
                  "--mask: the mask must be a host image with pixels");
-    FX_RETURN_IF(m->channels != 1, FX_EINVAL, "--mask: the mask must be gray (it has %d channels)",
+    FXI_RETURN_IF(m->channels != 1, FX_EINVAL, "--mask: the mask must be gray (it has %d channels)",
                  m->channels);
-    FX_RETURN_IF(m->type != FX_U8 && m->type != FX_U16, FX_EINVAL,
+    FXI_RETURN_IF(m->type != FX_U8 && m->type != FX_U16, FX_EINVAL,
                  "--mask: the mask must have 8- or 16-bit samples (it has %s)",
                  fx_sample_type_name(m->type));
-    FX_RETURN_IF(m->width != width || m->height != height, FX_EINVAL,
+    FXI_RETURN_IF(m->width != width || m->height != height, FX_EINVAL,
                  "--mask: the mask is %dx%d but the image is %dx%d", m->width, m->height, width,
                  height);
     return FX_OK;
@@ -22,7 +22,7 @@ static fx_status check_mask(fx_context *ctx, const fx_image *m, int width, int h
 static fx_status copy_mask(fx_context *ctx, const fx_image *m, uint8_t **out)
 {
     uint8_t *bits;
-    FX_TRY(fxi_malloc(ctx, (size_t)m->width * (size_t)m->height, (void **)&bits));
+    FXI_TRY(fxi_malloc(ctx, (size_t)m->width * (size_t)m->height, (void **)&bits));
     uint64_t used = 0;
     for (int y = 0; y < m->height; y++) {
         const uint8_t *row = fx_image_row(m, y);
@@ -46,7 +46,7 @@ fx_status fxi_eq_load_mask(fx_context *ctx, const fx_equalize_options *opts, int
 {
     *out = NULL;
     if (opts->mask_image) {
-        FX_TRY(check_mask(ctx, opts->mask_image, width, height));
+        FXI_TRY(check_mask(ctx, opts->mask_image, width, height));
         return copy_mask(ctx, opts->mask_image, out);
     }
     if (!opts->mask) return FX_OK;

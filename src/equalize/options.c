@@ -47,15 +47,15 @@ void fx_equalize_options_init(fx_equalize_options *opts)
 
 fx_status fx_equalize_options_check(fx_context *ctx, const fx_equalize_options *opts)
 {
-    FX_TRY(fx_options_validate(ctx, fx_equalize_option_table, opts));
-    FX_RETURN_IF(opts->bins != 0 && opts->bins < FXI_EQ_MIN_BINS, FX_ERANGE,
+    FXI_TRY(fx_options_validate(ctx, fx_equalize_option_table, opts));
+    FXI_RETURN_IF(opts->bins != 0 && opts->bins < FXI_EQ_MIN_BINS, FX_ERANGE,
                  "--bins: %d is too few (at least %d, or 0 for the default)", opts->bins,
                  FXI_EQ_MIN_BINS);
-    FX_RETURN_IF(opts->gpu_block % FXI_WARP_THREADS != 0, FX_ERANGE,
+    FXI_RETURN_IF(opts->gpu_block % FXI_WARP_THREADS != 0, FX_ERANGE,
                  "--gpu-block: %d is not a multiple of %d", opts->gpu_block, FXI_WARP_THREADS);
     int tx, ty;
-    FX_TRY(fxi_parse_tiles(ctx, opts->tiles ? opts->tiles : "8x8", &tx, &ty));
-    FX_RETURN_IF(opts->adaptive && (opts->mask || opts->mask_image), FX_EINVAL,
+    FXI_TRY(fxi_parse_tiles(ctx, opts->tiles ? opts->tiles : "8x8", &tx, &ty));
+    FXI_RETURN_IF(opts->adaptive && (opts->mask || opts->mask_image), FX_EINVAL,
                  "--mask applies to global equalization; it cannot be used with --adaptive");
     return FX_OK;
 }

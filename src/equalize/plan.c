@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "equalize_internal.h"
+#include "equalize/equalize_gpu.h"
 
 #define LEVEL_BITS_U8 8
 #define LEVEL_BITS_U16 16
@@ -22,15 +23,15 @@ static int mode_of(int space, int channels)
 
 static fx_status check_shape(fx_context *ctx, const fx_image *s)
 {
-    FX_RETURN_IF(!s, FX_EINVAL, "equalize: no image shape");
-    FX_RETURN_IF(s->width < 1 || s->height < 1, FX_EINVAL, "equalize: image size %dx%d is empty",
+    FXI_RETURN_IF(!s, FX_EINVAL, "equalize: no image shape");
+    FXI_RETURN_IF(s->width < 1 || s->height < 1, FX_EINVAL, "equalize: image size %dx%d is empty",
                  s->width, s->height);
-    FX_RETURN_IF(s->channels < 1 || s->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
+    FXI_RETURN_IF(s->channels < 1 || s->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
                  "equalize: %d channels (1 to %d)", s->channels, FX_MAX_IMAGE_CHANNELS);
-    FX_RETURN_IF(s->type != FX_U8 && s->type != FX_U16, FX_EUNSUPPORTED,
+    FXI_RETURN_IF(s->type != FX_U8 && s->type != FX_U16, FX_EUNSUPPORTED,
                  "equalize: %s images are not supported (8- or 16-bit integers only)",
                  fx_sample_type_name(s->type));
-    FX_RETURN_IF((uint64_t)s->width * (uint64_t)s->height > UINT32_MAX, FX_ELIMIT,
+    FXI_RETURN_IF((uint64_t)s->width * (uint64_t)s->height > UINT32_MAX, FX_ELIMIT,
                  "equalize: %dx%d has more than 2^32 - 1 pixels", s->width, s->height);
     return FX_OK;
 }
@@ -52,17 +53,17 @@ static fx_status resolve(fx_context *ctx, const fx_equalize_options *o, const fx
     p->bins = o->bins            ? (uint32_t)o->bins
               : s->type == FX_U8 ? levels
                                  : (uint32_t)FXI_EQ_DEFAULT_BINS_U16;
-    FX_RETURN_IF(p->bins > levels, FX_ERANGE, "--bins: %u is more than the %u levels of %s images",
+    FXI_RETURN_IF(p->bins > levels, FX_ERANGE, "--bins: %u is more than the %u levels of %s images",
                  p->bins, levels, fx_sample_type_name(s->type));
     p->planes = p->mode == FXI_EQ_MODE_RGB ? FXI_EQ_MAX_PLANES : 1;
     p->scale = o->scale == FX_EQ_SCALE_MAS ? FX_EQ_SCALE_MAX : o->scale;
     p->adaptive = o->adaptive;
     p->gpu_block = o->gpu_block;
     int tx = 1, ty = 1;
-    if (p->adaptive) FX_TRY(fxi_parse_tiles(ctx, o->tiles ? o->tiles : "8x8", &tx, &ty));
-    FX_TRY(fxi_clahe_grid_make(ctx, s->width, s->height, tx, ty, &p->grid));
+    if (p->adaptive) FXI_TRY(fxi_parse_tiles(ctx, o->tiles ? o->tiles : "8x8", &tx, &ty));
+    FXI_TRY(fxi_clahe_grid_make(ctx, s->width, s->height, tx, ty, &p->grid));
     uint64_t area = (uint64_t)p->grid.tile_w * (uint64_t)p->grid.tile_h;
-    FX_RETURN_IF(area > UINT32_MAX, FX_ELIMIT, "CLAHE: tiles of %dx%d pixels are too large",
+    FXI_RETURN_IF(area > UINT32_MAX, FX_ELIMIT, "CLAHE: tiles of %dx%d pixels are too large",
                  p->grid.tile_w, p->grid.tile_h);
     p->clip_limit = p->adaptive ? fxi_clahe_clip_limit(o->clip, (uint32_t)area, p->bins) : 0;
     return FX_OK;
@@ -72,53 +73,53 @@ static fx_status resolve(fx_context *ctx, const fx_equalize_options *o, const fx
 static fx_status alloc_per_bin(fx_context *ctx, const fx_equalizer *p, size_t size, void **out)
 {
     size_t tiles = (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, n;
-    FX_RETURN_IF(!fxi_mul3_size((size_t)p->planes, tiles, (size_t)p->bins, &n), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul3_size((size_t)p->planes, tiles, (size_t)p->bins, &n), FX_EOVERFLOW,
                  "equalize: %zu tiles of %u bins overflow", tiles, p->bins);
     return fxi_calloc(ctx, n, size, out);
 }
 
 static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
 {
-    FX_TRY(alloc_per_bin(ctx, p, sizeof *p->hist, (void **)&p->hist));
-    FX_TRY(alloc_per_bin(ctx, p, sizeof *p->bin_lut, (void **)&p->bin_lut));
+    FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->hist, (void **)&p->hist));
+    FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->bin_lut, (void **)&p->bin_lut));
     if (p->adaptive) {
         const size_t w = (size_t)p->width;
-        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_axis, (void **)&p->x_axis));
+        FXI_TRY(fxi_calloc(ctx, w, sizeof *p->x_axis, (void **)&p->x_axis));
         if (!fxi_eq_clahe_u8_fast(p)) return FX_OK;
-        FX_TRY(alloc_per_bin(ctx, p, sizeof *p->tile_lutf, (void **)&p->tile_lutf));
-        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_index1, (void **)&p->x_index1));
-        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_index2, (void **)&p->x_index2));
-        FX_TRY(fxi_calloc(ctx, w, sizeof *p->x_weight, (void **)&p->x_weight));
+        FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->tile_lutf, (void **)&p->tile_lutf));
+        FXI_TRY(fxi_calloc(ctx, w, sizeof *p->x_index1, (void **)&p->x_index1));
+        FXI_TRY(fxi_calloc(ctx, w, sizeof *p->x_index2, (void **)&p->x_index2));
+        FXI_TRY(fxi_calloc(ctx, w, sizeof *p->x_weight, (void **)&p->x_weight));
         return fxi_calloc(ctx, w, sizeof *p->x_weight1, (void **)&p->x_weight1);
     }
     p->hist_workers = fx_context_threads(ctx);
     if (p->hist_workers < 1) p->hist_workers = 1;
-    FX_TRY(fxi_calloc(ctx, (size_t)p->hist_workers * (size_t)p->planes * p->bins,
+    FXI_TRY(fxi_calloc(ctx, (size_t)p->hist_workers * (size_t)p->planes * p->bins,
                       sizeof *p->hist_work, (void **)&p->hist_work));
     if (p->mode == FXI_EQ_MODE_HSV_FLOAT)
         return fxi_calloc(ctx, p->bins, sizeof *p->float_lut, (void **)&p->float_lut);
-    FX_TRY(fxi_calloc(ctx, (size_t)p->planes << p->level_bits, sizeof *p->value_lut,
+    FXI_TRY(fxi_calloc(ctx, (size_t)p->planes << p->level_bits, sizeof *p->value_lut,
                       (void **)&p->value_lut));
     if (p->mode == FXI_EQ_MODE_HSV && p->type == FX_U8 && !fxi_eq_u8_fast_map(p))
-        FX_TRY(fxi_malloc(ctx, HSV_TABLE_SIDE * HSV_TABLE_SIDE, (void **)&p->hsv_table));
+        FXI_TRY(fxi_malloc(ctx, HSV_TABLE_SIDE * HSV_TABLE_SIDE, (void **)&p->hsv_table));
     return FX_OK;
 }
 
 fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *opts, const fx_image *shape,
                            fx_equalizer **out)
 {
-    FX_RETURN_IF(!out, FX_EINVAL, "equalize: no plan pointer");
+    FXI_RETURN_IF(!out, FX_EINVAL, "equalize: no plan pointer");
     *out = NULL;
-    FX_RETURN_IF(!ctx || !opts, FX_EINVAL, "equalize: no context or options");
-    FX_TRY(fx_equalize_options_check(ctx, opts));
-    FX_TRY(check_shape(ctx, shape));
+    FXI_RETURN_IF(!ctx || !opts, FX_EINVAL, "equalize: no context or options");
+    FXI_TRY(fx_equalize_options_check(ctx, opts));
+    FXI_TRY(check_shape(ctx, shape));
     fx_equalizer *p;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
     p->ctx = ctx;
     fx_status st = resolve(ctx, opts, shape, p);
     if (st == FX_OK) st = fxi_eq_load_mask(ctx, opts, p->width, p->height, &p->mask);
     if (st == FX_OK)
-        st = fx_context_device(ctx, NULL) == FX_DEVICE_GPU ? fxi_cuda_equalize_prepare(p)
+        st = fx_context_device(ctx, NULL) == FX_DEVICE_GPU ? fxi_equalize_gpu_prepare(p)
                                                            : alloc_cpu(ctx, p);
     if (st != FX_OK) {
         fx_equalize_free(p);
@@ -131,7 +132,7 @@ fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *opts, con
 void fx_equalize_free(fx_equalizer *p)
 {
     if (!p) return;
-    fxi_cuda_equalize_release(p);
+    fxi_equalize_gpu_release(p);
     free(p->mask);
     free(p->hist);
     free(p->hist_work);
@@ -151,15 +152,15 @@ void fx_equalize_free(fx_equalizer *p)
 static fx_status check_image(fx_context *ctx, const fx_equalizer *p, const fx_image *img,
                              int channels, const char *which)
 {
-    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "equalize: %s image has no pixels", which);
-    FX_RETURN_IF(img->width != p->width || img->height != p->height || img->channels != channels ||
+    FXI_RETURN_IF(!img || !img->data, FX_EINVAL, "equalize: %s image has no pixels", which);
+    FXI_RETURN_IF(img->width != p->width || img->height != p->height || img->channels != channels ||
                      img->type != p->type,
                  FX_EINVAL, "equalize: %s image is %dx%dx%d %s; the plan is for %dx%dx%d %s", which,
                  img->width, img->height, img->channels, fx_sample_type_name(img->type), p->width,
                  p->height, channels, fx_sample_type_name(p->type));
     size_t row;
-    FX_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
-    FX_RETURN_IF(img->stride < row, FX_EINVAL, "equalize: %s stride %zu is shorter than a row",
+    FXI_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
+    FXI_RETURN_IF(img->stride < row, FX_EINVAL, "equalize: %s stride %zu is shorter than a row",
                  which, img->stride);
     return FX_OK;
 }
@@ -168,18 +169,18 @@ fx_status fx_equalize_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx
 {
     if (!p) return FX_EINVAL;
     fx_context *ctx = p->ctx;
-    FX_TRY(check_image(ctx, p, in, p->in_channels, "input"));
-    FX_TRY(check_image(ctx, p, out, p->out_channels, "output"));
-    FX_RETURN_IF(in->memory != out->memory, FX_EINVAL,
+    FXI_TRY(check_image(ctx, p, in, p->in_channels, "input"));
+    FXI_TRY(check_image(ctx, p, out, p->out_channels, "output"));
+    FXI_RETURN_IF(in->memory != out->memory, FX_EINVAL,
                  "equalize: the input is a %s image and the output a %s image (both must be "
                  "the same kind)",
                  in->memory == FX_MEMORY_DEVICE ? "device" : "host",
                  out->memory == FX_MEMORY_DEVICE ? "device" : "host");
-    FX_RETURN_IF(in->data == out->data &&
+    FXI_RETURN_IF(in->data == out->data &&
                      (in->stride != out->stride || p->in_channels != p->out_channels),
                  FX_EINVAL, "equalize: in place needs the same layout for input and output");
-    if (p->gpu) return fxi_cuda_equalize_run(p, in, out, timings);
-    FX_RETURN_IF(in->memory == FX_MEMORY_DEVICE, FX_EINVAL,
+    if (p->gpu) return fxi_equalize_gpu_run(p, in, out, timings);
+    FXI_RETURN_IF(in->memory == FX_MEMORY_DEVICE, FX_EINVAL,
                  "equalize: device images need a GPU context (this one runs on the CPU)");
     uint64_t start = fx_time_ns();
     if (p->adaptive) {
@@ -195,9 +196,9 @@ fx_status fx_equalize_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx
 fx_status fx_equalize(fx_context *ctx, const fx_equalize_options *opts, const fx_image *in,
                       fx_image *out, fx_timings *timings)
 {
-    FX_RETURN_IF(!in || !out, FX_EINVAL, "equalize: no input or output image");
+    FXI_RETURN_IF(!in || !out, FX_EINVAL, "equalize: no input or output image");
     fx_equalizer *plan;
-    FX_TRY(fx_equalize_plan(ctx, opts, in, &plan));
+    FXI_TRY(fx_equalize_plan(ctx, opts, in, &plan));
     int allocated = 0;
     fx_status st = FX_OK;
     if (!out->data) {

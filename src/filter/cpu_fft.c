@@ -190,10 +190,10 @@ void fxi_fft_release(void *state)
 static fx_status fft_alloc(fx_context *ctx, size_t count, size_t size, void **out)
 {
     size_t bytes;
-    FX_RETURN_IF(!fxi_mul_size(count, size, &bytes), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(count, size, &bytes), FX_EOVERFLOW,
                  "fft buffer of %zu x %zu bytes overflows", count, size);
     *out = fftwf_malloc(bytes);
-    FX_RETURN_IF(!*out, FX_ENOMEM, "out of memory for an fft buffer of %zu bytes", bytes);
+    FXI_RETURN_IF(!*out, FX_ENOMEM, "out of memory for an fft buffer of %zu bytes", bytes);
     return FX_OK;
 }
 
@@ -217,26 +217,26 @@ static fx_status fft_prepare(fx_context *ctx, const fxi_taps *taps, const fx_ima
     s->tiles_x = (int)ceil_div(s->width, s->out_cols);
 
     size_t points, half_cols = (size_t)s->n_cols / 2 + 1;
-    FX_RETURN_IF(!fxi_mul_size((size_t)s->n_rows, (size_t)s->n_cols, &points) ||
+    FXI_RETURN_IF(!fxi_mul_size((size_t)s->n_rows, (size_t)s->n_cols, &points) ||
                      !fxi_mul_size((size_t)s->n_rows, half_cols, &s->freq_count),
                  FX_EOVERFLOW, "fft tile %d x %d overflows", s->n_cols, s->n_rows);
     s->plane_stride =
         (points + FFT_PLANE_ALIGN_FLOATS - 1) / FFT_PLANE_ALIGN_FLOATS * FFT_PLANE_ALIGN_FLOATS;
     size_t plane_floats, row_in_floats, row_out_floats;
-    FX_RETURN_IF(!fxi_mul_size(s->plane_stride, (size_t)s->channels, &plane_floats) ||
+    FXI_RETURN_IF(!fxi_mul_size(s->plane_stride, (size_t)s->channels, &plane_floats) ||
                      !fxi_mul_size((size_t)s->n_cols, (size_t)s->channels, &row_in_floats) ||
                      !fxi_mul_size((size_t)s->out_cols, (size_t)s->channels, &row_out_floats),
                  FX_EOVERFLOW, "fft buffers for %d channels overflow", s->channels);
 
-    FX_TRY(fxi_calloc(ctx, (size_t)s->workers, sizeof *s->worker, (void **)&s->worker));
+    FXI_TRY(fxi_calloc(ctx, (size_t)s->workers, sizeof *s->worker, (void **)&s->worker));
     for (int i = 0; i < s->workers; i++) {
         fft_worker *w = &s->worker[i];
-        FX_TRY(fft_alloc(ctx, plane_floats, sizeof(float), (void **)&w->planes));
-        FX_TRY(fft_alloc(ctx, s->freq_count, sizeof(fftwf_complex), (void **)&w->freq));
-        FX_TRY(fxi_malloc(ctx, row_in_floats * sizeof(float), (void **)&w->row_in));
-        FX_TRY(fxi_malloc(ctx, row_out_floats * sizeof(float), (void **)&w->row_out));
+        FXI_TRY(fft_alloc(ctx, plane_floats, sizeof(float), (void **)&w->planes));
+        FXI_TRY(fft_alloc(ctx, s->freq_count, sizeof(fftwf_complex), (void **)&w->freq));
+        FXI_TRY(fxi_malloc(ctx, row_in_floats * sizeof(float), (void **)&w->row_in));
+        FXI_TRY(fxi_malloc(ctx, row_out_floats * sizeof(float), (void **)&w->row_out));
     }
-    FX_TRY(fft_alloc(ctx, s->freq_count, sizeof(fftwf_complex), (void **)&s->kernel));
+    FXI_TRY(fft_alloc(ctx, s->freq_count, sizeof(fftwf_complex), (void **)&s->kernel));
 
     /* FFTW_ESTIMATE: plans in microseconds, and the same plan (so the same results) on
      * every run; FFTW_MEASURE would time candidates and could pick differently. */
@@ -246,7 +246,7 @@ static fx_status fft_prepare(fx_context *ctx, const fxi_taps *taps, const fx_ima
     s->forward = fftwf_plan_dft_r2c_2d(s->n_rows, s->n_cols, plane, freq, FFTW_ESTIMATE);
     s->inverse = fftwf_plan_dft_c2r_2d(s->n_rows, s->n_cols, freq, plane, FFTW_ESTIMATE);
     pthread_mutex_unlock(&fft_planner_lock);
-    FX_RETURN_IF(!s->forward || !s->inverse, FX_ENOMEM, "FFTW could not plan a %d x %d transform",
+    FXI_RETURN_IF(!s->forward || !s->inverse, FX_ENOMEM, "FFTW could not plan a %d x %d transform",
                  s->n_cols, s->n_rows);
 
     /* The kernel at the origin of a zero plane; its spectrum, conjugated (correlation)
@@ -273,13 +273,13 @@ fx_status fxi_fft_prepare(fx_context *ctx, const fxi_taps *taps, const fx_image_
                           void **state)
 {
     *state = NULL;
-    FX_RETURN_IF(!taps->w, FX_EINVAL, "the fft strategy needs float taps");
-    FX_RETURN_IF(desc->width < 1 || desc->height < 1 || desc->channels < 1 ||
+    FXI_RETURN_IF(!taps->w, FX_EINVAL, "the fft strategy needs float taps");
+    FXI_RETURN_IF(desc->width < 1 || desc->height < 1 || desc->channels < 1 ||
                      desc->channels > FX_MAX_IMAGE_CHANNELS,
                  FX_EINVAL, "fft: bad image shape %dx%d with %d channels", desc->width,
                  desc->height, desc->channels);
     fft_state *s;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *s, (void **)&s));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *s, (void **)&s));
     fx_status st = fft_prepare(ctx, taps, desc, s);
     if (st != FX_OK) {
         fxi_fft_release(s);
@@ -410,13 +410,13 @@ fx_status fxi_filter_fft(const fxi_filter_job *job, void *state)
 {
     fx_context *ctx = job->ctx;
     fft_state *s = state;
-    FX_RETURN_IF(!s, FX_EINVAL, "fft: the plan has no fft state");
-    FX_RETURN_IF(job->src->width != s->width || job->src->height != s->height ||
+    FXI_RETURN_IF(!s, FX_EINVAL, "fft: the plan has no fft state");
+    FXI_RETURN_IF(job->src->width != s->width || job->src->height != s->height ||
                      job->channels != s->channels,
                  FX_EINVAL, "fft: image %dx%d with %d channels, planned for %dx%d with %d",
                  job->src->width, job->src->height, job->channels, s->width, s->height,
                  s->channels);
-    FX_RETURN_IF(fx_context_threads(ctx) > s->workers, FX_EINVAL,
+    FXI_RETURN_IF(fx_context_threads(ctx) > s->workers, FX_EINVAL,
                  "fft: the context has %d threads, the plan buffers for %d",
                  fx_context_threads(ctx), s->workers);
     fft_run run = {job, s};

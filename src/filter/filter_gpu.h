@@ -1,5 +1,6 @@
-/* The filter plan's GPU side (src/cuda/filter_gpu.c with CUDA, stubs in
- * src/core/gpu_none.c without): the planner hands it the resolved taps and strategy. */
+/* The filter plan's GPU seam (src/filter/gpu_plan_cuda.c with CUDA, the stubs in
+ * src/filter/gpu_nocuda.c without), named like the other jobs' seams: prepare /
+ * run / release. The planner hands it the resolved taps and strategy. */
 #ifndef FXKIT_FILTER_GPU_H
 #define FXKIT_FILTER_GPU_H
 

@@ -1,4 +1,4 @@
-/* Geometry of the GPU fft strategy (src/cuda/filter_fft*.{c,cu}), as plain C so it is
+/* Geometry of the GPU fft strategy (src/filter/gpu_fft*.{c,cu}), as plain C so it is
  * unit-tested without a GPU (tests/unit/test_filter_gpu_fft_geometry.c).
  *
  * Overlap-save on tiles: a tile is an N x M real transform whose top-left

@@ -1,5 +1,5 @@
 /* Per-element rules of the GPU fft strategy, shared by its CUDA kernels
- * (src/cuda/filter_fft.cu) and the CPU test that replays them through FFTW
+ * (src/filter/gpu_fft.cu) and the CPU test that replays them through FFTW
  * (tests/unit/test_filter_gpu_fft_tiles.c): where a tile lies, which virtual row and
  * column each point of its transform plane holds, where its bias sample is, and how a
  * correlation becomes an output sample. FX_HD is empty in C and __host__ __device__ in

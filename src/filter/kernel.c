@@ -11,13 +11,13 @@ fx_status fxi_kernel_new(fx_context *ctx, int width, int height, bool rational, 
                          fx_kernel **out)
 {
     *out = NULL;
-    FX_RETURN_IF(width < 1 || height < 1 || width > FX_KERNEL_MAX_SIDE ||
+    FXI_RETURN_IF(width < 1 || height < 1 || width > FX_KERNEL_MAX_SIDE ||
                      height > FX_KERNEL_MAX_SIDE,
                  FX_ERANGE, "kernel size %dx%d is outside 1x1 … %dx%d", width, height,
                  FX_KERNEL_MAX_SIDE, FX_KERNEL_MAX_SIDE);
     size_t taps = (size_t)width * (size_t)height;
     fx_kernel *k;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *k, (void **)&k));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *k, (void **)&k));
     k->width = width;
     k->height = height;
     snprintf(k->name, sizeof k->name, "%s", name);
@@ -40,7 +40,7 @@ fx_status fx_kernel_create(fx_context *ctx, int width, int height, const double 
 {
     char name[32];
     snprintf(name, sizeof name, "custom %dx%d", width, height);
-    FX_TRY(fxi_kernel_new(ctx, width, height, false, name, out));
+    FXI_TRY(fxi_kernel_new(ctx, width, height, false, name, out));
     fx_kernel *k = *out;
     size_t taps = (size_t)width * (size_t)height;
     for (size_t i = 0; i < taps; i++) {
@@ -84,7 +84,7 @@ fx_status fx_kernel_weights(fx_context *ctx, const fx_kernel *k, fx_sample_type 
     fx_filter_options o;
     fx_filter_options_init(&o);
     fxi_taps t;
-    FX_TRY(fxi_taps_resolve(ctx, k, &o, type, &t));
+    FXI_TRY(fxi_taps_resolve(ctx, k, &o, type, &t));
     size_t taps = (size_t)t.kw * (size_t)t.kh;
     for (size_t i = 0; i < taps; i++)
         weights[i] = t.acc == FXI_ACC_F32 ? t.w[i] : (double)t.num[i] / t.finish.den;

@@ -80,12 +80,12 @@ static fx_status parse_list(fx_context *ctx, const char *option, const char *tex
         char *end;
         errno = 0;
         double v = strtod(s, &end);
-        FX_RETURN_IF(end == s, FX_EINVAL, "--%s '%s': expected a number at '%s'", option, text, s);
-        FX_RETURN_IF(!isfinite(v), FX_EINVAL, "--%s '%s': values must be finite", option, text);
-        FX_RETURN_IF(*count == max, FX_EINVAL, "--%s '%s': at most %d values", option, text, max);
+        FXI_RETURN_IF(end == s, FX_EINVAL, "--%s '%s': expected a number at '%s'", option, text, s);
+        FXI_RETURN_IF(!isfinite(v), FX_EINVAL, "--%s '%s': values must be finite", option, text);
+        FXI_RETURN_IF(*count == max, FX_EINVAL, "--%s '%s': at most %d values", option, text, max);
         out[(*count)++] = v;
         if (!*end) return FX_OK;
-        FX_RETURN_IF(*end != ',', FX_EINVAL, "--%s '%s': unexpected '%s'", option, text, end);
+        FXI_RETURN_IF(*end != ',', FX_EINVAL, "--%s '%s': unexpected '%s'", option, text, end);
         s = end + 1;
     }
 }
@@ -95,10 +95,10 @@ fx_status fxi_parse_anchor(fx_context *ctx, const char *text, int kw, int kh, in
     if (!text || !*text) return FX_OK;
     double v[2];
     int n;
-    FX_TRY(parse_list(ctx, "anchor", text, v, 2, &n));
-    FX_RETURN_IF(n != 2 || v[0] != floor(v[0]) || v[1] != floor(v[1]), FX_EINVAL,
+    FXI_TRY(parse_list(ctx, "anchor", text, v, 2, &n));
+    FXI_RETURN_IF(n != 2 || v[0] != floor(v[0]) || v[1] != floor(v[1]), FX_EINVAL,
                  "--anchor '%s': expected two whole numbers X,Y", text);
-    FX_RETURN_IF(v[0] < 0 || v[0] >= kw || v[1] < 0 || v[1] >= kh, FX_ERANGE,
+    FXI_RETURN_IF(v[0] < 0 || v[0] >= kw || v[1] < 0 || v[1] >= kh, FX_ERANGE,
                  "--anchor %s is outside the %dx%d kernel (X 0…%d, Y 0…%d)", text, kw, kh, kw - 1,
                  kh - 1);
     *ax = (int)v[0];
@@ -113,8 +113,8 @@ fx_status fxi_parse_border_value(fx_context *ctx, const char *text, int channels
     if (!text || !*text) return FX_OK;
     double v[FX_MAX_IMAGE_CHANNELS];
     int n;
-    FX_TRY(parse_list(ctx, "border-value", text, v, FX_MAX_IMAGE_CHANNELS, &n));
-    FX_RETURN_IF(
+    FXI_TRY(parse_list(ctx, "border-value", text, v, FX_MAX_IMAGE_CHANNELS, &n));
+    FXI_RETURN_IF(
         n != 1 && n != channels, FX_EINVAL,
         "--border-value '%s' has %d values; give 1 or %d (one per channel of this %d-channel "
         "image)",

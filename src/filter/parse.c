@@ -46,14 +46,14 @@ static fx_status parse_number(fx_context *ctx, const char *s, const char *e, con
 {
     char token[64];
     size_t len = (size_t)(e - s);
-    FX_RETURN_IF(len >= sizeof token, FX_EINVAL, "%s: '%.*s…' is not a number", where, 20, s);
+    FXI_RETURN_IF(len >= sizeof token, FX_EINVAL, "%s: '%.*s…' is not a number", where, 20, s);
     memcpy(token, s, len);
     token[len] = 0;
     char *end;
     errno = 0;
     double v = strtod(token, &end);
-    FX_RETURN_IF(end == token || *end, FX_EINVAL, "%s: '%s' is not a number", where, token);
-    FX_RETURN_IF(!isfinite(v), FX_EINVAL, "%s: '%s' is not a finite number", where, token);
+    FXI_RETURN_IF(end == token || *end, FX_EINVAL, "%s: '%s' is not a number", where, token);
+    FXI_RETURN_IF(!isfinite(v), FX_EINVAL, "%s: '%s' is not a finite number", where, token);
     *value = v;
     const char *digits = token + (token[0] == '+' || token[0] == '-');
     *integer = *digits && strspn(digits, "0123456789") == strlen(digits);
@@ -73,10 +73,10 @@ static fx_status push(fx_context *ctx, parsed *p, double v, bool integer, int64_
     if (p->count == p->capacity) {
         size_t cap = p->capacity ? p->capacity * 2 : 64;
         double *nv = realloc(p->values, cap * sizeof *nv);
-        FX_RETURN_IF(!nv, FX_ENOMEM, "out of memory parsing the kernel");
+        FXI_RETURN_IF(!nv, FX_ENOMEM, "out of memory parsing the kernel");
         p->values = nv;
         int64_t *ni = realloc(p->ints, cap * sizeof *ni);
-        FX_RETURN_IF(!ni, FX_ENOMEM, "out of memory parsing the kernel");
+        FXI_RETURN_IF(!ni, FX_ENOMEM, "out of memory parsing the kernel");
         p->ints = ni;
         p->capacity = cap;
     }
@@ -91,14 +91,14 @@ static fx_status push(fx_context *ctx, parsed *p, double v, bool integer, int64_
 static fx_status end_row(fx_context *ctx, parsed *p, int numbers)
 {
     if (numbers == 0) return FX_OK; /* empty row: skipped */
-    FX_RETURN_IF(numbers > FX_KERNEL_MAX_SIDE, FX_ERANGE,
+    FXI_RETURN_IF(numbers > FX_KERNEL_MAX_SIDE, FX_ERANGE,
                  "kernel row %d has %d numbers (at most %d)", p->rows + 1, numbers,
                  FX_KERNEL_MAX_SIDE);
     if (p->rows == 0) p->width = numbers;
-    FX_RETURN_IF(numbers != p->width, FX_EINVAL, "kernel row %d has %d numbers, row 1 has %d",
+    FXI_RETURN_IF(numbers != p->width, FX_EINVAL, "kernel row %d has %d numbers, row 1 has %d",
                  p->rows + 1, numbers, p->width);
     p->rows++;
-    FX_RETURN_IF(p->rows > FX_KERNEL_MAX_SIDE, FX_ERANGE, "kernel has more than %d rows",
+    FXI_RETURN_IF(p->rows > FX_KERNEL_MAX_SIDE, FX_ERANGE, "kernel has more than %d rows",
                  FX_KERNEL_MAX_SIDE);
     return FX_OK;
 }
@@ -110,17 +110,17 @@ static fx_status parse_divisor(fx_context *ctx, parsed *p, const char *s)
     const char *e = s;
     while (!ends_token(*e))
         e++;
-    FX_RETURN_IF(e == s, FX_EINVAL, "kernel: expected a divisor after '/'");
+    FXI_RETURN_IF(e == s, FX_EINVAL, "kernel: expected a divisor after '/'");
     bool integer;
     int64_t iv = 0;
-    FX_TRY(parse_number(ctx, s, e, "kernel divisor", &p->divisor, &integer, &iv));
-    FX_RETURN_IF(p->divisor == 0, FX_EINVAL, "kernel divisor is 0");
+    FXI_TRY(parse_number(ctx, s, e, "kernel divisor", &p->divisor, &integer, &iv));
+    FXI_RETURN_IF(p->divisor == 0, FX_EINVAL, "kernel divisor is 0");
     p->int_divisor = iv;
     p->int_divisor_ok = integer;
     /* Only separators and a comment may follow. */
     while (is_separator(*e) || *e == '\n' || *e == ';')
         e++;
-    FX_RETURN_IF(*e && *e != '#', FX_EINVAL, "kernel: unexpected '%.20s' after the divisor", e);
+    FXI_RETURN_IF(*e && *e != '#', FX_EINVAL, "kernel: unexpected '%.20s' after the divisor", e);
     return FX_OK;
 }
 
@@ -136,13 +136,13 @@ static fx_status parse_weights(fx_context *ctx, const char *text, parsed *p)
             while (*s && *s != '\n')
                 s++;
         } else if (c == ';' || c == '\n') {
-            FX_TRY(end_row(ctx, p, numbers));
+            FXI_TRY(end_row(ctx, p, numbers));
             numbers = 0;
             s++;
         } else if (c == '/') {
-            FX_TRY(end_row(ctx, p, numbers));
+            FXI_TRY(end_row(ctx, p, numbers));
             numbers = 0;
-            FX_TRY(parse_divisor(ctx, p, s + 1));
+            FXI_TRY(parse_divisor(ctx, p, s + 1));
             break;
         } else {
             const char *e = s;
@@ -153,16 +153,16 @@ static fx_status parse_weights(fx_context *ctx, const char *text, parsed *p)
             double v;
             bool integer;
             int64_t iv = 0;
-            FX_TRY(parse_number(ctx, s, e, where, &v, &integer, &iv));
-            FX_TRY(push(ctx, p, v, integer, iv));
+            FXI_TRY(parse_number(ctx, s, e, where, &v, &integer, &iv));
+            FXI_TRY(push(ctx, p, v, integer, iv));
             numbers++;
-            FX_RETURN_IF(numbers > FX_KERNEL_MAX_SIDE, FX_ERANGE,
+            FXI_RETURN_IF(numbers > FX_KERNEL_MAX_SIDE, FX_ERANGE,
                          "kernel row %d has more than %d numbers", p->rows + 1, FX_KERNEL_MAX_SIDE);
             s = e;
         }
     }
-    FX_TRY(end_row(ctx, p, numbers));
-    FX_RETURN_IF(p->rows == 0, FX_EINVAL, "kernel is empty (no numbers)");
+    FXI_TRY(end_row(ctx, p, numbers));
+    FXI_RETURN_IF(p->rows == 0, FX_EINVAL, "kernel is empty (no numbers)");
     return FX_OK;
 }
 
@@ -180,7 +180,7 @@ static bool names_preset(const char *text)
 fx_status fx_kernel_parse(fx_context *ctx, const char *text, fx_kernel **out)
 {
     *out = NULL;
-    FX_RETURN_IF(!text, FX_EINVAL, "kernel: no text");
+    FXI_RETURN_IF(!text, FX_EINVAL, "kernel: no text");
     if (names_preset(text) || fxi_is_preset(text)) {
         while (is_separator(*text))
             text++;

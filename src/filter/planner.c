@@ -69,26 +69,26 @@ static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *wh
 
 static fx_status check_forced(fx_context *ctx, fx_filter_strategy s, const fxi_taps *t, bool gpu)
 {
-    FX_RETURN_IF(s >= FX_STRATEGY_GPU_GLOBAL && !gpu, FX_ENODEVICE,
+    FXI_RETURN_IF(s >= FX_STRATEGY_GPU_GLOBAL && !gpu, FX_ENODEVICE,
                  "--strategy %s runs on a GPU: use it with --device gpu",
                  fx_filter_strategy_name(s));
-    FX_RETURN_IF(s == FX_STRATEGY_SEPARABLE && !t->rank1, FX_EINVAL,
+    FXI_RETURN_IF(s == FX_STRATEGY_SEPARABLE && !t->rank1, FX_EINVAL,
                  "--strategy separable: this %dx%d kernel is not separable (not rank 1)", t->kw,
                  t->kh);
-    FX_RETURN_IF(s == FX_STRATEGY_BOX && !t->box, FX_EINVAL,
+    FXI_RETURN_IF(s == FX_STRATEGY_BOX && !t->box, FX_EINVAL,
                  "--strategy box: this %dx%d kernel is not a box (its taps differ)", t->kw, t->kh);
-    FX_RETURN_IF(s == FX_STRATEGY_FFT && !gpu && !fxi_fft_available(), FX_EUNSUPPORTED,
+    FXI_RETURN_IF(s == FX_STRATEGY_FFT && !gpu && !fxi_fft_available(), FX_EUNSUPPORTED,
                  "--strategy fft needs FFTW3 (libfftw3-dev) at build time; this build has none");
     return FX_OK;
 }
 
 static fx_status check_desc(fx_context *ctx, const fx_image_desc *d)
 {
-    FX_RETURN_IF(!d || d->width < 1 || d->height < 1, FX_EINVAL, "filter: image size %dx%d",
+    FXI_RETURN_IF(!d || d->width < 1 || d->height < 1, FX_EINVAL, "filter: image size %dx%d",
                  d ? d->width : 0, d ? d->height : 0);
-    FX_RETURN_IF(d->channels < 1 || d->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
+    FXI_RETURN_IF(d->channels < 1 || d->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
                  "filter: %d channels (1 to %d)", d->channels, FX_MAX_IMAGE_CHANNELS);
-    FX_RETURN_IF(!fx_sample_size(d->type), FX_EINVAL, "filter: unknown sample type %d",
+    FXI_RETURN_IF(!fx_sample_size(d->type), FX_EINVAL, "filter: unknown sample type %d",
                  (int)d->type);
     return FX_OK;
 }
@@ -97,16 +97,16 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
 {
     fx_context *ctx = p->ctx;
     const fx_image_desc *d = &p->desc;
-    FX_RETURN_IF(o->border < 0 || o->border > FX_BORDER_WRAP, FX_EINVAL, "filter: border mode %d",
+    FXI_RETURN_IF(o->border < 0 || o->border > FX_BORDER_WRAP, FX_EINVAL, "filter: border mode %d",
                  o->border);
-    FX_RETURN_IF(o->strategy < 0 || o->strategy >= FX_STRATEGY_COUNT, FX_EUNSUPPORTED,
+    FXI_RETURN_IF(o->strategy < 0 || o->strategy >= FX_STRATEGY_COUNT, FX_EUNSUPPORTED,
                  "filter: strategy %d is not one of this build's strategies", o->strategy);
-    FX_TRY(fxi_taps_resolve(ctx, kernel, o, d->type, &p->taps));
+    FXI_TRY(fxi_taps_resolve(ctx, kernel, o, d->type, &p->taps));
     p->border = o->border;
-    FX_TRY(fxi_parse_border_value(ctx, o->border_value, d->channels, p->border_value));
+    FXI_TRY(fxi_parse_border_value(ctx, o->border_value, d->channels, p->border_value));
     if (d->type != FX_F32)
         for (int c = 0; c < d->channels; c++)
-            FX_RETURN_IF(p->border_value[c] < 0 || p->border_value[c] > p->taps.maxval ||
+            FXI_RETURN_IF(p->border_value[c] < 0 || p->border_value[c] > p->taps.maxval ||
                              p->border_value[c] != (double)(int64_t)p->border_value[c],
                          FX_ERANGE, "--border-value %g is not a %s sample (whole numbers 0…%g)",
                          p->border_value[c], fx_sample_type_name(d->type), p->taps.maxval);
@@ -118,7 +118,7 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
     fx_filter_strategy auto_choice = choose(&p->taps, gpu || fxi_fft_available(), why, sizeof why);
     p->strategy = o->strategy == FX_STRATEGY_AUTO ? auto_choice : (fx_filter_strategy)o->strategy;
     if (o->strategy != FX_STRATEGY_AUTO) {
-        FX_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
+        FXI_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
         snprintf(why, sizeof why, "forced by --strategy (auto would pick %s)",
                  fx_filter_strategy_name(auto_choice));
     }
@@ -156,16 +156,16 @@ fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
                                 fx_filter_plan **out)
 {
     *out = NULL;
-    FX_RETURN_IF(!kernel, FX_EINVAL, "filter: no kernel");
-    FX_TRY(check_desc(ctx, desc));
+    FXI_RETURN_IF(!kernel, FX_EINVAL, "filter: no kernel");
+    FXI_TRY(check_desc(ctx, desc));
     fx_filter_options defaults;
     if (!options) {
         fx_filter_options_init(&defaults);
         options = &defaults;
     }
-    FX_TRY(fx_options_validate(ctx, fx_filter_options_table(), options));
+    FXI_TRY(fx_options_validate(ctx, fx_filter_options_table(), options));
     fx_filter_plan *p;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
     p->ctx = ctx;
     p->desc = *desc;
     fx_status st = plan_build(p, kernel, options);
@@ -200,15 +200,15 @@ const char *fx_filter_plan_explain(const fx_filter_plan *p)
 fx_status fxi_filter_check_image(fx_context *ctx, const fx_image_desc *d, const fx_image *img,
                                  const char *which)
 {
-    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "filter: %s image has no pixels", which);
-    FX_RETURN_IF(img->width != d->width || img->height != d->height ||
+    FXI_RETURN_IF(!img || !img->data, FX_EINVAL, "filter: %s image has no pixels", which);
+    FXI_RETURN_IF(img->width != d->width || img->height != d->height ||
                      img->channels != d->channels || img->type != d->type,
                  FX_EINVAL, "filter: %s image is %dx%dx%d %s, the plan is for %dx%dx%d %s", which,
                  img->width, img->height, img->channels, fx_sample_type_name(img->type), d->width,
                  d->height, d->channels, fx_sample_type_name(d->type));
     size_t row;
-    FX_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
-    FX_RETURN_IF(img->stride < row, FX_EINVAL, "filter: %s stride %zu is shorter than a row (%zu)",
+    FXI_TRY(fx_image_size(img->width, img->height, img->channels, img->type, &row, NULL));
+    FXI_RETURN_IF(img->stride < row, FX_EINVAL, "filter: %s stride %zu is shorter than a row (%zu)",
                  which, img->stride, row);
     return FX_OK;
 }
@@ -216,7 +216,7 @@ fx_status fxi_filter_check_image(fx_context *ctx, const fx_image_desc *d, const 
 static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_image *img,
                              const char *which)
 {
-    FX_RETURN_IF(img && img->memory != FX_MEMORY_HOST, FX_EINVAL,
+    FXI_RETURN_IF(img && img->memory != FX_MEMORY_HOST, FX_EINVAL,
                  "filter: the %s image is on the GPU but this plan runs on the CPU", which);
     return fxi_filter_check_image(ctx, &p->desc, img, which);
 }
@@ -225,9 +225,9 @@ fx_status fx_filter_run(fx_filter_plan *p, const fx_image *src, fx_image *dst, f
 {
     fx_context *ctx = p->ctx;
     if (p->gpu) return fxi_filter_gpu_run(p->gpu, src, dst, timings);
-    FX_TRY(check_image(ctx, p, src, "input"));
-    FX_TRY(check_image(ctx, p, dst, "output"));
-    FX_RETURN_IF(src->data == dst->data, FX_EINVAL,
+    FXI_TRY(check_image(ctx, p, src, "input"));
+    FXI_TRY(check_image(ctx, p, dst, "output"));
+    FXI_RETURN_IF(src->data == dst->data, FX_EINVAL,
                  "filter: input and output must be different buffers");
     uint64_t t0 = timings ? fx_time_ns() : 0;
     fxi_filter_job job = {ctx, &p->taps, p->border, {0}, p->desc.channels, p->filter_channels,
@@ -248,10 +248,10 @@ fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel, const fx_filter_op
                     const fx_image *src, fx_image *dst)
 {
     memset(dst, 0, sizeof *dst);
-    FX_RETURN_IF(!src, FX_EINVAL, "filter: no input image");
+    FXI_RETURN_IF(!src, FX_EINVAL, "filter: no input image");
     fx_image_desc d = {src->width, src->height, src->channels, src->type};
     fx_filter_plan *p;
-    FX_TRY(fx_filter_plan_create(ctx, kernel, options, &d, &p));
+    FXI_TRY(fx_filter_plan_create(ctx, kernel, options, &d, &p));
     fx_status st =
         src->memory == FX_MEMORY_DEVICE
             ? fx_image_alloc_device(ctx, dst, src->width, src->height, src->channels, src->type)

@@ -129,7 +129,7 @@ typedef fx_status (*preset_build)(fx_context *ctx, const char *spec, const prese
 static fx_status build_fixed(fx_context *ctx, const char *spec, int size, const int *taps, int den,
                              fx_kernel **out)
 {
-    FX_TRY(fxi_kernel_new(ctx, size, size, true, spec, out));
+    FXI_TRY(fxi_kernel_new(ctx, size, size, true, spec, out));
     fx_kernel *k = *out;
     for (int i = 0; i < size * size; i++) {
         k->exact.num[i] = taps[i];
@@ -160,7 +160,7 @@ static fx_status build_emboss(fx_context *ctx, const char *spec, const preset *p
     const int *taps = a->variant == 'h'   ? emboss_h_taps
                       : a->variant == 'v' ? emboss_v_taps
                                           : emboss_d_taps;
-    FX_TRY(build_fixed(ctx, spec, 3, taps, 1, out));
+    FXI_TRY(build_fixed(ctx, spec, 3, taps, 1, out));
     (*out)->mid_offset = true;
     return FX_OK;
 }
@@ -169,7 +169,7 @@ static fx_status build_box(fx_context *ctx, const char *spec, const preset *p, c
                            fx_kernel **out)
 {
     (void)p;
-    FX_TRY(fxi_kernel_new(ctx, a->kw, a->kh, true, spec, out));
+    FXI_TRY(fxi_kernel_new(ctx, a->kw, a->kh, true, spec, out));
     fx_kernel *k = *out;
     int64_t area = (int64_t)a->kw * a->kh;
     for (int64_t i = 0; i < area; i++) {
@@ -187,7 +187,7 @@ static fx_status build_gaussian(fx_context *ctx, const char *spec, const preset 
     (void)p;
     int n = (int)a->v[0];
     double sigma = a->n > 1 ? a->v[1] : 0;
-    FX_TRY(fxi_kernel_new(ctx, n, n, false, spec, out));
+    FXI_TRY(fxi_kernel_new(ctx, n, n, false, spec, out));
     fx_kernel *k = *out;
     k->kind = FXI_KERNEL_GAUSSIAN;
     k->sigma_x = k->sigma_y = sigma;
@@ -267,8 +267,8 @@ static fx_status parse_size(fx_context *ctx, const char *spec, const char *text,
 {
     errno = 0;
     long v = strtol(text, end, 10);
-    FX_RETURN_IF(*end == text, FX_EINVAL, "kernel '%s': expected a size after ':'", spec);
-    FX_RETURN_IF(errno || v < 1 || v > FX_KERNEL_MAX_SIDE, FX_ERANGE,
+    FXI_RETURN_IF(*end == text, FX_EINVAL, "kernel '%s': expected a size after ':'", spec);
+    FXI_RETURN_IF(errno || v < 1 || v > FX_KERNEL_MAX_SIDE, FX_ERANGE,
                  "kernel '%s': size %.*s is outside 1 … %d", spec, (int)(*end - text), text,
                  FX_KERNEL_MAX_SIDE);
     *out = (int)v;
@@ -282,28 +282,28 @@ static fx_status parse_args(fx_context *ctx, const char *spec, const preset *p, 
     char *end;
     switch (p->params) {
     case PARAMS_NONE:
-        FX_RETURN_IF(*rest, FX_EINVAL, "kernel '%s': %s takes no parameters", spec, p->name);
+        FXI_RETURN_IF(*rest, FX_EINVAL, "kernel '%s': %s takes no parameters", spec, p->name);
         return FX_OK;
     case PARAMS_VARIANT:
         a->variant = 'd';
         if (!*rest) return FX_OK;
-        FX_RETURN_IF(rest[0] != ':' || !strchr("dhv", rest[1]) || !rest[1] || rest[2], FX_EINVAL,
+        FXI_RETURN_IF(rest[0] != ':' || !strchr("dhv", rest[1]) || !rest[1] || rest[2], FX_EINVAL,
                      "kernel '%s': expected %s", spec, p->syntax);
         a->variant = rest[1];
         return FX_OK;
     case PARAMS_SIZE:
-        FX_RETURN_IF(rest[0] != ':', FX_EINVAL, "kernel '%s': expected %s", spec, p->syntax);
-        FX_TRY(parse_size(ctx, spec, rest + 1, &end, &a->kw));
+        FXI_RETURN_IF(rest[0] != ':', FX_EINVAL, "kernel '%s': expected %s", spec, p->syntax);
+        FXI_TRY(parse_size(ctx, spec, rest + 1, &end, &a->kw));
         a->kh = a->kw;
-        if (*end == 'x' || *end == 'X') FX_TRY(parse_size(ctx, spec, end + 1, &end, &a->kh));
-        FX_RETURN_IF(*end, FX_EINVAL, "kernel '%s': unexpected '%s' (expected %s)", spec, end,
+        if (*end == 'x' || *end == 'X') FXI_TRY(parse_size(ctx, spec, end + 1, &end, &a->kh));
+        FXI_RETURN_IF(*end, FX_EINVAL, "kernel '%s': unexpected '%s' (expected %s)", spec, end,
                      p->syntax);
         return FX_OK;
     case PARAMS_GAUSSIAN: {
-        FX_RETURN_IF(rest[0] != ':', FX_EINVAL, "kernel '%s': expected %s", spec, p->syntax);
+        FXI_RETURN_IF(rest[0] != ':', FX_EINVAL, "kernel '%s': expected %s", spec, p->syntax);
         int n = 0;
-        FX_TRY(parse_size(ctx, spec, rest + 1, &end, &n));
-        FX_RETURN_IF(n % 2 == 0, FX_EINVAL, "kernel '%s': the gaussian size %d must be odd", spec,
+        FXI_TRY(parse_size(ctx, spec, rest + 1, &end, &n));
+        FXI_RETURN_IF(n % 2 == 0, FX_EINVAL, "kernel '%s': the gaussian size %d must be odd", spec,
                      n);
         a->v[0] = n;
         a->n = 1;
@@ -311,14 +311,14 @@ static fx_status parse_args(fx_context *ctx, const char *spec, const preset *p, 
             const char *s = end + 1;
             errno = 0;
             double sigma = strtod(s, &end);
-            FX_RETURN_IF(end == s || *end, FX_EINVAL, "kernel '%s': sigma '%s' is not a number",
+            FXI_RETURN_IF(end == s || *end, FX_EINVAL, "kernel '%s': sigma '%s' is not a number",
                          spec, s);
-            FX_RETURN_IF(!(sigma > 0) || !isfinite(sigma), FX_ERANGE,
+            FXI_RETURN_IF(!(sigma > 0) || !isfinite(sigma), FX_ERANGE,
                          "kernel '%s': sigma %s must be > 0", spec, s);
             a->v[1] = sigma;
             a->n = 2;
         }
-        FX_RETURN_IF(*end, FX_EINVAL, "kernel '%s': unexpected '%s' (expected %s)", spec, end,
+        FXI_RETURN_IF(*end, FX_EINVAL, "kernel '%s': unexpected '%s' (expected %s)", spec, end,
                      p->syntax);
         return FX_OK;
     }
@@ -347,11 +347,11 @@ fx_status fx_kernel_preset(fx_context *ctx, const char *spec, fx_kernel **out)
     *out = NULL;
     size_t n;
     const preset *p = find_preset(spec, &n);
-    FX_RETURN_IF(!p, FX_EINVAL,
+    FXI_RETURN_IF(!p, FX_EINVAL,
                  "unknown kernel '%s' (presets: identity, box, gaussian, sharpen, edge, edge4, "
                  "emboss, sobel-x, sobel-y; or weights such as \"1 2 1; 2 4 2; 1 2 1 / 16\")",
                  spec);
     preset_args a;
-    FX_TRY(parse_args(ctx, spec, p, spec + n, &a));
+    FXI_TRY(parse_args(ctx, spec, p, spec + n, &a));
     return p->build(ctx, spec, p, &a, out);
 }

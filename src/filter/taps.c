@@ -161,13 +161,13 @@ void fxi_taps_free(fxi_taps *t)
 
 static fx_status alloc_taps(fx_context *ctx, fxi_taps *t, size_t n)
 {
-    FX_TRY(fxi_calloc(ctx, n, sizeof *t->num, (void **)&t->num));
-    FX_TRY(fxi_calloc(ctx, n, sizeof *t->w, (void **)&t->w));
-    FX_TRY(fxi_calloc(ctx, (size_t)t->kw, sizeof *t->num_row, (void **)&t->num_row));
-    FX_TRY(fxi_calloc(ctx, (size_t)t->kh, sizeof *t->num_col, (void **)&t->num_col));
-    FX_TRY(fxi_calloc(ctx, (size_t)t->kw, sizeof *t->w_row, (void **)&t->w_row));
-    FX_TRY(fxi_calloc(ctx, (size_t)t->kh, sizeof *t->w_col, (void **)&t->w_col));
-    FX_TRY(fxi_calloc(ctx, n, sizeof *t->nz, (void **)&t->nz));
+    FXI_TRY(fxi_calloc(ctx, n, sizeof *t->num, (void **)&t->num));
+    FXI_TRY(fxi_calloc(ctx, n, sizeof *t->w, (void **)&t->w));
+    FXI_TRY(fxi_calloc(ctx, (size_t)t->kw, sizeof *t->num_row, (void **)&t->num_row));
+    FXI_TRY(fxi_calloc(ctx, (size_t)t->kh, sizeof *t->num_col, (void **)&t->num_col));
+    FXI_TRY(fxi_calloc(ctx, (size_t)t->kw, sizeof *t->w_row, (void **)&t->w_row));
+    FXI_TRY(fxi_calloc(ctx, (size_t)t->kh, sizeof *t->w_col, (void **)&t->w_col));
+    FXI_TRY(fxi_calloc(ctx, n, sizeof *t->nz, (void **)&t->nz));
     return FX_OK;
 }
 
@@ -182,7 +182,7 @@ static fx_status base_weights(fx_context *ctx, const fx_kernel *k, fx_sample_typ
     *den = 1;
     if (k->kind == FXI_KERNEL_GAUSSIAN) {
         double *scratch;
-        FX_TRY(fxi_malloc(ctx, (size_t)k->width * sizeof *scratch, (void **)&scratch));
+        FXI_TRY(fxi_malloc(ctx, (size_t)k->width * sizeof *scratch, (void **)&scratch));
         if (type != FX_F32) {
             int bits = type == FX_U8 ? 8 : 16;
             fxi_gaussian_fixed(k->width, k->sigma_x, bits, scratch, t->num_row);
@@ -289,15 +289,15 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
     t->kh = kh;
     t->integer_image = type != FX_F32;
     t->maxval = (float)sample_max(type);
-    FX_TRY(alloc_taps(ctx, t, n));
+    FXI_TRY(alloc_taps(ctx, t, n));
 
     int64_t den;
     bool exact, gauss_fixed, gauss_float;
-    FX_TRY(base_weights(ctx, k, type, t, dw, &den, &exact, &gauss_fixed, &gauss_float));
+    FXI_TRY(base_weights(ctx, k, type, t, dw, &den, &exact, &gauss_fixed, &gauss_float));
 
     /* Convolution flips the kernel; the anchor flips with it. */
     int ax = kw / 2, ay = kh / 2;
-    FX_TRY(fxi_parse_anchor(ctx, o->anchor, kw, kh, &ax, &ay));
+    FXI_TRY(fxi_parse_anchor(ctx, o->anchor, kw, kh, &ax, &ay));
     t->ax = ax;
     t->ay = ay;
     if (o->convolve) {
@@ -358,9 +358,9 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
     t->offset = (float)offset;
     t->float_exact = exact && bound < F32_EXACT_LIMIT;
     if (t->float_exact) {
-        FX_TRY(fxi_calloc(ctx, n, sizeof *t->num_f, (void **)&t->num_f));
-        FX_TRY(fxi_calloc(ctx, (size_t)kw, sizeof *t->num_row_f, (void **)&t->num_row_f));
-        FX_TRY(fxi_calloc(ctx, (size_t)kh, sizeof *t->num_col_f, (void **)&t->num_col_f));
+        FXI_TRY(fxi_calloc(ctx, n, sizeof *t->num_f, (void **)&t->num_f));
+        FXI_TRY(fxi_calloc(ctx, (size_t)kw, sizeof *t->num_row_f, (void **)&t->num_row_f));
+        FXI_TRY(fxi_calloc(ctx, (size_t)kh, sizeof *t->num_col_f, (void **)&t->num_col_f));
         for (size_t i = 0; i < n; i++)
             t->num_f[i] = (float)t->num[i];
     }
@@ -400,11 +400,11 @@ fx_status fxi_taps_resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_
                            fx_sample_type type, fxi_taps *t)
 {
     memset(t, 0, sizeof *t);
-    FX_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
-    FX_RETURN_IF(!isfinite(o->scale) || !isfinite(o->offset), FX_EINVAL,
+    FXI_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
+    FXI_RETURN_IF(!isfinite(o->scale) || !isfinite(o->offset), FX_EINVAL,
                  "--scale and --offset must be finite numbers");
     double *dw;
-    FX_TRY(fxi_malloc(ctx, (size_t)k->width * k->height * sizeof *dw, (void **)&dw));
+    FXI_TRY(fxi_malloc(ctx, (size_t)k->width * k->height * sizeof *dw, (void **)&dw));
     fx_status st = resolve(ctx, k, o, type, t, dw);
     free(dw);
     if (st != FX_OK) fxi_taps_free(t);

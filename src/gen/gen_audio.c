@@ -51,21 +51,21 @@ void fx_gen_audio_params_init(fx_gen_audio_params *p)
 
 static fx_status validate_audio_params(fx_context *ctx, const fx_gen_audio_params *p)
 {
-    FX_RETURN_IF(p->kind < FX_GEN_TONES || p->kind > FX_GEN_SPEECH, FX_EINVAL,
+    FXI_RETURN_IF(p->kind < FX_GEN_TONES || p->kind > FX_GEN_SPEECH, FX_EINVAL,
                  "audio generator: unknown kind %d", (int)p->kind);
-    FX_RETURN_IF(p->channels < 1, FX_EINVAL, "audio generator: %d channels (at least 1 needed)",
+    FXI_RETURN_IF(p->channels < 1, FX_EINVAL, "audio generator: %d channels (at least 1 needed)",
                  p->channels);
-    FX_RETURN_IF(p->channels > ctx->limits.max_channels, FX_ELIMIT,
+    FXI_RETURN_IF(p->channels > ctx->limits.max_channels, FX_ELIMIT,
                  "audio generator: %d channels exceed the limit of %d", p->channels,
                  ctx->limits.max_channels);
-    FX_RETURN_IF(p->rate <= 0, FX_EINVAL, "audio generator: sample rate %d Hz is not positive",
+    FXI_RETURN_IF(p->rate <= 0, FX_EINVAL, "audio generator: sample rate %d Hz is not positive",
                  p->rate);
-    FX_RETURN_IF(p->frames > ctx->limits.max_audio_frames, FX_ELIMIT,
+    FXI_RETURN_IF(p->frames > ctx->limits.max_audio_frames, FX_ELIMIT,
                  "audio generator: %llu frames exceed the limit of %llu",
                  (unsigned long long)p->frames, (unsigned long long)ctx->limits.max_audio_frames);
-    FX_RETURN_IF(!(p->amplitude >= 0.0 && p->amplitude <= 1.0), FX_ERANGE,
+    FXI_RETURN_IF(!(p->amplitude >= 0.0 && p->amplitude <= 1.0), FX_ERANGE,
                  "audio generator: amplitude %g is outside 0..1", p->amplitude);
-    FX_RETURN_IF(p->kind == FX_GEN_TONES && !(p->frequency > 0.0 && p->frequency < 0.5 * p->rate),
+    FXI_RETURN_IF(p->kind == FX_GEN_TONES && !(p->frequency > 0.0 && p->frequency < 0.5 * p->rate),
                  FX_ERANGE,
                  "audio generator: tone frequency %g Hz must be above 0 and below half the sample "
                  "rate (%g Hz)",
@@ -133,11 +133,11 @@ fx_status fx_gen_audio_chunk(fx_context *ctx, const fx_gen_audio_params *p, uint
 {
     if (!ctx || !p || (!out && frames))
         return fxi_error(ctx, FX_EINVAL, "audio generator: NULL argument");
-    FX_TRY(validate_audio_params(ctx, p));
+    FXI_TRY(validate_audio_params(ctx, p));
     size_t samples;
-    FX_RETURN_IF(!fxi_mul_size(frames, (size_t)p->channels, &samples), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(frames, (size_t)p->channels, &samples), FX_EOVERFLOW,
                  "audio generator: %zu frames x %d channels overflows", frames, p->channels);
-    FX_RETURN_IF(start > p->frames || frames > p->frames - start, FX_ERANGE,
+    FXI_RETURN_IF(start > p->frames || frames > p->frames - start, FX_ERANGE,
                  "audio generator: frames %llu..%llu are past the end (%llu frames)",
                  (unsigned long long)start, (unsigned long long)start + frames,
                  (unsigned long long)p->frames);
@@ -156,11 +156,11 @@ fx_status fx_gen_audio(fx_context *ctx, const fx_gen_audio_params *p, fx_audio *
 {
     if (!ctx || !p || !audio) return fxi_error(ctx, FX_EINVAL, "audio generator: NULL argument");
     memset(audio, 0, sizeof *audio);
-    FX_TRY(validate_audio_params(ctx, p));
-    FX_RETURN_IF(p->frames > SIZE_MAX, FX_EOVERFLOW,
+    FXI_TRY(validate_audio_params(ctx, p));
+    FXI_RETURN_IF(p->frames > SIZE_MAX, FX_EOVERFLOW,
                  "audio generator: %llu frames do not fit in memory",
                  (unsigned long long)p->frames);
-    FX_TRY(fx_audio_alloc(ctx, audio, (size_t)p->frames, p->channels, p->rate));
+    FXI_TRY(fx_audio_alloc(ctx, audio, (size_t)p->frames, p->channels, p->rate));
     fx_status st = fx_gen_audio_chunk(ctx, p, 0, audio->frames, audio->data);
     if (st != FX_OK) fx_audio_free(audio);
     return st;

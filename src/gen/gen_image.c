@@ -138,11 +138,11 @@ static void checker_rows(void *arg, size_t begin, size_t end, int worker)
 
 static fx_status validate_image_params(fx_context *ctx, const fx_gen_image_params *p)
 {
-    FX_RETURN_IF(p->kind < FX_GEN_NOISE || p->kind > FX_GEN_PHOTO, FX_EINVAL,
+    FXI_RETURN_IF(p->kind < FX_GEN_NOISE || p->kind > FX_GEN_PHOTO, FX_EINVAL,
                  "image generator: unknown kind %d", (int)p->kind);
-    FX_RETURN_IF(p->kind == FX_GEN_CHECKER && p->cell < 1, FX_ERANGE,
+    FXI_RETURN_IF(p->kind == FX_GEN_CHECKER && p->cell < 1, FX_ERANGE,
                  "image generator: checker cell size %d must be at least 1 pixel", p->cell);
-    FX_RETURN_IF(p->channels < 1 || p->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
+    FXI_RETURN_IF(p->channels < 1 || p->channels > FX_MAX_IMAGE_CHANNELS, FX_EINVAL,
                  "image generator: %d channels (allowed: 1 to %d)", p->channels,
                  FX_MAX_IMAGE_CHANNELS);
     return FX_OK;
@@ -152,8 +152,8 @@ fx_status fx_gen_image(fx_context *ctx, const fx_gen_image_params *p, fx_image *
 {
     if (!ctx || !p || !img) return fxi_error(ctx, FX_EINVAL, "image generator: NULL argument");
     memset(img, 0, sizeof *img);
-    FX_TRY(validate_image_params(ctx, p));
-    FX_TRY(fx_image_alloc(ctx, img, p->width, p->height, p->channels, p->type));
+    FXI_TRY(validate_image_params(ctx, p));
+    FXI_TRY(fx_image_alloc(ctx, img, p->width, p->height, p->channels, p->type));
 
     if (p->kind == FX_GEN_PHOTO) {
         fx_status st = fxi_gen_photo(ctx, p, img);

@@ -261,7 +261,7 @@ fx_status fxi_gen_photo(fx_context *ctx, const fx_gen_image_params *p, fx_image 
 
     /* Per-column tables of every field: gx (uint32) and tx (float), one block. */
     void *tables;
-    FX_TRY(fxi_calloc(ctx, (size_t)FIELD_COUNT * width, sizeof(uint32_t) + sizeof(float), &tables));
+    FXI_TRY(fxi_calloc(ctx, (size_t)FIELD_COUNT * width, sizeof(uint32_t) + sizeof(float), &tables));
     size_t lattice_floats = 0;
     for (int f = 0; f < FIELD_COUNT; f++) {
         noise_field *nf = &job.fields[f];

@@ -176,7 +176,7 @@ static fx_status check_not_truncated(fx_context *ctx, const char *path, const SF
     uint64_t declared = 0;
     bool known = wav ? wav_declared_frames(f, &declared) : aiff_declared_frames(f, &declared);
     fclose(f);
-    FX_RETURN_IF(known && declared > (uint64_t)sfi->frames, FX_EFORMAT,
+    FXI_RETURN_IF(known && declared > (uint64_t)sfi->frames, FX_EFORMAT,
                  "truncated: header promises %llu frames, file holds %llu",
                  (unsigned long long)declared, (unsigned long long)sfi->frames);
     return FX_OK;
@@ -195,13 +195,13 @@ static fx_status open_failure(fx_context *ctx, const char *what)
 
 static fx_status check_reader_info(fx_context *ctx, const SF_INFO *sfi)
 {
-    FX_RETURN_IF(sfi->channels < 1, FX_EFORMAT, "audio header: %d channels", sfi->channels);
-    FX_RETURN_IF(sfi->channels > ctx->limits.max_channels, FX_ELIMIT,
+    FXI_RETURN_IF(sfi->channels < 1, FX_EFORMAT, "audio header: %d channels", sfi->channels);
+    FXI_RETURN_IF(sfi->channels > ctx->limits.max_channels, FX_ELIMIT,
                  "%d audio channels exceed the limit of %d", sfi->channels,
                  ctx->limits.max_channels);
-    FX_RETURN_IF(sfi->samplerate <= 0, FX_EFORMAT, "audio header: sample rate %d", sfi->samplerate);
-    FX_RETURN_IF(sfi->frames < 0, FX_EFORMAT, "audio header: unknown length");
-    FX_RETURN_IF((uint64_t)sfi->frames > ctx->limits.max_audio_frames, FX_ELIMIT,
+    FXI_RETURN_IF(sfi->samplerate <= 0, FX_EFORMAT, "audio header: sample rate %d", sfi->samplerate);
+    FXI_RETURN_IF(sfi->frames < 0, FX_EFORMAT, "audio header: unknown length");
+    FXI_RETURN_IF((uint64_t)sfi->frames > ctx->limits.max_audio_frames, FX_ELIMIT,
                  "%lld audio frames exceed the limit of %llu", (long long)sfi->frames,
                  (unsigned long long)ctx->limits.max_audio_frames);
     return FX_OK;
@@ -213,17 +213,17 @@ static fx_status reader_setup(fx_context *ctx, const char *path, fx_audio_reader
     memset(&sfi, 0, sizeof sfi);
     r->sf = sf_open(path, SFM_READ, &sfi);
     if (!r->sf) return open_failure(ctx, "cannot open audio");
-    FX_TRY(check_reader_info(ctx, &sfi));
+    FXI_TRY(check_reader_info(ctx, &sfi));
     bool integer = false;
     r->info.format = format_of_subtype(sfi.format & SF_FORMAT_SUBMASK, &integer);
     r->integer = integer;
     r->shorts = integer && r->info.format != FX_SF_S24 && r->info.format != FX_SF_S32;
-    FX_TRY(check_not_truncated(ctx, path, &sfi, r->info.format != FX_SF_SAME));
+    FXI_TRY(check_not_truncated(ctx, path, &sfi, r->info.format != FX_SF_SAME));
     r->info.frames = (uint64_t)sfi.frames;
     r->info.channels = sfi.channels;
     r->info.rate = sfi.samplerate;
     if (r->integer) {
-        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)sfi.channels,
+        FXI_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)sfi.channels,
                           r->shorts ? sizeof(int16_t) : sizeof(int32_t), &r->chunk));
     } else {
         sf_command(r->sf, SFC_SET_NORM_DOUBLE, NULL, SF_TRUE);
@@ -234,9 +234,9 @@ static fx_status reader_setup(fx_context *ctx, const char *path, fx_audio_reader
 fx_status fx_audio_reader_open(fx_context *ctx, const char *path, fx_audio_reader **out)
 {
     *out = NULL;
-    FX_RETURN_IF(!path, FX_EINVAL, "audio path is NULL");
+    FXI_RETURN_IF(!path, FX_EINVAL, "audio path is NULL");
     void *mem;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof(fx_audio_reader), &mem));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof(fx_audio_reader), &mem));
     fx_audio_reader *r = mem;
     r->ctx = ctx;
     fx_status status = reader_setup(ctx, path, r);
@@ -278,7 +278,7 @@ fx_status fx_audio_reader_read(fx_audio_reader *reader, double *buf, size_t max_
 {
     fx_context *ctx = reader->ctx;
     *got = 0;
-    FX_RETURN_IF(reader->failed != FX_OK, FX_EBADSTATE, "audio reader failed earlier");
+    FXI_RETURN_IF(reader->failed != FX_OK, FX_EBADSTATE, "audio reader failed earlier");
     uint64_t left = reader->info.frames - reader->done;
     size_t want = left < max_frames ? (size_t)left : max_frames;
     if (want == 0) return FX_OK;
@@ -340,7 +340,7 @@ static fx_status sf_format_for(fx_context *ctx, fx_audio_container container, in
         return FX_OK;
     }
     write_format wf = {0, 0};
-    FX_TRY(write_format_of(ctx, fmt, &wf));
+    FXI_TRY(write_format_of(ctx, fmt, &wf));
     *bits = wf.bits;
     switch (container) {
     case FX_AUDIO_WAV:
@@ -349,7 +349,7 @@ static fx_status sf_format_for(fx_context *ctx, fx_audio_container container, in
         *sf_format = (channels > 2 ? SF_FORMAT_WAVEX : SF_FORMAT_WAV) | wf.sf_subtype;
         return FX_OK;
     case FX_AUDIO_FLAC:
-        FX_RETURN_IF(wf.sf_subtype != SF_FORMAT_PCM_16 && wf.sf_subtype != SF_FORMAT_PCM_24,
+        FXI_RETURN_IF(wf.sf_subtype != SF_FORMAT_PCM_16 && wf.sf_subtype != SF_FORMAT_PCM_24,
                      FX_EUNSUPPORTED, "FLAC holds 8/16/24-bit integer samples, not %s",
                      fx_sample_format_name(fmt));
         *sf_format = SF_FORMAT_FLAC | wf.sf_subtype;
@@ -372,8 +372,8 @@ static fx_status writer_setup(fx_context *ctx, const char *path, fx_audio_contai
     memset(&sfi, 0, sizeof sfi);
     sfi.channels = channels;
     sfi.samplerate = rate;
-    FX_TRY(sf_format_for(ctx, container, channels, format, &sfi.format, &w->bits));
-    FX_RETURN_IF(!sf_format_check(&sfi), FX_EUNSUPPORTED,
+    FXI_TRY(sf_format_for(ctx, container, channels, format, &sfi.format, &w->bits));
+    FXI_RETURN_IF(!sf_format_check(&sfi), FX_EUNSUPPORTED,
                  "%s cannot hold %d channel(s) of %s at %d Hz", container_name(container), channels,
                  container == FX_AUDIO_OGG ? "Vorbis" : fx_sample_format_name(format), rate);
     w->sf = sf_open(path, SFM_WRITE, &sfi);
@@ -383,7 +383,7 @@ static fx_status writer_setup(fx_context *ctx, const char *path, fx_audio_contai
     sf_command(w->sf, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
     w->channels = channels;
     if (w->bits)
-        FX_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)channels,
+        FXI_TRY(fxi_calloc(ctx, (size_t)AUDIO_CHUNK_FRAMES * (size_t)channels,
                           w->bits <= SHORT_PATH_BITS ? sizeof(int16_t) : sizeof(int32_t),
                           &w->chunk));
     return FX_OK;
@@ -394,15 +394,15 @@ fx_status fx_audio_writer_open(fx_context *ctx, const char *path, fx_audio_conta
                                fx_audio_writer **out)
 {
     *out = NULL;
-    FX_RETURN_IF(!path, FX_EINVAL, "audio path is NULL");
+    FXI_RETURN_IF(!path, FX_EINVAL, "audio path is NULL");
     if (container == FX_AUDIO_AUTO) container = fx_audio_container_from_path(path);
-    FX_RETURN_IF(container == FX_AUDIO_AUTO, FX_EINVAL,
+    FXI_RETURN_IF(container == FX_AUDIO_AUTO, FX_EINVAL,
                  "unknown audio extension (use .wav, .flac, .aif, .aiff or .ogg)");
-    FX_RETURN_IF(channels < 1 || channels > ctx->limits.max_channels, FX_ELIMIT,
+    FXI_RETURN_IF(channels < 1 || channels > ctx->limits.max_channels, FX_ELIMIT,
                  "%d audio channels (allowed: 1 to %d)", channels, ctx->limits.max_channels);
-    FX_RETURN_IF(rate <= 0, FX_EINVAL, "sample rate %d is not positive", rate);
+    FXI_RETURN_IF(rate <= 0, FX_EINVAL, "sample rate %d is not positive", rate);
     void *mem;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof(fx_audio_writer), &mem));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof(fx_audio_writer), &mem));
     fx_audio_writer *w = mem;
     w->ctx = ctx;
     fx_status status = writer_setup(ctx, path, container, channels, rate, format, w);
@@ -442,7 +442,7 @@ static fx_status write_integer(fx_audio_writer *w, const double *buf, size_t fra
 fx_status fx_audio_writer_write(fx_audio_writer *writer, const double *buf, size_t frames)
 {
     fx_context *ctx = writer->ctx;
-    FX_RETURN_IF(writer->failed != FX_OK, FX_EBADSTATE, "audio writer failed earlier");
+    FXI_RETURN_IF(writer->failed != FX_OK, FX_EBADSTATE, "audio writer failed earlier");
     if (frames == 0) return FX_OK;
     fx_status st = writer->bits ? write_integer(writer, buf, frames)
                    : sf_writef_double(writer->sf, buf, (sf_count_t)frames) == (sf_count_t)frames
@@ -475,13 +475,13 @@ static fx_status read_all(fx_context *ctx, fx_audio_reader *r, fx_audio *audio)
 {
     fx_audio_info info;
     fx_audio_reader_info(r, &info);
-    FX_RETURN_IF(info.frames > SIZE_MAX, FX_EOVERFLOW, "%llu frames do not fit in memory",
+    FXI_RETURN_IF(info.frames > SIZE_MAX, FX_EOVERFLOW, "%llu frames do not fit in memory",
                  (unsigned long long)info.frames);
-    FX_TRY(fx_audio_alloc(ctx, audio, (size_t)info.frames, info.channels, info.rate));
+    FXI_TRY(fx_audio_alloc(ctx, audio, (size_t)info.frames, info.channels, info.rate));
     audio->format = info.format;
     for (size_t done = 0; done < audio->frames;) {
         size_t got;
-        FX_TRY(fx_audio_reader_read(r, audio->data + done * (size_t)info.channels,
+        FXI_TRY(fx_audio_reader_read(r, audio->data + done * (size_t)info.channels,
                                     audio->frames - done, &got));
         if (got == 0) break; /* cannot happen: a short read is reported as truncated */
         done += got;
@@ -493,7 +493,7 @@ fx_status fx_audio_read_file(fx_context *ctx, const char *path, fx_audio *audio)
 {
     memset(audio, 0, sizeof *audio);
     fx_audio_reader *r;
-    FX_TRY(fx_audio_reader_open(ctx, path, &r));
+    FXI_TRY(fx_audio_reader_open(ctx, path, &r));
     fx_status status = read_all(ctx, r, audio);
     fx_audio_reader_close(r);
     if (status != FX_OK) fx_audio_free(audio);
@@ -503,12 +503,12 @@ fx_status fx_audio_read_file(fx_context *ctx, const char *path, fx_audio *audio)
 fx_status fx_audio_write_file(fx_context *ctx, const char *path, const fx_audio *audio,
                               fx_audio_container container, fx_sample_format format)
 {
-    FX_RETURN_IF(!audio || (!audio->data && audio->frames), FX_EINVAL, "audio has no samples");
+    FXI_RETURN_IF(!audio || (!audio->data && audio->frames), FX_EINVAL, "audio has no samples");
     /* Keep the source's format; u8 is read-only, so 8-bit sources become s16,
      * which holds every 8-bit value exactly. */
     if (format == FX_SF_SAME) format = audio->format == FX_SF_U8 ? FX_SF_S16 : audio->format;
     fx_audio_writer *w;
-    FX_TRY(fx_audio_writer_open(ctx, path, container, audio->channels, audio->rate, format, &w));
+    FXI_TRY(fx_audio_writer_open(ctx, path, container, audio->channels, audio->rate, format, &w));
     fx_status status = fx_audio_writer_write(w, audio->data, audio->frames);
     fx_status closed = fx_audio_writer_close(w);
     return status != FX_OK ? status : closed;

@@ -32,7 +32,7 @@ fx_status fxi_in_open(fx_context *ctx, const char *path, fxi_in_file *f)
     f->fd = -1;
     f->size = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    FX_RETURN_IF(fd < 0, FX_EIO, "cannot open: %s", strerror(errno));
+    FXI_RETURN_IF(fd < 0, FX_EIO, "cannot open: %s", strerror(errno));
     struct stat st;
     fx_status status = FX_OK;
     if (fstat(fd, &st) != 0)
@@ -75,7 +75,7 @@ fx_status fxi_in_readv_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset
         int batch = count < IOV_BATCH ? count : IOV_BATCH;
         ssize_t n = preadv(f->fd, iov, batch, (off_t)(offset + *got));
         if (n < 0 && errno == EINTR) continue;
-        FX_RETURN_IF(n < 0, FX_EIO, "read error: %s", strerror(errno));
+        FXI_RETURN_IF(n < 0, FX_EIO, "read error: %s", strerror(errno));
         if (n == 0) return FX_OK; /* end of file: the caller names what is missing */
         *got += (size_t)n;
         iov_advance(&iov, &count, (size_t)n);
@@ -123,7 +123,7 @@ fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out
     if (via_temp && !existing_special) {
         f->temp_path = temp_name_for(path);
         f->final_path = strdup(path);
-        FX_RETURN_IF(!f->temp_path || !f->final_path, FX_ENOMEM, "out of memory for a file name");
+        FXI_RETURN_IF(!f->temp_path || !f->final_path, FX_ENOMEM, "out of memory for a file name");
         f->fd = mkstemp(f->temp_path);
         if (f->fd < 0) {
             fx_status st2 = fxi_error(ctx, FX_EIO, "cannot create: %s", strerror(errno));
@@ -138,7 +138,7 @@ fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out
         return FX_OK;
     }
     f->final_path = strdup(path);
-    FX_RETURN_IF(!f->final_path, FX_ENOMEM, "out of memory for a file name");
+    FXI_RETURN_IF(!f->final_path, FX_ENOMEM, "out of memory for a file name");
     f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, NEW_FILE_MODE);
     if (f->fd < 0) {
         fx_status st2 = fxi_error(ctx, FX_EIO, "cannot create: %s", strerror(errno));
@@ -180,7 +180,7 @@ fx_status fxi_out_writev(fxi_out_file *f, struct iovec *iov, int count)
 fx_status fxi_out_pwritev(fxi_out_file *f, struct iovec *iov, int count, uint64_t offset)
 {
     fx_context *ctx = f->ctx;
-    FX_RETURN_IF(offset > INT64_MAX, FX_EOVERFLOW, "file offset overflows");
+    FXI_RETURN_IF(offset > INT64_MAX, FX_EOVERFLOW, "file offset overflows");
     return out_transfer(f, iov, count, (int64_t)offset);
 }
 

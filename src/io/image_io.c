@@ -95,8 +95,8 @@ fx_image_format fxi_image_format_of(const uint8_t *data, size_t size)
 fx_status fx_image_read_memory(fx_context *ctx, const void *data, size_t size, fx_image *img)
 {
     memset(img, 0, sizeof *img);
-    FX_RETURN_IF(!data && size, FX_EINVAL, "image data is NULL");
-    FX_RETURN_IF(size == 0, FX_EFORMAT, "empty file");
+    FXI_RETURN_IF(!data && size, FX_EINVAL, "image data is NULL");
+    FXI_RETURN_IF(size == 0, FX_EFORMAT, "empty file");
     const uint8_t *bytes = data;
     switch (fxi_image_format_of(bytes, size)) {
     case FX_IMAGE_PNG: return fxi_png_decode(ctx, bytes, size, img);
@@ -128,10 +128,10 @@ static fx_status read_netpbm_direct(fx_context *ctx, const fxi_in_file *f, const
     if (!fxi_pnm_try_header(ctx, head, head_size, &lay, &header_len) || lay.ascii)
         return NOT_DIRECT;
     size_t need;
-    FX_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
+    FXI_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
     uint64_t have = f->size - header_len;
     if (have < need) return fxi_pnm_truncated(ctx, &lay, have);
-    FX_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
+    FXI_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
     fx_status st = fxi_pnm_read_rows(ctx, f, &lay, header_len, 0, img, lay.height);
     if (st != FX_OK) fx_image_free(img);
     return st;
@@ -143,7 +143,7 @@ static fx_status read_rest(fx_context *ctx, const fxi_in_file *f, const uint8_t 
                            size_t head_size, uint8_t **out)
 {
     void *buf;
-    FX_TRY(fxi_malloc(ctx, (size_t)f->size, &buf));
+    FXI_TRY(fxi_malloc(ctx, (size_t)f->size, &buf));
     memcpy(buf, head, head_size);
     size_t got = 0;
     fx_status st = fxi_in_read_at(ctx, f, head_size, (uint8_t *)buf + head_size,
@@ -168,9 +168,9 @@ fx_status fxi_image_read_head(fx_context *ctx, const fxi_in_file *f, uint8_t *he
 fx_status fx_image_read_file(fx_context *ctx, const char *path, fx_image *img)
 {
     memset(img, 0, sizeof *img);
-    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
+    FXI_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
     fxi_in_file f;
-    FX_TRY(fxi_in_open(ctx, path, &f));
+    FXI_TRY(fxi_in_open(ctx, path, &f));
     uint8_t head[FXI_IMAGE_HEAD_BYTES];
     size_t head_size = 0;
     fx_status st = fxi_image_read_head(ctx, &f, head, &head_size);
@@ -230,10 +230,10 @@ fx_status fxi_check_target(fx_context *ctx, int width, int height, int channels,
                            fx_sample_type type, fx_image_format fmt)
 {
     fx_status st = fx_image_size(width, height, channels, type, NULL, NULL);
-    FX_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", width, height,
+    FXI_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", width, height,
                  channels, fx_sample_type_name(type));
     format_caps caps = caps_of(fmt);
-    FX_RETURN_IF(!(caps.channels & CH_BIT(channels)) || !(caps.types & TYPE_BIT(type)),
+    FXI_RETURN_IF(!(caps.channels & CH_BIT(channels)) || !(caps.types & TYPE_BIT(type)),
                  FX_EUNSUPPORTED, "%s cannot hold %d channel(s) of %s (it takes %s)",
                  fx_image_format_name(fmt), channels, fx_sample_type_name(type), caps.takes);
     return FX_OK;
@@ -242,12 +242,12 @@ fx_status fxi_check_target(fx_context *ctx, int width, int height, int channels,
 static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_format fmt)
 {
     size_t stride_min;
-    FX_RETURN_IF(!img || !img->data, FX_EINVAL, "image has no pixels");
+    FXI_RETURN_IF(!img || !img->data, FX_EINVAL, "image has no pixels");
     fx_status st =
         fx_image_size(img->width, img->height, img->channels, img->type, &stride_min, NULL);
-    FX_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", img->width,
+    FXI_RETURN_IF(st != FX_OK, FX_EINVAL, "invalid image %dx%d, %d channels of %s", img->width,
                  img->height, img->channels, fx_sample_type_name(img->type));
-    FX_RETURN_IF(img->stride < stride_min, FX_EINVAL, "image stride %zu is below the row size %zu",
+    FXI_RETURN_IF(img->stride < stride_min, FX_EINVAL, "image stride %zu is below the row size %zu",
                  img->stride, stride_min);
     return fxi_check_target(ctx, img->width, img->height, img->channels, img->type, fmt);
 }
@@ -256,7 +256,7 @@ static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_f
 static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffer *buf)
 {
     fxi_out_file out;
-    FX_TRY(fxi_out_open(ctx, path, false, &out));
+    FXI_TRY(fxi_out_open(ctx, path, false, &out));
     fx_status st = fxi_out_write(&out, buf->data, buf->size);
     if (st != FX_OK) {
         fxi_out_abort(&out);
@@ -271,7 +271,7 @@ static fx_status write_png(fx_context *ctx, const char *path, const fx_image *im
                            const fx_image_write_options *opts)
 {
     fxi_out_file out;
-    FX_TRY(fxi_out_open(ctx, path, false, &out));
+    FXI_TRY(fxi_out_open(ctx, path, false, &out));
     fxi_png_params png = {opts->png_compression, opts->png_filter, 0};
     fx_status st = fxi_png_encode_to(ctx, img, &png, fxi_out_sink(&out));
     if (st != FX_OK) {
@@ -289,7 +289,7 @@ static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image 
     char header[FXI_PNM_HEADER_MAX];
     size_t header_len = fxi_pnm_header_text(&lay, header, sizeof header);
     fxi_out_file out;
-    FX_TRY(fxi_out_open(ctx, path, false, &out));
+    FXI_TRY(fxi_out_open(ctx, path, false, &out));
     fx_status st = fxi_out_write(&out, header, header_len);
     if (st == FX_OK) st = fxi_pnm_write_band(ctx, &out, &lay, img, 0, header_len, false);
     if (st != FX_OK) {
@@ -302,20 +302,20 @@ static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image 
 fx_status fxi_write_format(fx_context *ctx, const char *path, const fx_image_write_options *opts,
                            fx_image_format *fmt)
 {
-    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
+    FXI_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
     *fmt = opts->format != FX_IMAGE_AUTO ? opts->format : fx_image_format_from_path(path);
-    FX_RETURN_IF(*fmt == FX_IMAGE_AUTO, FX_EINVAL,
+    FXI_RETURN_IF(*fmt == FX_IMAGE_AUTO, FX_EINVAL,
                  "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
-    FX_RETURN_IF(*fmt < FX_IMAGE_PNG || *fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
+    FXI_RETURN_IF(*fmt < FX_IMAGE_PNG || *fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
                  (int)*fmt);
-    FX_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
+    FXI_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
                  FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
                  MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
-    FX_RETURN_IF(opts->png_compression != FX_PNG_COMPRESSION_FAST &&
+    FXI_RETURN_IF(opts->png_compression != FX_PNG_COMPRESSION_FAST &&
                      (opts->png_compression < 0 || opts->png_compression > FX_PNG_COMPRESSION_MAX),
                  FX_EINVAL, "PNG compression %d is neither fast (%d) nor a level 0..%d",
                  opts->png_compression, FX_PNG_COMPRESSION_FAST, FX_PNG_COMPRESSION_MAX);
-    FX_RETURN_IF(opts->png_filter < FX_PNG_FILTER_AUTO || opts->png_filter > FX_PNG_FILTER_PAETH,
+    FXI_RETURN_IF(opts->png_filter < FX_PNG_FILTER_AUTO || opts->png_filter > FX_PNG_FILTER_PAETH,
                  FX_EINVAL, "PNG filter %d is outside %d..%d", (int)opts->png_filter,
                  FX_PNG_FILTER_AUTO, FX_PNG_FILTER_PAETH);
     return FX_OK;
@@ -330,12 +330,12 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
         opts = &defaults;
     }
     fx_image_format fmt = FX_IMAGE_AUTO;
-    FX_TRY(fxi_write_format(ctx, path, opts, &fmt));
-    FX_TRY(check_writable(ctx, img, fmt));
+    FXI_TRY(fxi_write_format(ctx, path, opts, &fmt));
+    FXI_TRY(check_writable(ctx, img, fmt));
     if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img);
     if (fmt == FX_IMAGE_PNG) return write_png(ctx, path, img, opts);
     fxi_buffer buf = {0}; /* JPEG: libturbojpeg encodes into memory */
-    FX_TRY(fxi_jpeg_encode(ctx, img, opts->jpeg_quality, &buf));
+    FXI_TRY(fxi_jpeg_encode(ctx, img, opts->jpeg_quality, &buf));
     fx_status status = write_buffer(ctx, path, &buf);
     fxi_buffer_release(&buf);
     return status;

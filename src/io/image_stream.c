@@ -23,7 +23,7 @@ struct fx_image_reader {
 /* A file decoded by the whole-image reader: the same errors, by construction. */
 static fx_status open_whole(fx_context *ctx, const char *path, fx_image_reader *r)
 {
-    FX_TRY(fx_image_read_file(ctx, path, &r->whole));
+    FXI_TRY(fx_image_read_file(ctx, path, &r->whole));
     r->kind = READ_WHOLE;
     r->info.width = r->whole.width;
     r->info.height = r->whole.height;
@@ -57,7 +57,7 @@ static fx_status open_netpbm(fx_context *ctx, fx_image_reader *r, const uint8_t 
         return FX_OK;
     }
     size_t need;
-    FX_TRY(fxi_pnm_data_bytes(ctx, &r->pnm, &need));
+    FXI_TRY(fxi_pnm_data_bytes(ctx, &r->pnm, &need));
     uint64_t have = r->file.size - r->header_len;
     if (have < need) return fxi_pnm_truncated(ctx, &r->pnm, have);
     r->kind = READ_NETPBM;
@@ -69,7 +69,7 @@ static fx_status open_netpbm(fx_context *ctx, fx_image_reader *r, const uint8_t 
 static fx_status open_png(fx_context *ctx, fx_image_reader *r, bool header_only, bool *whole)
 {
     fxi_png_shape shape;
-    FX_TRY(fxi_png_rows_open(ctx, &r->file, header_only, &shape, &r->png));
+    FXI_TRY(fxi_png_rows_open(ctx, &r->file, header_only, &shape, &r->png));
     set_shape(&r->info, shape.width, shape.height, shape.channels, shape.type);
     r->kind = READ_PNG;
     r->info.rows_streamed = !shape.interlaced;
@@ -91,7 +91,7 @@ static fx_status probe_jpeg(fx_context *ctx, fx_image_reader *r)
     for (;;) {
         if (want > r->file.size) want = (size_t)r->file.size;
         void *data;
-        FX_TRY(fxi_malloc(ctx, want, &data));
+        FXI_TRY(fxi_malloc(ctx, want, &data));
         size_t got = 0;
         fx_status st = fxi_in_read_at(ctx, &r->file, 0, data, want, &got);
         int w = 0, h = 0, c = 0;
@@ -105,7 +105,7 @@ static fx_status probe_jpeg(fx_context *ctx, fx_image_reader *r)
         if (st == FX_OK) st = fxi_jpeg_probe(ctx, data, got, &w, &h, &c);
         if (st == FX_OK) st = fx_image_check_limits(ctx, (uint64_t)w, (uint64_t)h, (uint64_t)c);
         free(data);
-        FX_TRY(st);
+        FXI_TRY(st);
         set_shape(&r->info, w, h, c, FX_U8);
         return FX_OK;
     }
@@ -115,19 +115,19 @@ static fx_status probe_jpeg(fx_context *ctx, fx_image_reader *r)
 static fx_status open_reader(fx_context *ctx, const char *path, bool header_only,
                              fx_image_reader *r)
 {
-    FX_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
+    FXI_RETURN_IF(!path, FX_EINVAL, "image path is NULL");
     r->ctx = ctx;
     r->file.fd = -1;
-    FX_TRY(fxi_in_open(ctx, path, &r->file));
+    FXI_TRY(fxi_in_open(ctx, path, &r->file));
     uint8_t head[FXI_IMAGE_HEAD_BYTES];
     size_t n = 0;
-    FX_TRY(fxi_image_read_head(ctx, &r->file, head, &n));
+    FXI_TRY(fxi_image_read_head(ctx, &r->file, head, &n));
     r->info.format = fxi_image_format_of(head, n);
     bool whole = false;
     switch (r->info.format) {
-    case FX_IMAGE_PNG: FX_TRY(open_png(ctx, r, header_only, &whole)); break;
+    case FX_IMAGE_PNG: FXI_TRY(open_png(ctx, r, header_only, &whole)); break;
     case FX_IMAGE_PNM:
-    case FX_IMAGE_PFM: FX_TRY(open_netpbm(ctx, r, head, n, header_only, &whole)); break;
+    case FX_IMAGE_PFM: FXI_TRY(open_netpbm(ctx, r, head, n, header_only, &whole)); break;
     case FX_IMAGE_JPEG:
         if (header_only) return probe_jpeg(ctx, r);
         whole = true;
@@ -151,7 +151,7 @@ fx_status fx_image_reader_open(fx_context *ctx, const char *path, fx_image_reade
 {
     *out = NULL;
     fx_image_reader *r = calloc(1, sizeof *r);
-    FX_RETURN_IF(!r, FX_ENOMEM, "out of memory for an image reader");
+    FXI_RETURN_IF(!r, FX_ENOMEM, "out of memory for an image reader");
     fx_status st = open_reader(ctx, path, false, r);
     if (st != FX_OK) {
         release_reader(r);
@@ -165,7 +165,7 @@ fx_status fx_image_probe_file(fx_context *ctx, const char *path, fx_image_info *
 {
     memset(info, 0, sizeof *info);
     fx_image_reader *r = calloc(1, sizeof *r);
-    FX_RETURN_IF(!r, FX_ENOMEM, "out of memory for an image reader");
+    FXI_RETURN_IF(!r, FX_ENOMEM, "out of memory for an image reader");
     fx_status st = open_reader(ctx, path, true, r);
     if (st == FX_OK) *info = r->info;
     release_reader(r);
@@ -187,19 +187,19 @@ static fx_status check_band(fx_context *ctx, const fx_image_info *info, const fx
                             int rows)
 {
     size_t row_bytes;
-    FX_RETURN_IF(!band || !band->data || band->memory != FX_MEMORY_HOST, FX_EINVAL,
+    FXI_RETURN_IF(!band || !band->data || band->memory != FX_MEMORY_HOST, FX_EINVAL,
                  "band has no host pixels");
-    FX_RETURN_IF(band->width != info->width || band->channels != info->channels ||
+    FXI_RETURN_IF(band->width != info->width || band->channels != info->channels ||
                      band->type != info->type,
                  FX_EINVAL,
                  "band of %dx%d, %d channel(s) of %s does not match the image's %d, %d "
                  "channel(s) of %s",
                  band->width, band->height, band->channels, fx_sample_type_name(band->type),
                  info->width, info->channels, fx_sample_type_name(info->type));
-    FX_RETURN_IF(rows < 1 || band->height < rows, FX_EINVAL, "%d rows asked for a band of %d rows",
+    FXI_RETURN_IF(rows < 1 || band->height < rows, FX_EINVAL, "%d rows asked for a band of %d rows",
                  rows, band->height);
-    FX_TRY(fx_image_size(band->width, 1, band->channels, band->type, &row_bytes, NULL));
-    FX_RETURN_IF(band->stride < row_bytes, FX_EINVAL, "band stride %zu is below the row size %zu",
+    FXI_TRY(fx_image_size(band->width, 1, band->channels, band->type, &row_bytes, NULL));
+    FXI_RETURN_IF(band->stride < row_bytes, FX_EINVAL, "band stride %zu is below the row size %zu",
                  band->stride, row_bytes);
     return FX_OK;
 }
@@ -212,8 +212,8 @@ static fx_status read_netpbm_rows(fx_image_reader *r, fx_image *band, int rows)
 static fx_status read_png_rows(fx_image_reader *r, fx_image *band, int rows)
 {
     for (int y = 0; y < rows; y++)
-        FX_TRY(fxi_png_rows_read(r->png, fx_image_row(band, y)));
-    if (r->next_row + rows == r->info.height) FX_TRY(fxi_png_rows_finish(r->png));
+        FXI_TRY(fxi_png_rows_read(r->png, fx_image_row(band, y)));
+    if (r->next_row + rows == r->info.height) FXI_TRY(fxi_png_rows_finish(r->png));
     return FX_OK;
 }
 
@@ -230,11 +230,11 @@ fx_status fx_image_reader_read_rows(fx_image_reader *reader, fx_image *band, int
 {
     fx_context *ctx = reader->ctx;
     *got = 0;
-    FX_RETURN_IF(reader->failed, FX_EBADSTATE, "the image reader failed earlier");
+    FXI_RETURN_IF(reader->failed, FX_EBADSTATE, "the image reader failed earlier");
     int rows = reader->info.height - reader->next_row;
     if (rows == 0) return FX_OK;
     if (rows > max_rows) rows = max_rows;
-    FX_TRY(check_band(ctx, &reader->info, band, rows));
+    FXI_TRY(check_band(ctx, &reader->info, band, rows));
     fx_status st = reader->kind == READ_NETPBM ? read_netpbm_rows(reader, band, rows)
                    : reader->kind == READ_PNG  ? read_png_rows(reader, band, rows)
                                                : copy_whole_rows(reader, band, rows);
@@ -305,11 +305,11 @@ fx_status fx_image_writer_open(fx_context *ctx, const char *path, int width, int
         opts = &defaults;
     }
     fx_image_format fmt = FX_IMAGE_AUTO;
-    FX_TRY(fxi_write_format(ctx, path, opts, &fmt));
-    FX_TRY(fxi_check_target(ctx, width, height, channels, type, fmt));
-    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
+    FXI_TRY(fxi_write_format(ctx, path, opts, &fmt));
+    FXI_TRY(fxi_check_target(ctx, width, height, channels, type, fmt));
+    FXI_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
     fx_image_writer *w = calloc(1, sizeof *w);
-    FX_RETURN_IF(!w, FX_ENOMEM, "out of memory for an image writer");
+    FXI_RETURN_IF(!w, FX_ENOMEM, "out of memory for an image writer");
     *w = (fx_image_writer){.ctx = ctx,
                            .format = fmt,
                            .width = width,
@@ -348,11 +348,11 @@ static fx_status write_band(fx_image_writer *w, const fx_image *band)
 fx_status fx_image_writer_write_rows(fx_image_writer *writer, const fx_image *band)
 {
     fx_context *ctx = writer->ctx;
-    FX_RETURN_IF(writer->failed, FX_EBADSTATE, "the image writer failed earlier");
+    FXI_RETURN_IF(writer->failed, FX_EBADSTATE, "the image writer failed earlier");
     fx_image_info shape = {writer->width, writer->height, writer->channels,
                            writer->type,  writer->format, true};
-    FX_TRY(check_band(ctx, &shape, band, band ? band->height : 0));
-    FX_RETURN_IF(band->height > writer->height - writer->rows_done, FX_EINVAL,
+    FXI_TRY(check_band(ctx, &shape, band, band ? band->height : 0));
+    FXI_RETURN_IF(band->height > writer->height - writer->rows_done, FX_EINVAL,
                  "a band of %d rows after %d of the image's %d", band->height, writer->rows_done,
                  writer->height);
     fx_status st = write_band(writer, band);
@@ -374,7 +374,7 @@ static fx_status finish_format(fx_image_writer *w)
     }
     if (w->format != FX_IMAGE_JPEG) return FX_OK;
     fxi_buffer buf = {0};
-    FX_TRY(fxi_jpeg_encode(ctx, &w->whole, w->jpeg_quality, &buf));
+    FXI_TRY(fxi_jpeg_encode(ctx, &w->whole, w->jpeg_quality, &buf));
     fx_status st = fxi_out_write(&w->out, buf.data, buf.size);
     fxi_buffer_release(&buf);
     return st;

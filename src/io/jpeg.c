@@ -87,18 +87,18 @@ static fx_status tj_outcome(fx_context *ctx, tjhandle tj, const char *what)
 static fx_status decode_with(fx_context *ctx, tjhandle tj, const uint8_t *data, size_t size,
                              fx_image *img)
 {
-    FX_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
-    FX_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
+    FXI_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
+    FXI_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
                  "JPEG header: no complete frame header (truncated or corrupt)");
     int width = 0, height = 0, subsamp, colorspace;
     if (tjDecompressHeader3(tj, data, (unsigned long)size, &width, &height, &subsamp, &colorspace))
-        FX_TRY(tj_outcome(ctx, tj, "header"));
-    FX_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
+        FXI_TRY(tj_outcome(ctx, tj, "header"));
+    FXI_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
                  "CMYK JPEG is not supported (convert it to RGB first)");
     bool gray = colorspace == TJCS_GRAY;
     int channels = gray ? 1 : 3;
-    FX_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
-    FX_TRY(fx_image_alloc(ctx, img, width, height, channels, FX_U8));
+    FXI_TRY(fx_image_check_limits(ctx, (uint64_t)width, (uint64_t)height, (uint64_t)channels));
+    FXI_TRY(fx_image_alloc(ctx, img, width, height, channels, FX_U8));
     if (tjDecompress2(tj, data, (unsigned long)size, img->data, width, (int)img->stride, height,
                       gray ? TJPF_GRAY : TJPF_RGB, 0)) {
         fx_status st = tj_outcome(ctx, tj, "data");
@@ -112,7 +112,7 @@ fx_status fxi_jpeg_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_
 {
     memset(img, 0, sizeof *img);
     tjhandle tj = tjInitDecompress();
-    FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create a decoder: %s", tjGetErrorStr2(NULL));
+    FXI_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create a decoder: %s", tjGetErrorStr2(NULL));
     fx_status status = decode_with(ctx, tj, data, size, img);
     tjDestroy(tj);
     return status;
@@ -126,18 +126,18 @@ bool fxi_jpeg_has_frame_header(const uint8_t *data, size_t size)
 fx_status fxi_jpeg_probe(fx_context *ctx, const uint8_t *data, size_t size, int *width,
                          int *height, int *channels)
 {
-    FX_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
-    FX_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
+    FXI_RETURN_IF(size > ULONG_MAX, FX_EUNSUPPORTED, "JPEG of %zu bytes is too large", size);
+    FXI_RETURN_IF(!has_frame_header(data, size), FX_EFORMAT,
                  "JPEG header: no complete frame header (truncated or corrupt)");
     tjhandle tj = tjInitDecompress();
-    FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create a decoder: %s", tjGetErrorStr2(NULL));
+    FXI_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create a decoder: %s", tjGetErrorStr2(NULL));
     int subsamp, colorspace;
     fx_status st = FX_OK;
     if (tjDecompressHeader3(tj, data, (unsigned long)size, width, height, &subsamp, &colorspace))
         st = tj_outcome(ctx, tj, "header");
     tjDestroy(tj);
-    FX_TRY(st);
-    FX_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
+    FXI_TRY(st);
+    FXI_RETURN_IF(colorspace == TJCS_CMYK || colorspace == TJCS_YCCK, FX_EUNSUPPORTED,
                  "CMYK JPEG is not supported (convert it to RGB first)");
     *channels = colorspace == TJCS_GRAY ? 1 : 3;
     return FX_OK;
@@ -151,10 +151,10 @@ static void tj_release(void *data)
 fx_status fxi_jpeg_encode(fx_context *ctx, const fx_image *img, int quality, fxi_buffer *out)
 {
     memset(out, 0, sizeof *out);
-    FX_RETURN_IF(img->stride > INT_MAX, FX_EUNSUPPORTED, "JPEG: row stride %zu is too large",
+    FXI_RETURN_IF(img->stride > INT_MAX, FX_EUNSUPPORTED, "JPEG: row stride %zu is too large",
                  img->stride);
     tjhandle tj = tjInitCompress();
-    FX_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create an encoder: %s", tjGetErrorStr2(NULL));
+    FXI_RETURN_IF(!tj, FX_ENOMEM, "JPEG: cannot create an encoder: %s", tjGetErrorStr2(NULL));
     bool gray = img->channels == 1;
     int subsamp = gray                                  ? TJSAMP_GRAY
                   : quality >= JPEG_FULL_CHROMA_QUALITY ? TJSAMP_444

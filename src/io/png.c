@@ -83,8 +83,8 @@ static fx_status decode_with(fx_context *ctx, spng_ctx *png, const uint8_t *data
     err = spng_get_ihdr(png, &ihdr);
     if (err) return spng_failure(ctx, "header", err);
     png_layout lay = {0};
-    FX_TRY(png_layout_of(ctx, png, &ihdr, &lay));
-    FX_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)lay.channels));
+    FXI_TRY(png_layout_of(ctx, png, &ihdr, &lay));
+    FXI_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)lay.channels));
 
     /* The common layouts take the faster path (png_inflate.c). */
     if (lay.spng_format == SPNG_FMT_PNG && lay.flags == 0 && ihdr.bit_depth >= PNG_BITS_8 &&
@@ -95,7 +95,7 @@ static fx_status decode_with(fx_context *ctx, spng_ctx *png, const uint8_t *data
     size_t need;
     err = spng_decoded_image_size(png, lay.spng_format, &need);
     if (err) return spng_failure(ctx, "header", err);
-    FX_TRY(fx_image_alloc(ctx, img, (int)ihdr.width, (int)ihdr.height, lay.channels, lay.type));
+    FXI_TRY(fx_image_alloc(ctx, img, (int)ihdr.width, (int)ihdr.height, lay.channels, lay.type));
     /* fx_image_alloc makes tight rows, which is what libspng writes. */
     if (need != img->stride * (size_t)img->height) {
         fx_image_free(img);
@@ -121,7 +121,7 @@ fx_status fxi_png_decode(fx_context *ctx, const uint8_t *data, size_t size, fx_i
 {
     memset(img, 0, sizeof *img);
     spng_ctx *png = spng_ctx_new(0);
-    FX_RETURN_IF(!png, FX_ENOMEM, "PNG: cannot create a decoder");
+    FXI_RETURN_IF(!png, FX_ENOMEM, "PNG: cannot create a decoder");
     fx_status status = decode_with(ctx, png, data, size, img);
     spng_ctx_free(png);
     return status;
@@ -158,8 +158,8 @@ static fx_status rows_start(fx_context *ctx, fxi_png_rows *r, bool header_only,
     struct spng_ihdr ihdr;
     err = spng_get_ihdr(r->png, &ihdr);
     if (err) return spng_failure(ctx, "header", err);
-    FX_TRY(png_layout_of(ctx, r->png, &ihdr, &r->lay));
-    FX_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)r->lay.channels));
+    FXI_TRY(png_layout_of(ctx, r->png, &ihdr, &r->lay));
+    FXI_TRY(fx_image_check_limits(ctx, ihdr.width, ihdr.height, (uint64_t)r->lay.channels));
     *shape = (fxi_png_shape){(int)ihdr.width, (int)ihdr.height, r->lay.channels, r->lay.type,
                              ihdr.interlace_method != SPNG_INTERLACE_NONE};
     r->row_bytes = (size_t)shape->width * (size_t)shape->channels * fx_sample_size(shape->type);
@@ -219,7 +219,7 @@ fx_status fxi_png_rows_finish(fxi_png_rows *r)
     bool found = fseeko(r->file, (off_t)(r->file_size - n), SEEK_SET) == 0 &&
                  fread(tail, 1, n, r->file) == n &&
                  memmem(tail, n, PNG_IEND_CHUNK, sizeof PNG_IEND_CHUNK) != NULL;
-    FX_RETURN_IF(!found, FX_EFORMAT, "PNG data: truncated (no complete IEND chunk)");
+    FXI_RETURN_IF(!found, FX_EFORMAT, "PNG data: truncated (no complete IEND chunk)");
     return FX_OK;
 }
 
@@ -238,11 +238,11 @@ static fx_status memory_sink_write(void *opaque, const void *data, size_t size)
     if (size > m->capacity - m->size) {
         size_t want = m->capacity ? m->capacity : size;
         while (want - m->size < size) {
-            FX_RETURN_IF(want > SIZE_MAX / 2, FX_EOVERFLOW, "PNG: encoded file too large");
+            FXI_RETURN_IF(want > SIZE_MAX / 2, FX_EOVERFLOW, "PNG: encoded file too large");
             want *= 2;
         }
         uint8_t *grown = realloc(m->data, want);
-        FX_RETURN_IF(!grown, FX_ENOMEM, "PNG: out of memory for %zu encoded bytes", want);
+        FXI_RETURN_IF(!grown, FX_ENOMEM, "PNG: out of memory for %zu encoded bytes", want);
         m->data = grown;
         m->capacity = want;
     }
@@ -255,7 +255,7 @@ fx_status fxi_png_encode_to(fx_context *ctx, const fx_image *img, const fxi_png_
                             fxi_byte_sink sink)
 {
     fxi_png_stream *s;
-    FX_TRY(fxi_png_stream_open_with(ctx, img->width, img->height, img->channels, img->type,
+    FXI_TRY(fxi_png_stream_open_with(ctx, img->width, img->height, img->channels, img->type,
                                     params, sink, &s));
     fx_status st = fxi_png_stream_write_rows(s, img);
     if (st != FX_OK) {
@@ -275,7 +275,7 @@ fx_status fxi_png_encode(fx_context *ctx, const fx_image *img, const fxi_png_par
     size_t raw = img->stride * (size_t)img->height;
     m.capacity = raw / FIRST_GUESS_DIVISOR + 1;
     m.data = malloc(m.capacity);
-    FX_RETURN_IF(!m.data, FX_ENOMEM, "PNG: out of memory for the encoded file");
+    FXI_RETURN_IF(!m.data, FX_ENOMEM, "PNG: out of memory for the encoded file");
     fxi_byte_sink sink = {memory_sink_write, &m};
     fx_status st = fxi_png_encode_to(ctx, img, params, sink);
     if (st != FX_OK) {

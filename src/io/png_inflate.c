@@ -134,7 +134,7 @@ static fx_status inflate_exactly(inflater *f, uint8_t *out, size_t size)
             uint32_t type, len;
             const uint8_t *body;
             bool crc_ok;
-            FX_TRY(next_chunk(&f->w, &type, &body, &len, &crc_ok));
+            FXI_TRY(next_chunk(&f->w, &type, &body, &len, &crc_ok));
             if (type != IDAT) {
                 if (type == IEND || !f->in_idat) return png_error(ctx, SPNG_EIDAT_TOO_SHORT);
                 return png_error(ctx, SPNG_ECHUNK_POS); /* IDAT chunks must be consecutive */
@@ -165,7 +165,7 @@ static fx_status drain(inflater *f)
             uint32_t type, len;
             const uint8_t *body;
             bool crc_ok;
-            FX_TRY(next_chunk(&f->w, &type, &body, &len, &crc_ok));
+            FXI_TRY(next_chunk(&f->w, &type, &body, &len, &crc_ok));
             if (type != IDAT) { /* the stream stops short of its end: as libspng, accepted */
                 f->w.p = at;
                 return FX_OK;
@@ -188,12 +188,12 @@ static fx_status drain(inflater *f)
 /* Every chunk after the image data up to a complete IEND. */
 static fx_status finish_chunks(inflater *f)
 {
-    FX_TRY(drain(f));
+    FXI_TRY(drain(f));
     for (;;) {
         uint32_t type, len;
         const uint8_t *body;
         bool crc_ok;
-        FX_TRY(next_chunk(&f->w, &type, &body, &len, &crc_ok));
+        FXI_TRY(next_chunk(&f->w, &type, &body, &len, &crc_ok));
         if (type == IEND) return FX_OK;
     }
 }
@@ -206,7 +206,7 @@ static fx_status decode_rows(inflater *f, fx_image *img, size_t bpp)
     if (band_rows < 1) band_rows = 1;
     if (band_rows > (size_t)img->height) band_rows = (size_t)img->height;
     uint8_t *band;
-    FX_TRY(fxi_malloc(ctx, band_rows * filtered, (void **)&band));
+    FXI_TRY(fxi_malloc(ctx, band_rows * filtered, (void **)&band));
     fx_status st = FX_OK;
     for (int y = 0; y < img->height && st == FX_OK;) {
         size_t n = (size_t)(img->height - y) < band_rows ? (size_t)(img->height - y) : band_rows;
@@ -224,7 +224,7 @@ static fx_status decode_rows(inflater *f, fx_image *img, size_t bpp)
 fx_status fxi_png_decode_plain(fx_context *ctx, const uint8_t *data, size_t size, int width,
                                int height, int channels, fx_sample_type type, fx_image *img)
 {
-    FX_TRY(fx_image_alloc(ctx, img, width, height, channels, type));
+    FXI_TRY(fx_image_alloc(ctx, img, width, height, channels, type));
     inflater f = {.w = {ctx, data, data + size, data + PNG_SIGNATURE_BYTES}};
     fx_status st = FX_OK;
     /* Skip to the first IDAT (libspng has checked the header and the chunks before). */

@@ -263,7 +263,7 @@ static fx_status emit_band(fxi_png_stream *s, band_slot *b, bool first)
     s->adler = (uint32_t)adler32_combine(s->adler, b->adler, (z_off_t)b->filtered_size);
     if (suffix) fxi_png_put_u32(data + b->out_size, s->adler);
     size_t length = prefix + b->out_size + suffix;
-    FX_RETURN_IF(length > FXI_PNG_CHUNK_MAX, FX_ELIMIT, "PNG: a band of %zu bytes is too large",
+    FXI_RETURN_IF(length > FXI_PNG_CHUNK_MAX, FX_ELIMIT, "PNG: a band of %zu bytes is too large",
                  length);
     fxi_png_chunk_head(start, (uint32_t)length, "IDAT");
     uint32_t crc = fxi_png_chunk_crc("IDAT", data - prefix, prefix, b->crc, b->out_size,
@@ -436,18 +436,18 @@ fx_status fxi_png_stream_write_rows(fxi_png_stream *s, const fx_image *rows)
 {
     fx_context *ctx = s->ctx;
     if (s->failed != FX_OK) return fxi_error(ctx, s->failed, "PNG: the encoder failed earlier");
-    FX_RETURN_IF(rows->width != s->width || rows->channels != s->channels || rows->type != s->type,
+    FXI_RETURN_IF(rows->width != s->width || rows->channels != s->channels || rows->type != s->type,
                  FX_EINVAL, "PNG: a band of %dx%d, %d channel(s) of %s does not match the image",
                  rows->width, rows->height, rows->channels, fx_sample_type_name(rows->type));
     int pending = s->rows_done + s->carry_rows;
-    FX_RETURN_IF(rows->height > s->height - pending, FX_EINVAL,
+    FXI_RETURN_IF(rows->height > s->height - pending, FX_EINVAL,
                  "PNG: %d more rows than the image's %d", rows->height - (s->height - pending),
                  s->height);
     int y = 0;
     if (is_fast(&s->params) && s->carry_rows == 0) {
         const int whole = whole_band_rows(s, rows->height);
         if (whole > 0) {
-            FX_TRY(run_pipeline(s, fx_image_row(rows, 0), rows->stride, whole));
+            FXI_TRY(run_pipeline(s, fx_image_row(rows, 0), rows->stride, whole));
             y = whole;
         }
     }
@@ -502,17 +502,17 @@ static fx_status allocate(fxi_png_stream *s)
     }
     s->out_capacity = SLOT_HEAD_ROOM + deflated + SLOT_TAIL_ROOM;
     size_t scratch = (FXI_PNG_FILTER_TYPES + 2) * s->row_bytes;
-    FX_TRY(fxi_malloc(ctx, (size_t)s->slot_count * sizeof *s->slots, (void **)&s->slots));
+    FXI_TRY(fxi_malloc(ctx, (size_t)s->slot_count * sizeof *s->slots, (void **)&s->slots));
     memset(s->slots, 0, (size_t)s->slot_count * sizeof *s->slots);
     for (int i = 0; i < s->slot_count; i++) {
         band_slot *b = &s->slots[i];
-        FX_TRY(fxi_malloc(ctx, filtered, (void **)&b->filtered));
-        FX_TRY(fxi_malloc(ctx, scratch, (void **)&b->scratch));
-        FX_TRY(fxi_malloc(ctx, s->out_capacity, (void **)&b->out_base));
+        FXI_TRY(fxi_malloc(ctx, filtered, (void **)&b->filtered));
+        FXI_TRY(fxi_malloc(ctx, scratch, (void **)&b->scratch));
+        FXI_TRY(fxi_malloc(ctx, s->out_capacity, (void **)&b->out_base));
     }
-    FX_TRY(fxi_malloc(ctx, (size_t)s->band_rows * s->row_bytes, (void **)&s->carry));
-    FX_TRY(fxi_malloc(ctx, s->row_bytes, (void **)&s->above));
-    if (!is_fast(&s->params)) FX_TRY(fxi_malloc(ctx, ZLIB_WINDOW, (void **)&s->dictionary));
+    FXI_TRY(fxi_malloc(ctx, (size_t)s->band_rows * s->row_bytes, (void **)&s->carry));
+    FXI_TRY(fxi_malloc(ctx, s->row_bytes, (void **)&s->above));
+    if (!is_fast(&s->params)) FXI_TRY(fxi_malloc(ctx, ZLIB_WINDOW, (void **)&s->dictionary));
     return FX_OK;
 }
 
@@ -521,20 +521,20 @@ fx_status fxi_png_stream_open_with(fx_context *ctx, int width, int height, int c
                                    fxi_byte_sink sink, fxi_png_stream **out)
 {
     *out = NULL;
-    FX_RETURN_IF(width < 1 || height < 1 || channels < 1 || channels > FX_MAX_IMAGE_CHANNELS ||
+    FXI_RETURN_IF(width < 1 || height < 1 || channels < 1 || channels > FX_MAX_IMAGE_CHANNELS ||
                      (type != FX_U8 && type != FX_U16),
                  FX_EINVAL, "PNG: cannot write %dx%d, %d channel(s) of %s", width, height,
                  channels, fx_sample_type_name(type));
-    FX_RETURN_IF(params->compression != FX_PNG_COMPRESSION_FAST &&
+    FXI_RETURN_IF(params->compression != FX_PNG_COMPRESSION_FAST &&
                      (params->compression < 0 || params->compression > FX_PNG_COMPRESSION_MAX),
                  FX_EINVAL, "PNG compression %d is outside 0..%d", params->compression,
                  FX_PNG_COMPRESSION_MAX);
-    FX_RETURN_IF(params->filter < FX_PNG_FILTER_AUTO || params->filter > FX_PNG_FILTER_PAETH,
+    FXI_RETURN_IF(params->filter < FX_PNG_FILTER_AUTO || params->filter > FX_PNG_FILTER_PAETH,
                  FX_EINVAL, "PNG filter %d is not one of auto, none, sub, up, avg, paeth",
                  params->filter);
-    FX_RETURN_IF(params->band_rows < 0, FX_EINVAL, "PNG: %d rows per band", params->band_rows);
+    FXI_RETURN_IF(params->band_rows < 0, FX_EINVAL, "PNG: %d rows per band", params->band_rows);
     fxi_png_stream *s = calloc(1, sizeof *s);
-    FX_RETURN_IF(!s, FX_ENOMEM, "PNG: out of memory for the encoder");
+    FXI_RETURN_IF(!s, FX_ENOMEM, "PNG: out of memory for the encoder");
     s->ctx = ctx;
     s->width = width;
     s->height = height;

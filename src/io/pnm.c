@@ -61,17 +61,17 @@ static fx_status read_number(fx_context *ctx, cursor *c, const char *what, uint6
                              uint64_t *out)
 {
     skip_space_and_comments(c);
-    FX_RETURN_IF(c->p == c->end, FX_EFORMAT, "truncated: the data ends before the %s", what);
-    FX_RETURN_IF(!is_digit(*c->p), FX_EFORMAT, "%s: expected a number, found '%c'", what,
+    FXI_RETURN_IF(c->p == c->end, FX_EFORMAT, "truncated: the data ends before the %s", what);
+    FXI_RETURN_IF(!is_digit(*c->p), FX_EFORMAT, "%s: expected a number, found '%c'", what,
                  is_space(*c->p) || (*c->p >= 0x20 && *c->p < 0x7f) ? *c->p : '?');
     uint64_t v = 0;
     for (; c->p < c->end && is_digit(*c->p); c->p++) {
         unsigned d = (unsigned)(*c->p - '0');
-        FX_RETURN_IF(v > (max - d) / 10, FX_EFORMAT, "%s: number too large (more than %llu)", what,
+        FXI_RETURN_IF(v > (max - d) / 10, FX_EFORMAT, "%s: number too large (more than %llu)", what,
                      (unsigned long long)max);
         v = v * 10 + d;
     }
-    FX_RETURN_IF(c->p < c->end && !is_space(*c->p), FX_EFORMAT, "%s: junk after the number", what);
+    FXI_RETURN_IF(c->p < c->end && !is_space(*c->p), FX_EFORMAT, "%s: junk after the number", what);
     *out = v;
     return FX_OK;
 }
@@ -86,8 +86,8 @@ static fx_status read_pfm_scale(fx_context *ctx, cursor *c, bool *little_endian)
     while (c->p < c->end && !is_space(*c->p))
         c->p++;
     size_t len = (size_t)(c->p - start);
-    FX_RETURN_IF(len == 0, FX_EFORMAT, "truncated: the data ends before the PFM scale");
-    FX_RETURN_IF(len >= PFM_SCALE_TOKEN_MAX, FX_EFORMAT, "PFM scale: %zu characters is too long",
+    FXI_RETURN_IF(len == 0, FX_EFORMAT, "truncated: the data ends before the PFM scale");
+    FXI_RETURN_IF(len >= PFM_SCALE_TOKEN_MAX, FX_EFORMAT, "PFM scale: %zu characters is too long",
                  len);
     const uint8_t *s = start, *end = c->p;
     bool negative = *s == '-';
@@ -101,13 +101,13 @@ static fx_status read_pfm_scale(fx_context *ctx, cursor *c, bool *little_endian)
     if (digits && s < end && (*s == 'e' || *s == 'E')) {
         s++;
         if (s < end && (*s == '-' || *s == '+')) s++;
-        FX_RETURN_IF(s == end || !is_digit(*s), FX_EFORMAT, "PFM scale: bad exponent");
+        FXI_RETURN_IF(s == end || !is_digit(*s), FX_EFORMAT, "PFM scale: bad exponent");
         while (s < end && is_digit(*s))
             s++;
     }
-    FX_RETURN_IF(!digits || s != end, FX_EFORMAT, "PFM scale: \"%.*s\" is not a number", (int)len,
+    FXI_RETURN_IF(!digits || s != end, FX_EFORMAT, "PFM scale: \"%.*s\" is not a number", (int)len,
                  (const char *)start);
-    FX_RETURN_IF(!nonzero, FX_EFORMAT, "PFM scale is zero (its sign gives the byte order)");
+    FXI_RETURN_IF(!nonzero, FX_EFORMAT, "PFM scale is zero (its sign gives the byte order)");
     *little_endian = negative;
     return FX_OK;
 }
@@ -120,20 +120,20 @@ static fx_status read_header(fx_context *ctx, cursor *c, pnm_header *h)
               : type == 'f' || type == 'F' ? PNM_FLOAT
                                            : PNM_ASCII;
     h->channels = type == '3' || type == '6' || type == 'F' ? 3 : 1;
-    FX_TRY(read_number(ctx, c, "width", UINT64_MAX, &h->width));
-    FX_TRY(read_number(ctx, c, "height", UINT64_MAX, &h->height));
+    FXI_TRY(read_number(ctx, c, "width", UINT64_MAX, &h->width));
+    FXI_TRY(read_number(ctx, c, "height", UINT64_MAX, &h->height));
     if (h->kind == PNM_FLOAT) {
         h->maxval = 0;
-        FX_TRY(read_pfm_scale(ctx, c, &h->little_endian));
+        FXI_TRY(read_pfm_scale(ctx, c, &h->little_endian));
     } else {
         h->little_endian = false; /* 16-bit PNM samples are big-endian */
         uint64_t maxval;
-        FX_TRY(read_number(ctx, c, "maxval", PNM_MAX_MAXVAL, &maxval));
-        FX_RETURN_IF(maxval == 0, FX_EFORMAT, "maxval 0 (must be 1 to %u)", PNM_MAX_MAXVAL);
+        FXI_TRY(read_number(ctx, c, "maxval", PNM_MAX_MAXVAL, &maxval));
+        FXI_RETURN_IF(maxval == 0, FX_EFORMAT, "maxval 0 (must be 1 to %u)", PNM_MAX_MAXVAL);
         h->maxval = (unsigned)maxval;
     }
     /* Exactly one whitespace byte separates the header from binary pixels. */
-    FX_RETURN_IF(c->p == c->end, FX_EFORMAT, "truncated: the data ends after the header");
+    FXI_RETURN_IF(c->p == c->end, FX_EFORMAT, "truncated: the data ends after the header");
     if (h->kind != PNM_ASCII) c->p++;
     return fx_image_check_limits(ctx, h->width, h->height, (uint64_t)h->channels);
 }
@@ -151,7 +151,7 @@ static unsigned full_scale(unsigned maxval)
 static fx_status store_sample(fx_context *ctx, fx_image *img, size_t index, unsigned v,
                               unsigned maxval)
 {
-    FX_RETURN_IF(v > maxval, FX_EFORMAT, "sample value %u exceeds maxval %u", v, maxval);
+    FXI_RETURN_IF(v > maxval, FX_EFORMAT, "sample value %u exceeds maxval %u", v, maxval);
     unsigned full = full_scale(maxval);
     if (maxval != full) v = (unsigned)(((uint64_t)v * full + maxval / 2) / maxval);
     if (img->type == FX_U8)
@@ -190,7 +190,7 @@ static fx_status alloc_for(fx_context *ctx, const pnm_header *h, fx_image *img)
 static fx_status data_bytes(fx_context *ctx, const pnm_header *h, size_t sample_bytes, size_t *out)
 {
     size_t samples;
-    FX_RETURN_IF(
+    FXI_RETURN_IF(
         !fxi_mul3_size((size_t)h->width, (size_t)h->height, (size_t)h->channels, &samples) ||
             !fxi_mul_size(samples, sample_bytes, out),
         FX_EOVERFLOW, "image %llux%llu: size overflows", (unsigned long long)h->width,
@@ -215,7 +215,7 @@ static void swap32(uint32_t *v, size_t n)
         type largest = 0;                                                                          \
         for (size_t i = 0; i < n; i++)                                                             \
             largest = v[i] > largest ? v[i] : largest;                                             \
-        FX_RETURN_IF(largest > maxval, FX_EFORMAT, "sample value %u exceeds maxval %u",            \
+        FXI_RETURN_IF(largest > maxval, FX_EFORMAT, "sample value %u exceeds maxval %u",            \
                      (unsigned)largest, maxval);                                                   \
         wide full = full_scale(maxval);                                                            \
         for (size_t i = 0; i < n; i++)                                                             \
@@ -246,7 +246,7 @@ fx_status fxi_pnm_finish_band(fx_context *ctx, const fxi_pnm_layout *lay, fx_ima
     if (band->stride == lay->file_row_bytes) /* tight rows: one run */
         return finish_run(ctx, lay, band->data, row_samples * (size_t)rows);
     for (int y = 0; y < rows; y++)
-        FX_TRY(finish_run(ctx, lay, fx_image_row(band, y), row_samples));
+        FXI_TRY(finish_run(ctx, lay, fx_image_row(band, y), row_samples));
     return FX_OK;
 }
 
@@ -254,14 +254,14 @@ fx_status fxi_pnm_read_rows(fx_context *ctx, const fxi_in_file *f, const fxi_pnm
                             size_t header_len, int first, fx_image *band, int rows)
 {
     struct iovec *iov;
-    FX_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
+    FXI_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
     fxi_pnm_band_iovecs(lay, band, rows, iov);
     size_t got = 0, need = (size_t)rows * lay->file_row_bytes;
     fx_status st = fxi_in_readv_at(ctx, f, header_len + fxi_pnm_band_offset(lay, first, rows), iov,
                                    rows, &got);
     free(iov);
-    FX_TRY(st);
-    FX_RETURN_IF(got < need, FX_EIO, "file shrank while reading: %zu of %zu bytes", got, need);
+    FXI_TRY(st);
+    FXI_RETURN_IF(got < need, FX_EIO, "file shrank while reading: %zu of %zu bytes", got, need);
     st = fxi_pnm_finish_band(ctx, lay, band, rows);
     if (st == FX_EFORMAT) fxi_error_prefix(ctx, "%s: ", lay->pfm ? "PFM" : "PNM");
     return st;
@@ -285,7 +285,7 @@ uint64_t fxi_pnm_band_offset(const fxi_pnm_layout *lay, int image_row, int rows)
 
 fx_status fxi_pnm_data_bytes(fx_context *ctx, const fxi_pnm_layout *lay, size_t *bytes)
 {
-    FX_RETURN_IF(!fxi_mul_size(lay->file_row_bytes, (size_t)lay->height, bytes), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(lay->file_row_bytes, (size_t)lay->height, bytes), FX_EOVERFLOW,
                  "image %dx%d: size overflows", lay->width, lay->height);
     return FX_OK;
 }
@@ -293,7 +293,7 @@ fx_status fxi_pnm_data_bytes(fx_context *ctx, const fxi_pnm_layout *lay, size_t 
 fx_status fxi_pnm_truncated(fx_context *ctx, const fxi_pnm_layout *lay, uint64_t have)
 {
     size_t need = 0;
-    FX_TRY(fxi_pnm_data_bytes(ctx, lay, &need));
+    FXI_TRY(fxi_pnm_data_bytes(ctx, lay, &need));
     return fxi_error(ctx, FX_EFORMAT, "%s: truncated: expected %zu bytes of pixel data, found %llu",
                      lay->pfm ? "PFM" : "PNM", need, (unsigned long long)have);
 }
@@ -303,11 +303,11 @@ static fx_status decode_binary(fx_context *ctx, cursor *c, const pnm_header *h, 
 {
     fxi_pnm_layout lay = layout_of(h);
     size_t need = 0;
-    FX_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
+    FXI_TRY(fxi_pnm_data_bytes(ctx, &lay, &need));
     size_t have = (size_t)(c->end - c->p);
-    FX_RETURN_IF(have < need, FX_EFORMAT, "truncated: expected %zu bytes of pixel data, found %zu",
+    FXI_RETURN_IF(have < need, FX_EFORMAT, "truncated: expected %zu bytes of pixel data, found %zu",
                  need, have);
-    FX_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
+    FXI_TRY(fx_image_alloc(ctx, img, lay.width, lay.height, lay.channels, lay.type));
     for (int y = 0; y < img->height; y++) {
         int file_row = lay.pfm ? img->height - 1 - y : y;
         memcpy(fx_image_row(img, y), c->p + (size_t)file_row * lay.file_row_bytes,
@@ -319,17 +319,17 @@ static fx_status decode_binary(fx_context *ctx, cursor *c, const pnm_header *h, 
 static fx_status decode_ascii(fx_context *ctx, cursor *c, const pnm_header *h, fx_image *img)
 {
     size_t count = 0, min_bytes;
-    FX_TRY(data_bytes(ctx, h, 1, &count));
+    FXI_TRY(data_bytes(ctx, h, 1, &count));
     /* Each sample takes at least a digit and a separator: reject a cut file before
      * allocating for it. */
-    FX_RETURN_IF(!fxi_mul_size(count, 2, &min_bytes) || (size_t)(c->end - c->p) < min_bytes - 1,
+    FXI_RETURN_IF(!fxi_mul_size(count, 2, &min_bytes) || (size_t)(c->end - c->p) < min_bytes - 1,
                  FX_EFORMAT, "truncated: %zu ASCII samples cannot fit in %zu bytes", count,
                  (size_t)(c->end - c->p));
-    FX_TRY(alloc_for(ctx, h, img));
+    FXI_TRY(alloc_for(ctx, h, img));
     for (size_t i = 0; i < count; i++) {
         uint64_t v;
-        FX_TRY(read_number(ctx, c, "sample", PNM_MAX_MAXVAL, &v));
-        FX_TRY(store_sample(ctx, img, i, (unsigned)v, h->maxval));
+        FXI_TRY(read_number(ctx, c, "sample", PNM_MAX_MAXVAL, &v));
+        FXI_TRY(store_sample(ctx, img, i, (unsigned)v, h->maxval));
     }
     return FX_OK;
 }
@@ -442,7 +442,7 @@ fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_l
     bool as_is = lay->type == FX_U8 || (lay->type == FX_U16) != little;
     if (as_is) {
         struct iovec *iov;
-        FX_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
+        FXI_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
         fxi_pnm_band_iovecs(lay, band, rows, iov);
         fx_status st = put(out, iov, rows, positioned, offset);
         free(iov);
@@ -452,7 +452,7 @@ fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_l
     if (per_bounce < 1) per_bounce = 1;
     if (per_bounce > (size_t)rows) per_bounce = (size_t)rows;
     uint8_t *bounce;
-    FX_TRY(fxi_malloc(ctx, per_bounce * lay->file_row_bytes, (void **)&bounce));
+    FXI_TRY(fxi_malloc(ctx, per_bounce * lay->file_row_bytes, (void **)&bounce));
     fx_status st = FX_OK;
     for (int k = 0; k < rows && st == FX_OK;) { /* k: rows done, in file order */
         int n = rows - k < (int)per_bounce ? rows - k : (int)per_bounce;

@@ -57,17 +57,17 @@ fx_status fxi_nm_carry_init(fx_context *ctx, const fxi_nm_params *p, fxi_nm_carr
     carry->first = true;
     const size_t channels = (size_t)p->channels;
     void *mem;
-    FX_TRY(fxi_calloc(ctx, channels, sizeof(double), &mem));
+    FXI_TRY(fxi_calloc(ctx, channels, sizeof(double), &mem));
     carry->dc = mem;
-    FX_TRY(fxi_calloc(ctx, channels, sizeof(double), &mem));
+    FXI_TRY(fxi_calloc(ctx, channels, sizeof(double), &mem));
     carry->threshold = mem;
     if (p->advance != p->frame_length) {
         /* ffmpeg analyses a buffer of 2 * frame_length samples whose upper half stays 0. */
         size_t samples;
-        FX_RETURN_IF(!fxi_mul3_size(2, p->frame_length, channels, &samples), FX_EOVERFLOW,
+        FXI_RETURN_IF(!fxi_mul3_size(2, p->frame_length, channels, &samples), FX_EOVERFLOW,
                      "overlap window of %zu samples x %d channels overflows", p->frame_length,
                      p->channels);
-        FX_TRY(fxi_calloc(ctx, samples, sizeof(double), &mem));
+        FXI_TRY(fxi_calloc(ctx, samples, sizeof(double), &mem));
         carry->window = mem;
     }
     return FX_OK;

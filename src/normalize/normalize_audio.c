@@ -7,9 +7,9 @@ fx_status fx_normalize_audio(fx_context *ctx, const fx_normalize_options *opts, 
                              fx_audio *out)
 {
     memset(out, 0, sizeof *out);
-    FX_RETURN_IF(!in || (!in->data && in->frames), FX_EINVAL, "normalize: audio has no samples");
+    FXI_RETURN_IF(!in || (!in->data && in->frames), FX_EINVAL, "normalize: audio has no samples");
     fx_normalize *n;
-    FX_TRY(fx_normalize_open(ctx, opts, in->channels, in->rate, &n));
+    FXI_TRY(fx_normalize_open(ctx, opts, in->channels, in->rate, &n));
     fx_status st = fx_audio_alloc(ctx, out, in->frames, in->channels, in->rate);
     if (st == FX_OK) {
         out->format = in->format;

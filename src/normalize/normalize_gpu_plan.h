@@ -1,6 +1,6 @@
 /* The GPU gain ramp's batches, launch geometry and parameter block, and the
  * per-element work of one thread, shared by the C side (tests, the host
- * launcher) and the kernel (src/cuda/normalize.cu).
+ * launcher) and the kernel (src/normalize/normalize_kernels.cu).
  *
  * A batch is a run of consecutive frames, interleaved, every frame `frame_samples`
  * samples long but the last, which may be shorter (the end of the stream). The

@@ -61,20 +61,20 @@ fx_status fxi_nm_parse_channels(fx_context *ctx, const char *text, int channels,
     const char *s = text;
     for (;;) {
         int first, last;
-        FX_RETURN_IF(!parse_channel(&s, channels, &first), FX_EINVAL,
+        FXI_RETURN_IF(!parse_channel(&s, channels, &first), FX_EINVAL,
                      "--channels: '%s' is not a list of channels 0..%d (e.g. 0,2-3)", text,
                      channels - 1);
         last = first;
         if (*s == '-') {
             s++;
-            FX_RETURN_IF(!parse_channel(&s, channels, &last) || last < first, FX_EINVAL,
+            FXI_RETURN_IF(!parse_channel(&s, channels, &last) || last < first, FX_EINVAL,
                          "--channels: '%s' is not a list of channels 0..%d (e.g. 0,2-3)", text,
                          channels - 1);
         }
         for (int c = first; c <= last; c++)
             process[c] = true;
         if (*s == '\0') return FX_OK;
-        FX_RETURN_IF(*s != ',', FX_EINVAL,
+        FXI_RETURN_IF(*s != ',', FX_EINVAL,
                      "--channels: '%s' is not a list of channels 0..%d (e.g. 0,2-3)", text,
                      channels - 1);
         s++;
@@ -96,10 +96,10 @@ static void apply_preset(fx_normalize_options *o)
 
 static fx_status check_odd(fx_context *ctx, const char *name, int width)
 {
-    FX_RETURN_IF(width % 2 == 0, FX_EINVAL,
+    FXI_RETURN_IF(width % 2 == 0, FX_EINVAL,
                  "--%s: %d is even; the window must be odd (frames either side of the centre)",
                  name, width);
-    FX_RETURN_IF(width < FXI_NM_MIN_WINDOW, FX_ERANGE, "--%s: %d is out of range [%d, %d]", name,
+    FXI_RETURN_IF(width < FXI_NM_MIN_WINDOW, FX_ERANGE, "--%s: %d is out of range [%d, %d]", name,
                  width, FXI_NM_MIN_WINDOW, FXI_NM_MAX_WINDOW);
     return FX_OK;
 }
@@ -113,16 +113,16 @@ fx_status fxi_nm_params_resolve(fx_context *ctx, const fx_normalize_options *opt
         o = *opts;
     else
         fx_normalize_options_init(&o);
-    FX_TRY(fx_options_validate(ctx, fx_normalize_options_table(), &o));
+    FXI_TRY(fx_options_validate(ctx, fx_normalize_options_table(), &o));
     apply_preset(&o);
-    FX_RETURN_IF(channels < 1 || channels > ctx->limits.max_channels, FX_ELIMIT,
+    FXI_RETURN_IF(channels < 1 || channels > ctx->limits.max_channels, FX_ELIMIT,
                  "%d audio channels (allowed: 1 to %d)", channels, ctx->limits.max_channels);
-    FX_RETURN_IF(rate <= 0, FX_EINVAL, "sample rate %d is not positive", rate);
+    FXI_RETURN_IF(rate <= 0, FX_EINVAL, "sample rate %d is not positive", rate);
     const int min_window = o.min_window ? o.min_window : o.window;
     const int gauss_window = o.gauss_window ? o.gauss_window : o.window;
-    FX_TRY(check_odd(ctx, "window", o.window));
-    FX_TRY(check_odd(ctx, "min-window", min_window));
-    FX_TRY(check_odd(ctx, "gauss-window", gauss_window));
+    FXI_TRY(check_odd(ctx, "window", o.window));
+    FXI_TRY(check_odd(ctx, "min-window", min_window));
+    FXI_TRY(check_odd(ctx, "gauss-window", gauss_window));
 
     p->channels = channels;
     p->rate = rate;
@@ -145,7 +145,7 @@ fx_status fxi_nm_params_resolve(fx_context *ctx, const fx_normalize_options *opt
     p->compat = o.compat == FX_NORMALIZE_COMPAT_FFMPEG51;
 
     void *mem;
-    FX_TRY(fxi_calloc(ctx, (size_t)channels, sizeof(bool), &mem));
+    FXI_TRY(fxi_calloc(ctx, (size_t)channels, sizeof(bool), &mem));
     p->process = mem;
     fx_status st = fxi_nm_parse_channels(ctx, o.channels, channels, p->process);
     if (st == FX_OK) st = fxi_calloc(ctx, (size_t)gauss_window, sizeof(double), &mem);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "normalize_gpu_plan.h"
+#include "normalize/normalize_gpu.h"
 #include "normalize_internal.h"
 #include "normalize_ramp.h"
 
@@ -52,7 +53,7 @@ struct fx_normalize {
     bool gpu_analysis;   /* GPU: levels measured on the device, a batch at a time */
     uint64_t pushed;     /* GPU analysis: real frames filled (analysed or not) */
     double *levels;      /* GPU analysis: a batch's (peak, sum of squares) pairs */
-    fxi_nm_gpu *gpu;     /* GPU: the device copy of the slot ring */
+    fxi_normalize_gpu *gpu;     /* GPU: the device copy of the slot ring */
     uint64_t analysed;   /* real frames analysed */
     uint64_t smoothed;   /* smoothed gains known (real and pad frames) */
     uint64_t amplified;  /* frames ramped to the output in full */
@@ -138,13 +139,13 @@ static fx_status out_reserve(fx_normalize *n, size_t frames, double **at)
     if (n->out_end + frames > n->out_capacity) {
         size_t capacity = n->out_capacity ? n->out_capacity : n->p.advance;
         while (capacity < n->out_end + frames)
-            FX_RETURN_IF(!fxi_mul_size(capacity, 2, &capacity), FX_EOVERFLOW,
+            FXI_RETURN_IF(!fxi_mul_size(capacity, 2, &capacity), FX_EOVERFLOW,
                          "normalize: output queue overflows");
         size_t bytes;
-        FX_RETURN_IF(!fxi_mul3_size(capacity, channels, sizeof(double), &bytes), FX_EOVERFLOW,
+        FXI_RETURN_IF(!fxi_mul3_size(capacity, channels, sizeof(double), &bytes), FX_EOVERFLOW,
                      "normalize: output queue of %zu frames overflows", capacity);
         double *grown = realloc(n->out, bytes);
-        FX_RETURN_IF(!grown, FX_ENOMEM, "normalize: out of memory for %zu bytes of output", bytes);
+        FXI_RETURN_IF(!grown, FX_ENOMEM, "normalize: out of memory for %zu bytes of output", bytes);
         n->out = grown;
         n->out_capacity = capacity;
     }
@@ -184,8 +185,8 @@ static fx_status gpu_ramp_run(fx_normalize *n, size_t frames)
                           n->p.channels, n->gain_channels, n->p.ramp);
     /* Frames the host analysed (and may have changed) go up now. */
     if (!n->gpu_analysis)
-        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, slot_offset(n, first), b.samples));
-    FX_TRY(fxi_cuda_nm_ramp(n->ctx, n->gpu, slot_offset(n, first), &b, params,
+        FXI_TRY(fxi_normalize_gpu_upload(n->ctx, n->gpu, slot_offset(n, first), b.samples));
+    FXI_TRY(fxi_normalize_gpu_ramp(n->ctx, n->gpu, slot_offset(n, first), &b, params,
                             fxi_nm_ramp_param_count(frames, n->p.channels, n->gain_channels)));
     memcpy(n->previous, params + frames * gains, gains * sizeof *params);
     n->gpu_ramped += frames;
@@ -199,7 +200,7 @@ static fx_status gpu_ramp_ready(fx_normalize *n)
     uint64_t since = n->timing ? fx_time_ns() : 0;
     const uint64_t end = ramp_ready_end(n);
     while (n->gpu_ramped < end)
-        FX_TRY(gpu_ramp_run(n, run_frames(n, n->gpu_ramped, end - n->gpu_ramped)));
+        FXI_TRY(gpu_ramp_run(n, run_frames(n, n->gpu_ramped, end - n->gpu_ramped)));
     stage_add(n, &n->times.gain_ms, &since);
     return FX_OK;
 }
@@ -226,7 +227,7 @@ static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
     const size_t at = n->amplify_pos * (size_t)n->p.channels;
     const double *to = slot_gain_of(n, frame);
     if (n->on_gpu) {
-        if (frame >= n->gpu_ramped) FX_TRY(gpu_ramp_ready(n));
+        if (frame >= n->gpu_ramped) FXI_TRY(gpu_ramp_ready(n));
         memcpy(dst, slot_of(n, frame) + at, count * (size_t)n->p.channels * sizeof *dst);
     } else {
         uint64_t since = n->timing ? fx_time_ns() : 0;
@@ -249,10 +250,10 @@ static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
 /* Ramp the rest of frame `amplified` into the output queue. */
 static fx_status amplify_next(fx_normalize *n)
 {
-    if (n->gpu_analysis && n->amplified >= ramp_ready_end(n)) FX_TRY(gpu_analyze(n));
+    if (n->gpu_analysis && n->amplified >= ramp_ready_end(n)) FXI_TRY(gpu_analyze(n));
     const size_t count = length_of(n, n->amplified) - n->amplify_pos;
     double *dst = NULL;
-    FX_TRY(out_reserve(n, count, &dst));
+    FXI_TRY(out_reserve(n, count, &dst));
     return ramp_next(n, dst, count);
 }
 
@@ -263,7 +264,7 @@ static fx_status pass_through_next(fx_normalize *n)
     const uint64_t frame = n->amplified;
     const size_t length = length_of(n, frame);
     double *dst = NULL;
-    FX_TRY(out_reserve(n, length, &dst));
+    FXI_TRY(out_reserve(n, length, &dst));
     memcpy(dst, slot_of(n, frame), length * (size_t)n->p.channels * sizeof *dst);
     n->amplified++;
     return FX_OK;
@@ -320,12 +321,12 @@ static fx_status gpu_analyze(fx_normalize *n)
         const uint64_t first = n->analysed;
         const size_t frames = run_frames(n, first, n->pushed - first);
         const size_t last_length = length_of(n, first + frames - 1), at = slot_offset(n, first);
-        FX_TRY(fxi_cuda_nm_upload(n->ctx, n->gpu, at, run_samples(n, first, frames)));
+        FXI_TRY(fxi_normalize_gpu_upload(n->ctx, n->gpu, at, run_samples(n, first, frames)));
         const fxi_nm_levels_job job = {(uint32_t)frames,     (uint32_t)n->slot_samples,
                                        (uint32_t)n->p.advance, (uint32_t)last_length,
                                        n->p.channels,        n->gain_channels,
                                        want_rms};
-        FX_TRY(fxi_cuda_nm_levels(n->ctx, n->gpu, at, &job, n->levels));
+        FXI_TRY(fxi_normalize_gpu_levels(n->ctx, n->gpu, at, &job, n->levels));
         stage_add(n, &n->times.analyze_ms, &since);
         for (size_t k = 0; k < frames; k++) {
             const size_t length = k + 1 == frames ? last_length : n->p.advance;
@@ -362,12 +363,12 @@ static fx_status allocate(fx_normalize *n)
     const size_t channels = (size_t)n->p.channels, gains = (size_t)n->gain_channels;
     n->on_gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
     n->slot_count = (size_t)n->p.min_half + (size_t)n->p.gauss_half + 2;
-    FX_RETURN_IF(!fxi_mul_size(n->p.advance, channels, &n->slot_samples), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(n->p.advance, channels, &n->slot_samples), FX_EOVERFLOW,
                  "normalize: frame of %zu samples x %d channels overflows", n->p.advance,
                  n->p.channels);
     if (n->on_gpu) {
         /* The GPU's indices are 32-bit (normalize_gpu_plan.h). */
-        FX_RETURN_IF(n->slot_samples > INT32_MAX, FX_EOVERFLOW,
+        FXI_RETURN_IF(n->slot_samples > INT32_MAX, FX_EOVERFLOW,
                      "normalize: a frame of %zu samples is too long for the GPU",
                      n->slot_samples);
         n->batch_frames = fxi_nm_batch_frames(n->slot_samples);
@@ -378,39 +379,39 @@ static fx_status allocate(fx_normalize *n)
                           n->p.advance == n->p.frame_length;
     }
     size_t slot_total;
-    FX_RETURN_IF(!fxi_mul_size(n->slot_count, n->slot_samples, &slot_total), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(n->slot_count, n->slot_samples, &slot_total), FX_EOVERFLOW,
                  "normalize: %zu frames in flight overflow", n->slot_count);
     void *mem;
     /* On the GPU the ring is pinned, so that frames go up and come back by DMA. */
     if (n->on_gpu) {
-        FX_TRY(fxi_cuda_nm_open(ctx, slot_total, &n->slots, &n->gpu));
+        FXI_TRY(fxi_normalize_gpu_prepare(ctx, slot_total, &n->slots, &n->gpu));
     } else {
-        FX_TRY(fxi_calloc(ctx, slot_total, sizeof(double), &mem));
+        FXI_TRY(fxi_calloc(ctx, slot_total, sizeof(double), &mem));
         n->slots = mem;
     }
-    FX_TRY(fxi_calloc(ctx, n->slot_samples, sizeof(double), &mem));
+    FXI_TRY(fxi_calloc(ctx, n->slot_samples, sizeof(double), &mem));
     n->pad = mem;
-    FX_TRY(fxi_calloc(ctx, n->slot_count * gains, sizeof(double), &mem));
+    FXI_TRY(fxi_calloc(ctx, n->slot_count * gains, sizeof(double), &mem));
     n->slot_gain = mem;
-    FX_TRY(fxi_calloc(ctx, gains, sizeof(double), &mem));
+    FXI_TRY(fxi_calloc(ctx, gains, sizeof(double), &mem));
     n->previous = mem;
     if (n->on_gpu) {
-        FX_TRY(fxi_calloc(ctx,
+        FXI_TRY(fxi_calloc(ctx,
                           fxi_nm_ramp_param_count(n->batch_frames, n->p.channels,
                                                   n->gain_channels),
                           sizeof(double), &mem));
         n->ramp_params = mem;
     }
     if (n->gpu_analysis) {
-        FX_TRY(fxi_calloc(ctx, 2 * n->batch_frames * gains, sizeof(double), &mem));
+        FXI_TRY(fxi_calloc(ctx, 2 * n->batch_frames * gains, sizeof(double), &mem));
         n->levels = mem;
     }
-    FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
+    FXI_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_gain), &mem));
     n->gains = mem;
-    FX_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_history), &mem));
+    FXI_TRY(fxi_calloc(ctx, gains, sizeof(fxi_nm_history), &mem));
     n->history = mem;
     for (size_t gc = 0; gc < gains; gc++)
-        FX_TRY(fxi_nm_history_init(ctx, &n->p, &n->history[gc]));
+        FXI_TRY(fxi_nm_history_init(ctx, &n->p, &n->history[gc]));
     return fxi_nm_carry_init(ctx, &n->p, &n->carry);
 }
 
@@ -419,7 +420,7 @@ fx_status fx_normalize_open(fx_context *ctx, const fx_normalize_options *opts, i
 {
     *out = NULL;
     void *mem;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof(fx_normalize), &mem));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof(fx_normalize), &mem));
     fx_normalize *n = mem;
     n->ctx = ctx;
     fx_status st = fxi_nm_params_resolve(ctx, opts, channels, rate, &n->p);
@@ -451,7 +452,7 @@ void fx_normalize_close(fx_normalize *n)
     free(n->pad);
     free(n->ramp_params);
     free(n->levels);
-    fxi_cuda_nm_close(n->ctx, n->gpu);
+    fxi_normalize_gpu_release(n->ctx, n->gpu);
     free(n->out);
     free(n);
 }
@@ -493,14 +494,14 @@ static fx_status fail(fx_normalize *n, fx_status st)
 fx_status fx_normalize_push(fx_normalize *n, const double *in, size_t frames)
 {
     fx_context *ctx = n->ctx;
-    FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
-    FX_RETURN_IF(n->flushed, FX_EBADSTATE, "normalize: push after flush");
-    FX_RETURN_IF(!in && frames, FX_EINVAL, "normalize: no samples to push");
+    FXI_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
+    FXI_RETURN_IF(n->flushed, FX_EBADSTATE, "normalize: push after flush");
+    FXI_RETURN_IF(!in && frames, FX_EINVAL, "normalize: no samples to push");
     const size_t channels = (size_t)n->p.channels;
     while (frames > 0) {
         /* A frame not pulled yet whose slot this one needs goes to the queue. */
         while (n->fill == 0 && n->amplified + n->slot_count <= filled(n))
-            FX_TRY(fail(n, amplify_next(n)));
+            FXI_TRY(fail(n, amplify_next(n)));
         size_t take = n->p.advance - n->fill;
         if (take > frames) take = frames;
         memcpy(slot_of(n, filled(n)) + n->fill * channels, in, take * channels * sizeof *in);
@@ -509,7 +510,7 @@ fx_status fx_normalize_push(fx_normalize *n, const double *in, size_t frames)
         frames -= take;
         if (n->fill == n->p.advance) {
             n->fill = 0;
-            FX_TRY(fail(n, frame_filled(n, n->p.advance)));
+            FXI_TRY(fail(n, frame_filled(n, n->p.advance)));
         }
     }
     return FX_OK;
@@ -520,7 +521,7 @@ static fx_status drain(fx_normalize *n)
     if (n->analysed == 0) return FX_OK;
     if (n->p.compat && n->smoothed == 0) {
         while (n->amplified < n->analysed)
-            FX_TRY(pass_through_next(n));
+            FXI_TRY(pass_through_next(n));
         return FX_OK;
     }
     const size_t channels = (size_t)n->p.channels;
@@ -544,17 +545,17 @@ static fx_status drain(fx_normalize *n)
 fx_status fx_normalize_flush(fx_normalize *n)
 {
     fx_context *ctx = n->ctx;
-    FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
+    FXI_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
     if (n->flushed) return FX_OK;
     n->flushed = true;
     if (n->fill > 0) {
         n->last_length = n->fill;
         n->fill = 0;
-        FX_TRY(fail(n, frame_filled(n, n->last_length)));
+        FXI_TRY(fail(n, frame_filled(n, n->last_length)));
     } else {
         n->last_length = n->p.advance;
     }
-    if (n->gpu_analysis) FX_TRY(fail(n, gpu_analyze(n)));
+    if (n->gpu_analysis) FXI_TRY(fail(n, gpu_analyze(n)));
     return fail(n, drain(n));
 }
 
@@ -571,9 +572,9 @@ fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, siz
 {
     fx_context *ctx = n->ctx;
     *got = 0;
-    FX_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
+    FXI_RETURN_IF(n->failed != FX_OK, FX_EBADSTATE, "normalize: the stream failed earlier");
     if (max_frames == 0 || fx_normalize_ready(n) == 0) return FX_OK;
-    FX_RETURN_IF(!out, FX_EINVAL, "normalize: no room to pull into");
+    FXI_RETURN_IF(!out, FX_EINVAL, "normalize: no room to pull into");
     const size_t channels = (size_t)n->p.channels;
     /* First what went through the queue, then frames ramped straight into out. */
     size_t done = n->out_end - n->out_begin;
@@ -584,7 +585,7 @@ fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_frames, siz
     while (done < max_frames && n->amplified < pullable_end(n)) {
         size_t take = length_of(n, n->amplified) - n->amplify_pos;
         if (take > max_frames - done) take = max_frames - done;
-        FX_TRY(fail(n, ramp_next(n, out + done * channels, take)));
+        FXI_TRY(fail(n, ramp_next(n, out + done * channels, take)));
         done += take;
     }
     *got = done;

@@ -11,7 +11,7 @@
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
-#include "cuda/cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -51,9 +51,9 @@ static fx_status measure_copy(fx_context *ctx, int to_device, void *host, void *
     double ms[64];
     for (int i = -1; i < runs; i++) { /* run -1 warms up */
         uint64_t t0 = fx_time_ns();
-        FX_TRY(to_device ? fxi_copy_h2d(ctx, dev, host, bytes)
+        FXI_TRY(to_device ? fxi_copy_h2d(ctx, dev, host, bytes)
                          : fxi_copy_d2h(ctx, host, dev, bytes));
-        FX_TRY(fxi_stream_sync(ctx));
+        FXI_TRY(fxi_stream_sync(ctx));
         if (i >= 0) ms[i] = fx_elapsed_ms(t0, fx_time_ns());
     }
     *gbps = (double)bytes / 1e9 / (median(ms, runs) / 1e3);
@@ -63,11 +63,11 @@ static fx_status measure_copy(fx_context *ctx, int to_device, void *host, void *
 static fx_status bench_transfers(fx_context *ctx, const bench_config *cfg, bench_result *r)
 {
     void *host, *dev;
-    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, cfg->transfer_bytes, &host));
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, cfg->transfer_bytes, &dev));
+    FXI_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, cfg->transfer_bytes, &host));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, cfg->transfer_bytes, &dev));
     memset(host, 0x3C, cfg->transfer_bytes); /* touch every page */
-    FX_TRY(measure_copy(ctx, 1, host, dev, cfg->transfer_bytes, cfg->runs, &r->h2d_gbps));
-    FX_TRY(measure_copy(ctx, 0, host, dev, cfg->transfer_bytes, cfg->runs, &r->d2h_gbps));
+    FXI_TRY(measure_copy(ctx, 1, host, dev, cfg->transfer_bytes, cfg->runs, &r->h2d_gbps));
+    FXI_TRY(measure_copy(ctx, 0, host, dev, cfg->transfer_bytes, cfg->runs, &r->d2h_gbps));
     return FX_OK;
 }
 
@@ -82,7 +82,7 @@ static fx_status bench_convert(fx_context *gpu, fx_context *cpu, const bench_con
     p.channels = cfg->channels;
     p.type = FX_U8;
     fx_image src, on_gpu, on_cpu;
-    FX_TRY(fx_gen_image(cpu, &p, &src));
+    FXI_TRY(fx_gen_image(cpu, &p, &src));
     fx_status st = fx_image_alloc(cpu, &on_gpu, p.width, p.height, p.channels, FX_F32);
     if (st == FX_OK) st = fx_image_alloc(cpu, &on_cpu, p.width, p.height, p.channels, FX_F32);
     double total[64], up[64], comp[64], down[64], host[64];
@@ -90,7 +90,7 @@ static fx_status bench_convert(fx_context *gpu, fx_context *cpu, const bench_con
         fx_timings t;
         memset(&t, 0, sizeof t);
         uint64_t t0 = fx_time_ns();
-        st = fxi_cuda_image_convert(gpu, &src, &on_gpu, &t);
+        st = fxi_gpu_image_convert(gpu, &src, &on_gpu, &t);
         uint64_t t1 = fx_time_ns();
         if (st == FX_OK) st = fx_image_convert(cpu, &src, &on_cpu, NULL);
         uint64_t t2 = fx_time_ns();

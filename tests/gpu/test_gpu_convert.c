@@ -6,7 +6,7 @@
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
-#include "cuda/cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
 typedef struct shape {
@@ -81,7 +81,7 @@ FXT_TEST(every_type_pair_matches_cpu)
                     fx_image got = gpu_padded_image(w, h, ch, types[di], pads[(s + ch + 1) % 2]);
                     fill_image(&src, (uint64_t)(si * 1000 + di * 100 + s * 10 + ch));
                     FXT_CHECK_OK(fx_image_convert(cpu, &src, &want, NULL), cpu);
-                    if (FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &src, &got, NULL), gpu)) {
+                    if (FXT_CHECK_OK(fxi_gpu_image_convert(gpu, &src, &got, NULL), gpu)) {
                         cases++;
                         if (!fxt_images_equal(&got, &want)) {
                             mismatches++;
@@ -112,7 +112,7 @@ FXT_TEST(every_integer_value_matches_cpu)
         fx_image want = gpu_padded_image(65536, 1, 1, types[ti], 0),
                  got = gpu_padded_image(65536, 1, 1, types[ti], 0);
         FXT_CHECK_OK(fx_image_convert(cpu, &u16, &want, NULL), cpu);
-        FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &u16, &got, NULL), gpu);
+        FXT_CHECK_OK(fxi_gpu_image_convert(gpu, &u16, &got, NULL), gpu);
         FXT_CHECK(fxt_images_equal(&got, &want));
         free(want.data);
         free(got.data);
@@ -130,18 +130,18 @@ FXT_TEST(timings_and_errors)
     fill_image(&src, 9);
     fx_timings t;
     memset(&t, 0, sizeof t);
-    FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &src, &dst, &t), gpu);
+    FXT_CHECK_OK(fxi_gpu_image_convert(gpu, &src, &dst, &t), gpu);
     FXT_CHECK(t.upload_ms > 0 && t.compute_ms > 0 && t.download_ms > 0);
     FXT_CHECK(t.decode_ms == 0 && t.encode_ms == 0);
 
     fx_image small = gpu_padded_image(639, 480, 3, FX_F32, 0);
-    FXT_CHECK_STATUS(fxi_cuda_image_convert(gpu, &src, &small, NULL), FX_EINVAL, gpu);
+    FXT_CHECK_STATUS(fxi_gpu_image_convert(gpu, &src, &small, NULL), FX_EINVAL, gpu);
     FXT_CHECK_CONTAINS(fx_context_error(gpu), "shape");
-    FXT_CHECK_STATUS(fxi_cuda_image_convert(cpu, &src, &dst, NULL), FX_ENODEVICE, cpu);
+    FXT_CHECK_STATUS(fxi_gpu_image_convert(cpu, &src, &dst, NULL), FX_ENODEVICE, cpu);
     FXT_CHECK_STATUS(fxi_cuda_convert_launch(gpu, NULL, (fx_sample_type)7, NULL, FX_U8, 1),
                      FX_EINVAL, gpu);
     /* Still fine after the errors. */
-    FXT_CHECK_OK(fxi_cuda_image_convert(gpu, &src, &dst, NULL), gpu);
+    FXT_CHECK_OK(fxi_gpu_image_convert(gpu, &src, &dst, NULL), gpu);
     free(small.data);
     free(src.data);
     free(dst.data);

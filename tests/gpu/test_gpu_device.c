@@ -2,7 +2,7 @@
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
-#include "cuda/cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 #define GIB (UINT64_C(1) << 30)
 #define MIB (UINT64_C(1) << 20)

@@ -3,7 +3,7 @@
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
-#include "cuda/cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 static const size_t odd_sizes[] = {1, 3, 255, 4097, (1u << 20) + 13, (7u << 20) + 1};
 #define ODD_SIZE_COUNT 6

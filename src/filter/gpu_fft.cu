@@ -4,8 +4,8 @@
  * bandwidth (docs/ALGORITHMS.md counts the passes). */
 #include <algorithm>
 
-#include "filter_device.cuh"
-#include "filter_fft.h"
+#include "filter/gpu_device.cuh"
+#include "filter/gpu_fft.h"
 
 namespace
 {

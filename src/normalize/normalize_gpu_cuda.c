@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
-#include "normalize/normalize_cuda.h"
+#include "gpu/gpu_internal.h"
+#include "normalize/normalize_gpu.h"
+#include "normalize/normalize_kernels.h"
 
-struct fxi_nm_gpu {
+struct fxi_normalize_gpu {
     double *host; /* the slot ring, pinned (the context's spare for the next stream) */
     double *ring; /* its copy on the device */
     size_t pinned_size; /* of the host block, at least the ring's */
@@ -22,20 +23,20 @@ struct fxi_nm_gpu {
 
 static fx_status bytes_of(fx_context *ctx, size_t count, size_t *bytes)
 {
-    FX_RETURN_IF(!fxi_mul_size(count, sizeof(double), bytes), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(count, sizeof(double), bytes), FX_EOVERFLOW,
                  "normalize: %zu samples on the GPU overflow", count);
     return FX_OK;
 }
 
-fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_ring,
-                           fxi_nm_gpu **out)
+fx_status fxi_normalize_gpu_prepare(fx_context *ctx, size_t ring_samples, double **host_ring,
+                           fxi_normalize_gpu **out)
 {
     *host_ring = NULL;
     *out = NULL;
     size_t bytes;
-    FX_TRY(bytes_of(ctx, ring_samples, &bytes));
-    fxi_nm_gpu *g;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *g, (void **)&g));
+    FXI_TRY(bytes_of(ctx, ring_samples, &bytes));
+    fxi_normalize_gpu *g;
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *g, (void **)&g));
     fxi_device_guard guard;
     fx_status st = fxi_device_enter(ctx, &guard);
     if (st == FX_OK) {
@@ -44,7 +45,7 @@ fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_r
         fxi_device_leave(&guard);
     }
     if (st != FX_OK) {
-        fxi_cuda_nm_close(ctx, g);
+        fxi_normalize_gpu_release(ctx, g);
         return st;
     }
     /* Not zeroed: pushes write every sample before the levels or the ramp read it. */
@@ -53,7 +54,7 @@ fx_status fxi_cuda_nm_open(fx_context *ctx, size_t ring_samples, double **host_r
     return FX_OK;
 }
 
-void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *g)
+void fxi_normalize_gpu_release(fx_context *ctx, fxi_normalize_gpu *g)
 {
     if (!g) return;
     fxi_device_guard guard;
@@ -67,57 +68,57 @@ void fxi_cuda_nm_close(fx_context *ctx, fxi_nm_gpu *g)
     free(g);
 }
 
-fx_status fxi_cuda_nm_upload(fx_context *ctx, fxi_nm_gpu *g, size_t at, size_t count)
+fx_status fxi_normalize_gpu_upload(fx_context *ctx, fxi_normalize_gpu *g, size_t at, size_t count)
 {
     size_t bytes;
-    FX_TRY(bytes_of(ctx, count, &bytes));
+    FXI_TRY(bytes_of(ctx, count, &bytes));
     return fxi_copy_h2d(ctx, g->ring + at, g->host + at, bytes);
 }
 
-static fx_status levels_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at,
+static fx_status levels_guarded(fx_context *ctx, fxi_normalize_gpu *g, size_t at,
                                 const fxi_nm_levels_job *job, double *levels)
 {
     size_t bytes;
-    FX_TRY(bytes_of(ctx, 2 * (size_t)job->frames * (size_t)job->gain_channels, &bytes));
+    FXI_TRY(bytes_of(ctx, 2 * (size_t)job->frames * (size_t)job->gain_channels, &bytes));
     void *dev;
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, bytes, &dev));
-    FX_TRY(fxi_cuda_normalize_levels_launch(ctx, g->ring + at, job, dev));
-    FX_TRY(fxi_copy_d2h(ctx, levels, dev, bytes));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, bytes, &dev));
+    FXI_TRY(fxi_normalize_levels_launch(ctx, g->ring + at, job, dev));
+    FXI_TRY(fxi_copy_d2h(ctx, levels, dev, bytes));
     return fxi_stream_sync_yielding(ctx); /* behind the batch's upload */
 }
 
-fx_status fxi_cuda_nm_levels(fx_context *ctx, fxi_nm_gpu *g, size_t at,
+fx_status fxi_normalize_gpu_levels(fx_context *ctx, fxi_normalize_gpu *g, size_t at,
                              const fxi_nm_levels_job *job, double *levels)
 {
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     fx_status st = levels_guarded(ctx, g, at, job, levels);
     fxi_device_leave(&guard);
     return st;
 }
 
-static fx_status ramp_guarded(fx_context *ctx, fxi_nm_gpu *g, size_t at,
+static fx_status ramp_guarded(fx_context *ctx, fxi_normalize_gpu *g, size_t at,
                               const fxi_nm_ramp_batch *b, const double *params, size_t param_count)
 {
     size_t sample_bytes, param_bytes;
-    FX_TRY(bytes_of(ctx, b->samples, &sample_bytes));
-    FX_TRY(bytes_of(ctx, param_count, &param_bytes));
+    FXI_TRY(bytes_of(ctx, b->samples, &sample_bytes));
+    FXI_TRY(bytes_of(ctx, param_count, &param_bytes));
     void *pin_params, *dev_params, *dev_out;
-    FX_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, param_bytes, &pin_params));
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, param_bytes, &dev_params));
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &dev_out));
+    FXI_TRY(fxi_pinned_buffer(ctx, FXI_BUFFER_IN, param_bytes, &pin_params));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, param_bytes, &dev_params));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, sample_bytes, &dev_out));
     memcpy(pin_params, params, param_bytes);
-    FX_TRY(fxi_copy_h2d(ctx, dev_params, pin_params, param_bytes));
-    FX_TRY(fxi_cuda_normalize_ramp_launch(ctx, g->ring + at, dev_out, dev_params, b));
-    FX_TRY(fxi_copy_d2h(ctx, g->host + at, dev_out, sample_bytes));
+    FXI_TRY(fxi_copy_h2d(ctx, dev_params, pin_params, param_bytes));
+    FXI_TRY(fxi_normalize_ramp_launch(ctx, g->ring + at, dev_out, dev_params, b));
+    FXI_TRY(fxi_copy_d2h(ctx, g->host + at, dev_out, sample_bytes));
     return fxi_stream_sync_yielding(ctx);
 }
 
-fx_status fxi_cuda_nm_ramp(fx_context *ctx, fxi_nm_gpu *g, size_t at, const fxi_nm_ramp_batch *b,
+fx_status fxi_normalize_gpu_ramp(fx_context *ctx, fxi_normalize_gpu *g, size_t at, const fxi_nm_ramp_batch *b,
                            const double *params, size_t param_count)
 {
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     fx_status st = ramp_guarded(ctx, g, at, b, params, param_count);
     fxi_device_leave(&guard);
     return st;

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 #ifdef __cplusplus
 /* equalize_internal.h has no C++ guards of its own; its system includes are above. */
@@ -34,7 +34,7 @@ typedef struct fxi_eq_kernel_args {
 
 /* Histograms (per tile for CLAHE), the LUTs, then the mapping pass; queued on the
  * context's stream, the context's GPU current. */
-fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
+fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
 
 /* The pieces of that launch, for callers that interleave them with transfers (host
  * images: equalize_gpu.c). All with the context's GPU current; each queues its work
@@ -42,19 +42,19 @@ fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *ar
 
 /* Whether args take the 8-bit fast path (u8, 256 bins, no mask, global; gray with one
  * channel, hsv/luma/rgb/hsv-float with three): only then may the *_rows pieces run. */
-bool fxi_cuda_equalize_fast(const fxi_eq_kernel_args *args);
+bool fxi_equalize_fast_path_gpu(const fxi_eq_kernel_args *args);
 /* args->hist zeroed, on the context's stream. */
-fx_status fxi_cuda_equalize_clear(fx_context *ctx, const fxi_eq_kernel_args *args);
+fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
 /* Fast path: rows [y0, y0 + rows) of the image counted into args->hist (added to
  * what is there: the bands of one image may be counted in any order, on any streams). */
-fx_status fxi_cuda_equalize_fast_hist_rows(fx_context *ctx, const fxi_eq_kernel_args *args, int y0,
+fx_status fxi_equalize_fast_hist_launch(fx_context *ctx, const fxi_eq_kernel_args *args, int y0,
                                            int rows, cudaStream_t stream);
 /* The LUTs from the complete args->hist (every mode). */
-fx_status fxi_cuda_equalize_lut(fx_context *ctx, const fxi_eq_kernel_args *args,
+fx_status fxi_equalize_lut_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
                                 cudaStream_t stream);
 /* Fast path: rows [y0, y0 + rows) of args->in mapped through the LUTs into the same
  * rows of args->out. */
-fx_status fxi_cuda_equalize_fast_map_rows(fx_context *ctx, const fxi_eq_kernel_args *args, int y0,
+fx_status fxi_equalize_fast_map_launch(fx_context *ctx, const fxi_eq_kernel_args *args, int y0,
                                           int rows, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "filter/filter_gpu.h"
-#include "filter_fft.h"
-#include "filter_kernels.h"
+#include "filter/gpu_fft.h"
+#include "filter/gpu_kernels.h"
 
 /* Share of the free device memory the bands may take by default. */
 #define FREE_MEMORY_SHARE 0.8
@@ -75,7 +75,7 @@ static fx_status upload_weights(fx_context *ctx, fxi_acc acc, const int64_t *num
 {
     size_t bytes = count * acc_bytes(acc);
     void *host;
-    FX_TRY(fxi_malloc(ctx, bytes, &host));
+    FXI_TRY(fxi_malloc(ctx, bytes, &host));
     for (size_t i = 0; i < count; i++) {
         if (acc == FXI_ACC_I32)
             ((int32_t *)host)[i] = (int32_t)num[i];
@@ -117,7 +117,7 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
 {
     fx_context *ctx = s->ctx;
     const fxi_taps *t = d->taps;
-    FX_RETURN_IF(!fxi_gpu_block_valid(d->gpu_block), FX_ERANGE,
+    FXI_RETURN_IF(!fxi_gpu_block_valid(d->gpu_block), FX_ERANGE,
                  "--gpu-block %d: the GPU variants take 8, 16 or 32", d->gpu_block);
     s->desc = d->desc;
     s->strategy = d->strategy;
@@ -138,24 +138,24 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
                       ? (size_t)(d->desc.width + t->kw - 1) * (size_t)d->desc.channels *
                             (t->acc == FXI_ACC_I32 ? 4u : 8u)
                       : 0;
-    FX_TRY(query_limits(ctx, d, &s->lim));
+    FXI_TRY(query_limits(ctx, d, &s->lim));
     const bool fft = d->strategy == FX_STRATEGY_FFT;
     fxi_gpu_launch g;
     const char *why;
-    FX_RETURN_IF(
+    FXI_RETURN_IF(
         !fft && !fxi_gpu_launch_geometry(s->kernel, s->block, sh, sh->height, &s->lim, &g, &why),
         FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
         fx_filter_strategy_name(d->strategy), why);
     if (!fft && g.ring) s->work_row = 0; /* the ring kernels keep their sums in shared memory */
-    FX_RETURN_IF(s->kernel == FXI_GK_BOX && !t->box, FX_EINVAL, "filter: box needs a box kernel");
-    FX_RETURN_IF(s->kernel == FXI_GK_SEPARABLE && !t->rank1, FX_EINVAL,
+    FXI_RETURN_IF(s->kernel == FXI_GK_BOX && !t->box, FX_EINVAL, "filter: box needs a box kernel");
+    FXI_RETURN_IF(s->kernel == FXI_GK_SEPARABLE && !t->rank1, FX_EINVAL,
                  "filter: separable needs a rank-1 kernel");
 
     const size_t n = (size_t)t->kw * (size_t)t->kh;
-    if (!fft) FX_TRY(upload_weights(ctx, t->acc, t->num, t->w, n, &s->taps));
+    if (!fft) FXI_TRY(upload_weights(ctx, t->acc, t->num, t->w, n, &s->taps));
     if (s->kernel == FXI_GK_SEPARABLE) {
-        FX_TRY(upload_weights(ctx, t->acc, t->num_row, t->w_row, (size_t)t->kw, &s->taps_row));
-        FX_TRY(upload_weights(ctx, t->acc, t->num_col, t->w_col, (size_t)t->kh, &s->taps_col));
+        FXI_TRY(upload_weights(ctx, t->acc, t->num_row, t->w_row, (size_t)t->kw, &s->taps_row));
+        FXI_TRY(upload_weights(ctx, t->acc, t->num_col, t->w_col, (size_t)t->kh, &s->taps_col));
     }
 
     fxi_filter_args *a = &s->base;
@@ -185,8 +185,8 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
         s->slots[i].band = -1;
     if (fft) {
         s->fft_budget = (size_t)((double)s->lim.memory_budget * FFT_MEMORY_SHARE);
-        FX_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
-        FX_TRY(fxi_gpu_fft_prepare(ctx, t, d->desc.width, d->desc.height, d->filter_channels,
+        FXI_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
+        FXI_TRY(fxi_gpu_fft_prepare(ctx, t, d->desc.width, d->desc.height, d->filter_channels,
                                    s->fft_budget / FXI_FFT_ENGINES, s->fft));
     }
     return FX_OK;
@@ -217,9 +217,9 @@ static void free_slots(gpu_state *s)
 fx_status fxi_filter_gpu_prepare(fx_context *ctx, const fxi_filter_gpu_desc *d, void **state)
 {
     *state = NULL;
-    FX_TRY(fxi_cuda_require(ctx, "the GPU filter"));
+    FXI_TRY(fxi_cuda_require(ctx, "the GPU filter"));
     gpu_state *s;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *s, (void **)&s));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *s, (void **)&s));
     s->ctx = ctx;
     fxi_device_guard guard;
     fx_status st = fxi_device_enter(ctx, &guard);
@@ -262,7 +262,7 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
     fx_context *ctx = s->ctx;
     if (s->fft) return fxi_gpu_fft_pass(ctx, s->fft, fft_engine, a, stream);
     const char *why;
-    FX_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
+    FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
                                           &a->launch, &why),
                  FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
                  fx_filter_strategy_name(s->strategy), why);
@@ -283,7 +283,7 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
     a.rows = src->height;
     if (s->kernel == FXI_GK_TEXTURE) {
         const size_t sample = fx_sample_size(src->type);
-        FX_RETURN_IF(src->stride % sample != 0 ||
+        FXI_RETURN_IF(src->stride % sample != 0 ||
                          (int64_t)(src->stride / sample) * src->height > s->lim.texture_elements,
                      FX_EUNSUPPORTED,
                      "filter --strategy gpu-texture: this device image is larger than a 1-D "
@@ -293,11 +293,11 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
     }
     if (s->work_row) {
         a.work_stride = s->work_row;
-        FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, s->work_row * (size_t)src->height, &a.work));
+        FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, s->work_row * (size_t)src->height, &a.work));
     }
-    FX_TRY(launch_pass(s, &a, ctx->cuda->stream, FXI_FFT_DEVICE_ENGINE));
+    FXI_TRY(launch_pass(s, &a, ctx->cuda->stream, FXI_FFT_DEVICE_ENGINE));
     if (t) {
-        FX_TRY(fxi_stream_sync(ctx));
+        FXI_TRY(fxi_stream_sync(ctx));
         t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
     }
     return FX_OK;
@@ -312,12 +312,12 @@ static fx_status alloc_slots(gpu_state *s)
         FX_CUDA(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking));
         for (int e = 0; e < 4; e++)
             FX_CUDA(cudaEventCreate(&sl->ev[e]));
-        FX_TRY(fxi_device_alloc(ctx, b->in_bytes, &sl->dev_in));
-        FX_TRY(fxi_device_alloc(ctx, b->out_bytes, &sl->dev_out));
-        FX_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
-        FX_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
-        FX_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
-        if (s->fft) FX_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
+        FXI_TRY(fxi_device_alloc(ctx, b->in_bytes, &sl->dev_in));
+        FXI_TRY(fxi_device_alloc(ctx, b->out_bytes, &sl->dev_out));
+        FXI_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
+        FXI_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
+        FXI_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
+        if (s->fft) FXI_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
     }
     /* The allocations were ordered on the context's stream; the bands use others. */
     return fxi_stream_sync(ctx);
@@ -337,7 +337,7 @@ static fx_status bands_ready(gpu_state *s)
     const size_t first_budget = lim.memory_budget;
     for (int attempt = 0;; attempt++) {
         const char *why;
-        FX_RETURN_IF(!fxi_gpu_plan_bands(&s->shape, s->work_row, max_vrows, tile_rows, &lim,
+        FXI_RETURN_IF(!fxi_gpu_plan_bands(&s->shape, s->work_row, max_vrows, tile_rows, &lim,
                                          &s->bands, &why),
                      FX_ENOMEM, "filter on the GPU: %s (%.1f MiB allowed%s)", why,
                      (double)lim.memory_budget / (double)MIB,
@@ -448,7 +448,7 @@ static fx_status start_band(gpu_state *s, slot *sl, int64_t index, const fx_imag
     a.rows = b.y1 - b.y0;
     a.work = sl->dev_work;
     a.work_stride = s->work_row;
-    FX_TRY(launch_pass(s, &a, sl->stream, 1 + (int)(sl - s->slots)));
+    FXI_TRY(launch_pass(s, &a, sl->stream, 1 + (int)(sl - s->slots)));
     if (t) FX_CUDA(cudaEventRecord(sl->ev[2], sl->stream));
     FX_CUDA(cudaMemcpyAsync(sl->pin_out, sl->dev_out, (size_t)a.rows * out_row,
                             cudaMemcpyDeviceToHost, sl->stream));
@@ -459,7 +459,7 @@ static fx_status start_band(gpu_state *s, slot *sl, int64_t index, const fx_imag
 
 static fx_status run_host(gpu_state *s, const fx_image *src, fx_image *dst, fx_timings *t)
 {
-    FX_TRY(bands_ready(s));
+    FXI_TRY(bands_ready(s));
     const fxi_gpu_bands *b = &s->bands;
     fx_status st = FX_OK;
     for (int64_t i = 0; i < b->count && st == FX_OK; i++) {
@@ -485,17 +485,17 @@ fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx
 {
     gpu_state *s = state;
     fx_context *ctx = s->ctx;
-    FX_TRY(fxi_filter_check_image(ctx, &s->desc, src, "input"));
-    FX_TRY(fxi_filter_check_image(ctx, &s->desc, dst, "output"));
-    FX_RETURN_IF(src->data == dst->data, FX_EINVAL,
+    FXI_TRY(fxi_filter_check_image(ctx, &s->desc, src, "input"));
+    FXI_TRY(fxi_filter_check_image(ctx, &s->desc, dst, "output"));
+    FXI_RETURN_IF(src->data == dst->data, FX_EINVAL,
                  "filter: input and output must be different buffers");
-    FX_RETURN_IF(src->memory != dst->memory, FX_EINVAL,
+    FXI_RETURN_IF(src->memory != dst->memory, FX_EINVAL,
                  "filter: the input is in %s memory and the output in %s memory: give two "
                  "device images or two host images",
                  src->memory == FX_MEMORY_DEVICE ? "device" : "host",
                  dst->memory == FX_MEMORY_DEVICE ? "device" : "host");
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     fx_status st =
         src->memory == FX_MEMORY_DEVICE ? run_device(s, src, dst, t) : run_host(s, src, dst, t);
     fxi_device_leave(&guard);

@@ -25,7 +25,7 @@
 #ifndef FXKIT_CUDA_FILTER_FFT_H
 #define FXKIT_CUDA_FILTER_FFT_H
 
-#include "filter_kernels.h"
+#include "filter/gpu_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

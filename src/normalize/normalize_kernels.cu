@@ -2,8 +2,8 @@
  * frame and gain channel, fxi_nm_frame_levels' results) and the gain ramp (one thread per
  * sample of a batch of frames, grid-strided, fxi_nm_batch_element), the functions
  * the CPU tests check. Double precision and --fmad=false give the CPU's bits. */
-#include "cuda_internal.h"
-#include "normalize/normalize_cuda.h"
+#include "gpu/gpu_internal.h"
+#include "normalize/normalize_kernels.h"
 
 namespace
 {
@@ -81,11 +81,11 @@ __global__ void __launch_bounds__(FXI_NM_RAMP_THREADS)
 
 } // namespace
 
-extern "C" fx_status fxi_cuda_normalize_levels_launch(fx_context *ctx, const double *slots_device,
+extern "C" fx_status fxi_normalize_levels_launch(fx_context *ctx, const double *slots_device,
                                                       const fxi_nm_levels_job *job,
                                                       double *out_device)
 {
-    FX_TRY(fxi_cuda_require(ctx, "normalize frame levels"));
+    FXI_TRY(fxi_cuda_require(ctx, "normalize frame levels"));
     const size_t blocks = static_cast<size_t>(job->frames) * job->gain_channels;
     if (blocks == 0) return FX_OK;
     levels_kernel<<<static_cast<unsigned>(blocks), LEVELS_THREADS, 0, ctx->cuda->stream>>>(
@@ -93,11 +93,11 @@ extern "C" fx_status fxi_cuda_normalize_levels_launch(fx_context *ctx, const dou
     return fxi_cuda_check_launch(ctx, "levels_kernel");
 }
 
-extern "C" fx_status fxi_cuda_normalize_ramp_launch(fx_context *ctx, const double *src_device,
+extern "C" fx_status fxi_normalize_ramp_launch(fx_context *ctx, const double *src_device,
                                                     double *dst_device, const double *params_device,
                                                     const fxi_nm_ramp_batch *batch)
 {
-    FX_TRY(fxi_cuda_require(ctx, "normalize gain ramp"));
+    FXI_TRY(fxi_cuda_require(ctx, "normalize gain ramp"));
     const size_t blocks = fxi_nm_ramp_blocks(batch->samples, ctx->cuda->multiprocessors);
     if (blocks == 0) return FX_OK;
     ramp_kernel<<<static_cast<unsigned>(blocks), FXI_NM_RAMP_THREADS, 0, ctx->cuda->stream>>>(

@@ -22,7 +22,7 @@
  */
 #include <algorithm>
 
-#include "equalize_kernels.h"
+#include "equalize/gpu_kernels.h"
 
 namespace
 {
@@ -489,7 +489,7 @@ dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
  * the height is the band's (the fast kernels and fast_grid see only the band). */
 fx_status narrow_to_rows(fx_context *ctx, int y0, int rows, fxi_eq_kernel_args *a)
 {
-    FX_RETURN_IF(!fast_u8(*a) || y0 < 0 || rows < 1 || rows > a->height - y0, FX_EINVAL,
+    FXI_RETURN_IF(!fast_u8(*a) || y0 < 0 || rows < 1 || rows > a->height - y0, FX_EINVAL,
                  "GPU equalization: rows %d..%d of a %d-row image on the 8-bit fast path", y0,
                  y0 + rows, a->height);
     a->in += static_cast<size_t>(y0) * a->in_stride;
@@ -500,12 +500,12 @@ fx_status narrow_to_rows(fx_context *ctx, int y0, int rows, fxi_eq_kernel_args *
 
 } // namespace
 
-extern "C" bool fxi_cuda_equalize_fast(const fxi_eq_kernel_args *args)
+extern "C" bool fxi_equalize_fast_path_gpu(const fxi_eq_kernel_args *args)
 {
     return fast_u8(*args);
 }
 
-extern "C" fx_status fxi_cuda_equalize_clear(fx_context *ctx, const fxi_eq_kernel_args *args)
+extern "C" fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
 {
     const fxi_eq_kernel_args &a = *args;
     const size_t tiles = static_cast<size_t>(a.grid.tiles_x) * a.grid.tiles_y;
@@ -513,12 +513,12 @@ extern "C" fx_status fxi_cuda_equalize_clear(fx_context *ctx, const fxi_eq_kerne
     return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist);
 }
 
-extern "C" fx_status fxi_cuda_equalize_fast_hist_rows(fx_context *ctx,
+extern "C" fx_status fxi_equalize_fast_hist_launch(fx_context *ctx,
                                                       const fxi_eq_kernel_args *args, int y0,
                                                       int rows, cudaStream_t stream)
 {
     fxi_eq_kernel_args a = *args;
-    FX_TRY(narrow_to_rows(ctx, y0, rows, &a));
+    FXI_TRY(narrow_to_rows(ctx, y0, rows, &a));
     const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
     switch (a.mode) {
 #define HIST_CASE(M)                                                                               \
@@ -532,7 +532,7 @@ extern "C" fx_status fxi_cuda_equalize_fast_hist_rows(fx_context *ctx,
     return fxi_cuda_check_launch(ctx, "eq_hist_u8");
 }
 
-extern "C" fx_status fxi_cuda_equalize_lut(fx_context *ctx, const fxi_eq_kernel_args *args,
+extern "C" fx_status fxi_equalize_lut_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
                                            cudaStream_t stream)
 {
     const fxi_eq_kernel_args &a = *args;
@@ -542,12 +542,12 @@ extern "C" fx_status fxi_cuda_equalize_lut(fx_context *ctx, const fxi_eq_kernel_
     return fxi_cuda_check_launch(ctx, "eq_lut");
 }
 
-extern "C" fx_status fxi_cuda_equalize_fast_map_rows(fx_context *ctx,
+extern "C" fx_status fxi_equalize_fast_map_launch(fx_context *ctx,
                                                      const fxi_eq_kernel_args *args, int y0,
                                                      int rows, cudaStream_t stream)
 {
     fxi_eq_kernel_args a = *args;
-    FX_TRY(narrow_to_rows(ctx, y0, rows, &a));
+    FXI_TRY(narrow_to_rows(ctx, y0, rows, &a));
     const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
     switch (a.mode) {
 #define MAP_CASE(M)                                                                                \
@@ -563,19 +563,19 @@ extern "C" fx_status fxi_cuda_equalize_fast_map_rows(fx_context *ctx,
     return fxi_cuda_check_launch(ctx, "eq_map_u8");
 }
 
-extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
+extern "C" fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
 {
-    FX_TRY(fxi_cuda_require(ctx, "GPU equalization"));
+    FXI_TRY(fxi_cuda_require(ctx, "GPU equalization"));
     const fxi_eq_kernel_args &a = *args;
     const int sms = ctx->cuda->multiprocessors;
     cudaStream_t stream = ctx->cuda->stream;
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
-    FX_TRY(fxi_cuda_equalize_clear(ctx, args));
+    FXI_TRY(fxi_equalize_clear_launch(ctx, args));
 
     if (fast_u8(a)) {
-        FX_TRY(fxi_cuda_equalize_fast_hist_rows(ctx, args, 0, a.height, stream));
-        FX_TRY(fxi_cuda_equalize_lut(ctx, args, stream));
-        return fxi_cuda_equalize_fast_map_rows(ctx, args, 0, a.height, stream);
+        FXI_TRY(fxi_equalize_fast_hist_launch(ctx, args, 0, a.height, stream));
+        FXI_TRY(fxi_equalize_lut_launch(ctx, args, stream));
+        return fxi_equalize_fast_map_launch(ctx, args, 0, a.height, stream);
     }
     const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
         a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
@@ -588,9 +588,9 @@ extern "C" fx_status fxi_cuda_equalize_launch(fx_context *ctx, const fxi_eq_kern
     else
         eq_histogram<uint8_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
             a, h.rows_per_block, shared);
-    FX_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
+    FXI_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
 
-    FX_TRY(fxi_cuda_equalize_lut(ctx, args, stream));
+    FXI_TRY(fxi_equalize_lut_launch(ctx, args, stream));
 
     unsigned gx, gy;
     fxi_eq_row_grid(static_cast<size_t>(a.width), a.height, a.block,

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 int fx_gpu_built(void)
 {
@@ -47,7 +47,7 @@ static fx_status enter_index(fx_context *ctx, int device, fxi_device_guard *guar
 static fx_status query_memory(fx_context *ctx, int device, size_t *free_bytes, size_t *total_bytes)
 {
     fxi_device_guard guard;
-    FX_TRY(enter_index(ctx, device, &guard));
+    FXI_TRY(enter_index(ctx, device, &guard));
     cudaError_t e = cudaMemGetInfo(free_bytes, total_bytes);
     fxi_device_leave(&guard);
     if (e != cudaSuccess) return fxi_cuda_error(ctx, (int)e, "cudaMemGetInfo");
@@ -59,13 +59,13 @@ fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info)
     if (!info) return fxi_error(ctx, FX_EINVAL, "fx_gpu_info_get: NULL info");
     memset(info, 0, sizeof *info);
     int count;
-    FX_TRY(fx_gpu_count(ctx, &count));
-    FX_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE, "GPU %d: there %s %d GPU%s", index,
+    FXI_TRY(fx_gpu_count(ctx, &count));
+    FXI_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE, "GPU %d: there %s %d GPU%s", index,
                  count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
     struct cudaDeviceProp prop;
     FX_CUDA(cudaGetDeviceProperties(&prop, index));
     size_t free_bytes, total_bytes;
-    FX_TRY(query_memory(ctx, index, &free_bytes, &total_bytes));
+    FXI_TRY(query_memory(ctx, index, &free_bytes, &total_bytes));
     info->index = index;
     snprintf(info->name, sizeof info->name, "%s", prop.name);
     info->total_memory = total_bytes;
@@ -96,10 +96,10 @@ static fx_status init_state(fx_context *ctx)
     return FX_OK;
 }
 
-fx_status fxi_cuda_context_init(fx_context *ctx)
+fx_status fxi_gpu_context_init(fx_context *ctx)
 {
     fxi_cuda_state *s = calloc(1, sizeof *s);
-    FX_RETURN_IF(!s, FX_ENOMEM, "cannot allocate the GPU state");
+    FXI_RETURN_IF(!s, FX_ENOMEM, "cannot allocate the GPU state");
     s->device = ctx->gpu_index;
     ctx->cuda = s;
     fxi_device_guard guard;
@@ -110,11 +110,11 @@ fx_status fxi_cuda_context_init(fx_context *ctx)
     }
     /* On failure leave no half-made state: with FX_DEVICE_AUTO the context
      * carries on without a GPU. */
-    if (st != FX_OK) fxi_cuda_context_release(ctx);
+    if (st != FX_OK) fxi_gpu_context_release(ctx);
     return st;
 }
 
-void fxi_cuda_context_release(fx_context *ctx)
+void fxi_gpu_context_release(fx_context *ctx)
 {
     fxi_cuda_state *s = ctx ? ctx->cuda : NULL;
     if (!s) return;

@@ -1,5 +1,5 @@
 /* CUDA error reporting and the current-device guard. */
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 fx_status fxi_cuda_error(fx_context *ctx, int error, const char *call)
 {
@@ -28,7 +28,7 @@ fx_status fxi_cuda_check_launch(fx_context *ctx, const char *kernel)
 
 fx_status fxi_cuda_require(fx_context *ctx, const char *what)
 {
-    FX_RETURN_IF(!ctx || !ctx->cuda, FX_ENODEVICE,
+    FXI_RETURN_IF(!ctx || !ctx->cuda, FX_ENODEVICE,
                  "%s needs a GPU context (this context runs on the CPU)", what);
     return FX_OK;
 }
@@ -37,7 +37,7 @@ fx_status fxi_device_enter(fx_context *ctx, fxi_device_guard *guard)
 {
     guard->changed = 0;
     guard->previous = 0;
-    FX_TRY(fxi_cuda_require(ctx, "GPU work"));
+    FXI_TRY(fxi_cuda_require(ctx, "GPU work"));
     FX_CUDA(cudaGetDevice(&guard->previous));
     if (guard->previous != ctx->cuda->device) {
         FX_CUDA(cudaSetDevice(ctx->cuda->device));

@@ -2,7 +2,7 @@
  *
  * Usable from C: the functions take and return plain types only; CUDA types
  * appear only inside struct fxi_cuda_state, which C callers treat as opaque.
- * cuda_runtime_api.h is a C header, so C files in src/cuda may call the runtime
+ * cuda_runtime_api.h is a C header, so C files in src/gpu and the jobs' *_cuda.c may call the runtime
  * directly and use FX_CUDA.
  *
  * Rules kept here for the whole GPU side:
@@ -15,8 +15,8 @@
  * - every failed CUDA call becomes an fx_status with a detail naming the call,
  *   its error name and message, and the GPU.
  */
-#ifndef FXKIT_CUDA_INTERNAL_H
-#define FXKIT_CUDA_INTERNAL_H
+#ifndef FXKIT_GPU_INTERNAL_H
+#define FXKIT_GPU_INTERNAL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -154,7 +154,7 @@ fx_status fxi_stream_sync_yielding(fx_context *ctx);
 fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_device, fx_sample_type src_type,
                                   void *dst_device, fx_sample_type dst_type, size_t count);
 
-/* fxi_cuda_image_convert (declared in core/internal.h, called by fx_image_convert
+/* fxi_gpu_image_convert (declared in core/internal.h, called by fx_image_convert
  * on a GPU context): host images in and out (any strides), through pinned
  * staging. Byte-identical to the CPU. With t, fills upload_ms (staging +
  * host-to-device), compute_ms and download_ms (device-to-host + unstaging),

@@ -4,7 +4,7 @@
 #ifndef FXKIT_FILTER_DEVICE_CUH
 #define FXKIT_FILTER_DEVICE_CUH
 
-#include "filter_kernels.h"
+#include "filter/gpu_kernels.h"
 
 namespace fxi_filter_device
 {

@@ -3,7 +3,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -12,7 +12,7 @@
 #define GUARDED(call)                                                                              \
     do {                                                                                           \
         fxi_device_guard guard_;                                                                   \
-        FX_TRY(fxi_device_enter(ctx, &guard_));                                                    \
+        FXI_TRY(fxi_device_enter(ctx, &guard_));                                                    \
         cudaError_t err_ = (call);                                                                 \
         fxi_device_leave(&guard_);                                                                 \
         if (err_ != cudaSuccess) return fxi_cuda_error(ctx, (int)err_, #call);                     \
@@ -36,7 +36,7 @@ fx_status fxi_device_alloc(fx_context *ctx, size_t bytes, void **out)
     *out = NULL;
     if (bytes == 0) return FX_OK;
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     /* Stream-ordered allocation where the GPU has memory pools: no device-wide
      * synchronisation (cudaFree has one), and the pool reuses memory cheaply. */
     cudaError_t e = ctx->cuda->memory_pools ? cudaMallocAsync(out, bytes, ctx->cuda->stream)
@@ -77,7 +77,7 @@ fx_status fxi_pinned_alloc(fx_context *ctx, size_t bytes, void **out)
     *out = NULL;
     if (bytes == 0) return FX_OK;
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     cudaError_t e = cudaHostAlloc(out, bytes, cudaHostAllocDefault);
     fxi_device_leave(&guard);
     if (e == cudaSuccess) return FX_OK;
@@ -100,14 +100,14 @@ void fxi_pinned_free(fx_context *ctx, void *ptr)
 
 fx_status fxi_device_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out)
 {
-    FX_TRY(fxi_cuda_require(ctx, "a device buffer"));
+    FXI_TRY(fxi_cuda_require(ctx, "a device buffer"));
     fxi_buffer *b = &ctx->cuda->device_buffers[slot];
     if (b->size < bytes) {
         /* Stream-ordered free: work already queued on the old buffer finishes first. */
         fxi_device_free(ctx, b->ptr);
         b->ptr = NULL;
         b->size = 0;
-        FX_TRY(fxi_device_alloc(ctx, bytes, &b->ptr));
+        FXI_TRY(fxi_device_alloc(ctx, bytes, &b->ptr));
         b->size = bytes;
     }
     *out = b->ptr;
@@ -116,15 +116,15 @@ fx_status fxi_device_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes,
 
 fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out)
 {
-    FX_TRY(fxi_cuda_require(ctx, "a pinned buffer"));
+    FXI_TRY(fxi_cuda_require(ctx, "a pinned buffer"));
     fxi_buffer *b = &ctx->cuda->pinned_buffers[slot];
     if (b->size < bytes) {
         /* Queued copies may still read or write the old buffer. */
-        if (b->ptr) FX_TRY(fxi_stream_sync(ctx));
+        if (b->ptr) FXI_TRY(fxi_stream_sync(ctx));
         fxi_pinned_free(ctx, b->ptr);
         b->ptr = NULL;
         b->size = 0;
-        FX_TRY(fxi_pinned_alloc(ctx, bytes, &b->ptr));
+        FXI_TRY(fxi_pinned_alloc(ctx, bytes, &b->ptr));
         b->size = bytes;
     }
     *out = b->ptr;
@@ -135,7 +135,7 @@ fx_status fxi_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *siz
 {
     *out = NULL;
     *size = 0;
-    FX_TRY(fxi_cuda_require(ctx, "pinned memory"));
+    FXI_TRY(fxi_cuda_require(ctx, "pinned memory"));
     fxi_buffer *spare = &ctx->cuda->pinned_spare;
     if (spare->ptr && spare->size >= bytes) {
         *out = spare->ptr;
@@ -143,7 +143,7 @@ fx_status fxi_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *siz
         *spare = (fxi_buffer){0};
         return FX_OK;
     }
-    FX_TRY(fxi_pinned_alloc(ctx, bytes, out));
+    FXI_TRY(fxi_pinned_alloc(ctx, bytes, out));
     *size = bytes;
     return FX_OK;
 }

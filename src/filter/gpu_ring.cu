@@ -7,7 +7,7 @@
  * loops read samples without a per-sample type switch; channels, borders and sizes stay
  * runtime arguments.
  */
-#include "filter_device.cuh"
+#include "filter/gpu_device.cuh"
 
 using namespace fxi_filter_device;
 

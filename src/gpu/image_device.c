@@ -4,12 +4,12 @@
  * pool, because fx_image_free has no context: cudaFree works from any thread and any
  * current device, and waits for the work that may still use the memory.
  */
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
-fx_status fxi_cuda_image_alloc(fx_context *ctx, fx_image *img, size_t bytes)
+fx_status fxi_gpu_image_alloc(fx_context *ctx, fx_image *img, size_t bytes)
 {
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     void *ptr = NULL;
     cudaError_t e = cudaMalloc(&ptr, bytes);
     fx_status st = FX_OK;
@@ -38,26 +38,26 @@ static fx_status copy_guarded(fx_context *ctx, const fx_image *src, fx_image *ds
 {
     size_t row = (size_t)src->width * (size_t)src->channels * fx_sample_size(src->type);
     if (src->memory == FX_MEMORY_HOST)
-        FX_TRY(fxi_copy_h2d_2d(ctx, dst->data, dst->stride, src->data, src->stride, row,
+        FXI_TRY(fxi_copy_h2d_2d(ctx, dst->data, dst->stride, src->data, src->stride, row,
                                (size_t)src->height));
     else
-        FX_TRY(fxi_copy_d2h_2d(ctx, dst->data, dst->stride, src->data, src->stride, row,
+        FXI_TRY(fxi_copy_d2h_2d(ctx, dst->data, dst->stride, src->data, src->stride, row,
                                (size_t)src->height));
     /* Synchronous for the caller: the host side may be reused (upload) or read
      * (download) as soon as this returns. */
     return fxi_stream_sync(ctx);
 }
 
-fx_status fxi_cuda_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst)
+fx_status fxi_gpu_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst)
 {
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(ctx, &guard));
+    FXI_TRY(fxi_device_enter(ctx, &guard));
     fx_status st = copy_guarded(ctx, src, dst);
     fxi_device_leave(&guard);
     return st;
 }
 
-void fxi_cuda_image_free(void *data)
+void fxi_gpu_image_free(void *data)
 {
     if (data) (void)cudaFree(data);
 }

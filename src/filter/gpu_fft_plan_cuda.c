@@ -5,7 +5,7 @@
 
 #include <cufft.h>
 
-#include "filter_fft.h"
+#include "filter/gpu_fft.h"
 
 #define MIB ((double)(1 << 20))
 
@@ -84,13 +84,13 @@ static fx_status engine_make(fx_context *ctx, const fxi_gpu_fft *f, fxi_fft_engi
     e->made = true;
     e->batch_tiles = tiles;
     size_t work_f = 0, work_i = 0;
-    FX_TRY(make_plan(ctx, g, batch, true, &e->forward, &work_f));
-    FX_TRY(make_plan(ctx, g, batch, false, &e->inverse, &work_i));
+    FXI_TRY(make_plan(ctx, g, batch, true, &e->forward, &work_f));
+    FXI_TRY(make_plan(ctx, g, batch, false, &e->inverse, &work_i));
     const size_t data = g->plane_floats * sizeof(float) * (size_t)batch;
-    FX_TRY(fxi_device_alloc(ctx, data, (void **)&e->data));
-    FX_TRY(fxi_device_alloc(ctx, work_f > work_i ? work_f : work_i, &e->work));
+    FXI_TRY(fxi_device_alloc(ctx, data, (void **)&e->data));
+    FXI_TRY(fxi_device_alloc(ctx, work_f > work_i ? work_f : work_i, &e->work));
     /* planes of a short last batch are transformed but never packed: give them zeros */
-    FX_TRY(fxi_device_memset(ctx, e->data, 0, data));
+    FXI_TRY(fxi_device_memset(ctx, e->data, 0, data));
     if (e->work) { /* none needed: cuFFT wants no area set */
         FX_CUFFT(cufftSetWorkArea(e->forward, e->work));
         FX_CUFFT(cufftSetWorkArea(e->inverse, e->work));
@@ -128,13 +128,13 @@ static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, fxi_gpu_fft *
     const fxi_gpu_fft_geometry *g = &f->geom;
     const size_t bytes = g->plane_floats * sizeof(float);
     float *host;
-    FX_TRY(fxi_malloc(ctx, bytes, (void **)&host));
+    FXI_TRY(fxi_malloc(ctx, bytes, (void **)&host));
     f->weight_sum = fxi_gpu_fft_kernel_plane(t->w, t->kw, t->kh, g, host);
     fx_status st = fxi_device_alloc(ctx, bytes, (void **)&f->spectrum);
     if (st == FX_OK) st = fxi_copy_h2d(ctx, f->spectrum, host, bytes);
     if (st == FX_OK) st = fxi_stream_sync(ctx); /* host is freed below */
     free(host);
-    FX_TRY(st);
+    FXI_TRY(st);
 
     cufftHandle h;
     FX_CUFFT(cufftCreate(&h));
@@ -163,9 +163,9 @@ fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t wid
                               int filter_channels, size_t engine_budget, fxi_gpu_fft *f)
 {
     memset(f, 0, sizeof *f);
-    FX_RETURN_IF(!taps->w, FX_EINVAL, "the fft strategy needs float taps");
+    FXI_RETURN_IF(!taps->w, FX_EINVAL, "the fft strategy needs float taps");
     const char *why;
-    FX_RETURN_IF(!fxi_gpu_fft_plan(width, height, taps->kw, taps->kh, filter_channels,
+    FXI_RETURN_IF(!fxi_gpu_fft_plan(width, height, taps->kw, taps->kh, filter_channels,
                                    engine_budget, &f->geom, &why),
                  FX_ENOMEM,
                  "filter --strategy fft on the GPU: %s (%.1f MiB per fft engine; see "
@@ -174,7 +174,7 @@ fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t wid
     fxi_log(ctx, FX_LOG_INFO, "filter fft on the GPU: %dx%d tiles (%dx%d outputs), %lld per batch",
             f->geom.n_cols, f->geom.n_rows, f->geom.out_cols, f->geom.out_rows,
             (long long)f->geom.batch_tiles);
-    FX_TRY(make_spectrum(ctx, taps, f));
+    FXI_TRY(make_spectrum(ctx, taps, f));
     return fxi_gpu_fft_engine_ready(ctx, f, FXI_FFT_DEVICE_ENGINE, width, height);
 }
 
@@ -193,7 +193,7 @@ fx_status fxi_gpu_fft_pass(fx_context *ctx, fxi_gpu_fft *f, int index, const fxi
 {
     fxi_fft_engine *e = &f->engine[index];
     const fxi_gpu_fft_geometry *g = &f->geom;
-    FX_RETURN_IF(!e->made, FX_EBADSTATE, "filter fft on the GPU: engine %d not made", index);
+    FXI_RETURN_IF(!e->made, FX_EBADSTATE, "filter fft on the GPU: engine %d not made", index);
     fxi_fft_batch b;
     memset(&b, 0, sizeof b);
     b.a = *a;
@@ -213,11 +213,11 @@ fx_status fxi_gpu_fft_pass(fx_context *ctx, fxi_gpu_fft *f, int index, const fxi
     const int64_t total = b.tiles_x * fxi_gpu_fft_tiles_y(g, a->rows);
     for (b.first_tile = 0; b.first_tile < total; b.first_tile += e->batch_tiles) {
         b.tiles = total - b.first_tile < e->batch_tiles ? total - b.first_tile : e->batch_tiles;
-        FX_TRY(fxi_fft_pack_launch(ctx, &b, stream));
+        FXI_TRY(fxi_fft_pack_launch(ctx, &b, stream));
         FX_CUFFT(cufftExecR2C(e->forward, (cufftReal *)e->data, (cufftComplex *)e->data));
-        FX_TRY(fxi_fft_multiply_launch(ctx, &b, stream));
+        FXI_TRY(fxi_fft_multiply_launch(ctx, &b, stream));
         FX_CUFFT(cufftExecC2R(e->inverse, (cufftComplex *)e->data, (cufftReal *)e->data));
-        FX_TRY(fxi_fft_extract_launch(ctx, &b, stream));
+        FXI_TRY(fxi_fft_extract_launch(ctx, &b, stream));
     }
     return FX_OK;
 }

@@ -8,7 +8,7 @@
  * overlap (pageable copies would go at a fraction of the bus speed), then the bands
  * come down the same way. The LUTs need every pixel's count, so the transfers can
  * hide only the passes over pixels:
- * - 8-bit fast path (fxi_cuda_equalize_fast): each band is counted on its staging
+ * - 8-bit fast path (fxi_equalize_fast_path_gpu): each band is counted on its staging
  *   stream right after its upload, and mapped on its stream right before its
  *   download; only the LUT pass runs between the two transfers, on the context's
  *   stream, joined to the staging streams by events. Timings: upload_ms until every
@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "equalize_kernels.h"
+#include "equalize/equalize_gpu.h"
+#include "equalize/gpu_kernels.h"
 
 /* Threads per block unless --gpu-block says otherwise: 8 warps. */
 #define DEFAULT_BLOCK 256
@@ -49,7 +50,7 @@ struct fxi_eq_gpu {
 static fx_status device_array(fx_context *ctx, size_t count, size_t size, void **out)
 {
     size_t bytes;
-    FX_RETURN_IF(!fxi_mul_size(count, size, &bytes), FX_EOVERFLOW,
+    FXI_RETURN_IF(!fxi_mul_size(count, size, &bytes), FX_EOVERFLOW,
                  "GPU equalization: %zu entries overflow", count);
     return fxi_device_alloc(ctx, bytes, out);
 }
@@ -59,32 +60,32 @@ static fx_status prepare(fx_equalizer *p)
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
     size_t entries;
-    FX_RETURN_IF(!fxi_mul3_size((size_t)p->planes,
+    FXI_RETURN_IF(!fxi_mul3_size((size_t)p->planes,
                                 (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, p->bins,
                                 &entries),
                  FX_EOVERFLOW, "GPU equalization: the LUTs overflow");
-    FX_TRY(device_array(ctx, entries, sizeof *g->hist, (void **)&g->hist));
-    FX_TRY(device_array(ctx, entries, sizeof *g->bin_lut, (void **)&g->bin_lut));
-    FX_TRY(device_array(ctx, (size_t)p->planes << p->level_bits, sizeof *g->value_lut,
+    FXI_TRY(device_array(ctx, entries, sizeof *g->hist, (void **)&g->hist));
+    FXI_TRY(device_array(ctx, entries, sizeof *g->bin_lut, (void **)&g->bin_lut));
+    FXI_TRY(device_array(ctx, (size_t)p->planes << p->level_bits, sizeof *g->value_lut,
                         (void **)&g->value_lut));
-    FX_TRY(device_array(ctx, p->bins, sizeof *g->float_lut, (void **)&g->float_lut));
-    FX_TRY(device_array(ctx, FXI_EQ_MAX_PLANES, sizeof *g->identity, (void **)&g->identity));
+    FXI_TRY(device_array(ctx, p->bins, sizeof *g->float_lut, (void **)&g->float_lut));
+    FXI_TRY(device_array(ctx, FXI_EQ_MAX_PLANES, sizeof *g->identity, (void **)&g->identity));
     if (p->mask) {
         const size_t bytes = (size_t)p->width * (size_t)p->height;
-        FX_TRY(fxi_device_alloc(ctx, bytes, (void **)&g->mask));
-        FX_TRY(fxi_copy_h2d(ctx, g->mask, p->mask, bytes));
+        FXI_TRY(fxi_device_alloc(ctx, bytes, (void **)&g->mask));
+        FXI_TRY(fxi_copy_h2d(ctx, g->mask, p->mask, bytes));
     }
     return FX_OK;
 }
 
-fx_status fxi_cuda_equalize_prepare(fx_equalizer *p)
+fx_status fxi_equalize_gpu_prepare(fx_equalizer *p)
 {
     fx_context *ctx = p->ctx;
-    FX_TRY(fxi_calloc(ctx, 1, sizeof *p->gpu, (void **)&p->gpu));
+    FXI_TRY(fxi_calloc(ctx, 1, sizeof *p->gpu, (void **)&p->gpu));
     return prepare(p);
 }
 
-void fxi_cuda_equalize_release(fx_equalizer *p)
+void fxi_equalize_gpu_release(fx_equalizer *p)
 {
     if (!p || !p->gpu) return;
     fxi_eq_gpu *g = p->gpu;
@@ -148,7 +149,7 @@ static fxi_eq_kernel_args kernel_args(const fx_equalizer *p, const uint8_t *in, 
 static fx_status stage_end(fx_context *ctx, double *field, uint64_t *since)
 {
     if (!field) return FX_OK;
-    FX_TRY(fxi_stream_sync(ctx));
+    FXI_TRY(fxi_stream_sync(ctx));
     uint64_t now = fx_time_ns();
     *field += fx_elapsed_ms(*since, now);
     *since = now;
@@ -173,7 +174,7 @@ static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
         FX_CUDA(cudaEventCreateWithFlags(&g->context_mark, cudaEventDisableTiming));
     g->pinned_bytes = 0;
     for (int i = 0; i < STAGE_SLOTS; i++)
-        FX_TRY(fxi_pinned_alloc(ctx, band_bytes, &g->pinned[i]));
+        FXI_TRY(fxi_pinned_alloc(ctx, band_bytes, &g->pinned[i]));
     g->pinned_bytes = band_bytes;
     return FX_OK;
 }
@@ -229,7 +230,7 @@ static fx_status upload_bands(fx_equalizer *p, const fx_image *in, uint8_t *dev,
         FX_CUDA(cudaMemcpyAsync(dev + (size_t)r0 * row_bytes, g->pinned[slot],
                                 (size_t)rows * row_bytes, cudaMemcpyHostToDevice,
                                 g->streams[slot]));
-        if (count) FX_TRY(fxi_cuda_equalize_fast_hist_rows(ctx, count, r0, rows, g->streams[slot]));
+        if (count) FXI_TRY(fxi_equalize_fast_hist_launch(ctx, count, r0, rows, g->streams[slot]));
     }
     return FX_OK;
 }
@@ -263,7 +264,7 @@ static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *o
             continue;
         }
         const int rows = fxi_eq_band_height(r0, band_rows, p->height);
-        if (map) FX_TRY(fxi_cuda_equalize_fast_map_rows(ctx, map, r0, rows, g->streams[slot]));
+        if (map) FXI_TRY(fxi_equalize_fast_map_launch(ctx, map, r0, rows, g->streams[slot]));
         FX_CUDA(cudaMemcpyAsync(g->pinned[slot], dev + (size_t)r0 * row_bytes,
                                 (size_t)rows * row_bytes, cudaMemcpyDeviceToHost,
                                 g->streams[slot]));
@@ -280,20 +281,20 @@ static fx_status run_banded_fast(fx_equalizer *p, const fx_image *in, fx_image *
                                  fx_timings *t, uint64_t *since)
 {
     fx_context *ctx = p->ctx;
-    FX_TRY(fxi_cuda_equalize_clear(ctx, a));
-    FX_TRY(slots_wait_for_context(p)); /* no band counts before the histogram is zero */
-    FX_TRY(upload_bands(p, in, dev_in, a->in_stride, band_rows, a));
+    FXI_TRY(fxi_equalize_clear_launch(ctx, a));
+    FXI_TRY(slots_wait_for_context(p)); /* no band counts before the histogram is zero */
+    FXI_TRY(upload_bands(p, in, dev_in, a->in_stride, band_rows, a));
     if (t) {
-        FX_TRY(slots_sync(p));
+        FXI_TRY(slots_sync(p));
         const uint64_t now = fx_time_ns();
         t->upload_ms += fx_elapsed_ms(*since, now);
         *since = now;
     }
-    FX_TRY(context_waits_for_slots(p)); /* every band counted */
-    FX_TRY(fxi_cuda_equalize_lut(ctx, a, ctx->cuda->stream));
-    FX_TRY(slots_wait_for_context(p)); /* no band maps before the LUT is done */
-    FX_TRY(stage_end(ctx, t ? &t->compute_ms : NULL, since));
-    FX_TRY(download_bands(p, a->out, out, a->out_stride, band_rows, a));
+    FXI_TRY(context_waits_for_slots(p)); /* every band counted */
+    FXI_TRY(fxi_equalize_lut_launch(ctx, a, ctx->cuda->stream));
+    FXI_TRY(slots_wait_for_context(p)); /* no band maps before the LUT is done */
+    FXI_TRY(stage_end(ctx, t ? &t->compute_ms : NULL, since));
+    FXI_TRY(download_bands(p, a->out, out, a->out_stride, band_rows, a));
     if (t) t->download_ms += fx_elapsed_ms(*since, fx_time_ns());
     return FX_OK;
 }
@@ -304,7 +305,7 @@ static fx_status run_guarded(fx_equalizer *p, const fx_image *in, fx_image *out,
     uint64_t since = fx_time_ns();
     if (in->memory == FX_MEMORY_DEVICE) {
         fxi_eq_kernel_args a = kernel_args(p, in->data, in->stride, out->data, out->stride);
-        FX_TRY(fxi_cuda_equalize_launch(ctx, &a));
+        FXI_TRY(fxi_equalize_launch(ctx, &a));
         return stage_end(ctx, t ? &t->compute_ms : NULL, &since);
     }
     const size_t sample = fx_sample_size(p->type);
@@ -314,31 +315,31 @@ static fx_status run_guarded(fx_equalizer *p, const fx_image *in, fx_image *out,
     const size_t widest = in_row > out_row ? in_row : out_row;
     const int band_rows = fxi_eq_band_rows(widest, STAGE_BAND_BYTES, p->height);
     void *dev_in, *dev_out;
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, in_row * rows, &dev_in));
-    FX_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, out_row * rows, &dev_out));
-    FX_TRY(staging_ready(p, (size_t)band_rows * widest));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, in_row * rows, &dev_in));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, out_row * rows, &dev_out));
+    FXI_TRY(staging_ready(p, (size_t)band_rows * widest));
     /* The device buffers may still be in use by earlier work on the context's stream. */
-    FX_TRY(fxi_stream_sync(ctx));
+    FXI_TRY(fxi_stream_sync(ctx));
     fxi_eq_kernel_args a = kernel_args(p, dev_in, in_row, dev_out, out_row);
-    if (fxi_cuda_equalize_fast(&a))
+    if (fxi_equalize_fast_path_gpu(&a))
         return run_banded_fast(p, in, out, dev_in, &a, band_rows, t, &since);
-    FX_TRY(upload_bands(p, in, dev_in, in_row, band_rows, NULL));
-    FX_TRY(slots_sync(p)); /* the equalization runs on the context's stream */
+    FXI_TRY(upload_bands(p, in, dev_in, in_row, band_rows, NULL));
+    FXI_TRY(slots_sync(p)); /* the equalization runs on the context's stream */
     if (t) t->upload_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
-    FX_TRY(fxi_cuda_equalize_launch(ctx, &a));
-    FX_TRY(fxi_stream_sync(ctx)); /* the bands come down on other streams */
+    FXI_TRY(fxi_equalize_launch(ctx, &a));
+    FXI_TRY(fxi_stream_sync(ctx)); /* the bands come down on other streams */
     if (t) t->compute_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
-    FX_TRY(download_bands(p, dev_out, out, out_row, band_rows, NULL));
+    FXI_TRY(download_bands(p, dev_out, out, out_row, band_rows, NULL));
     if (t) t->download_ms += fx_elapsed_ms(since, fx_time_ns());
     return FX_OK;
 }
 
-fx_status fxi_cuda_equalize_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *t)
+fx_status fxi_equalize_gpu_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *t)
 {
     fxi_device_guard guard;
-    FX_TRY(fxi_device_enter(p->ctx, &guard));
+    FXI_TRY(fxi_device_enter(p->ctx, &guard));
     fx_status st = run_guarded(p, in, out, t);
     fxi_device_leave(&guard);
     return st;

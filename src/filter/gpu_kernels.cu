@@ -15,7 +15,7 @@
  * Templates: the accumulator type only (int32, int64, float; double for the float
  * box); sample type, channels, border and sizes are runtime arguments.
  */
-#include "filter_device.cuh"
+#include "filter/gpu_device.cuh"
 
 using namespace fxi_filter_device;
 
@@ -322,7 +322,7 @@ fx_status launch_box(fx_context *ctx, const fxi_filter_args &a, cudaStream_t str
     const fxi_gpu_launch &g = a.launch;
     const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
     k_box_columns<S><<<grid, g.block_x, 0, stream>>>(a);
-    FX_TRY(check(ctx, "filter box (columns)"));
+    FXI_TRY(check(ctx, "filter box (columns)"));
     k_box_rows<S, A><<<static_cast<unsigned>(g.box_grid_x), g.block_x, 0, stream>>>(a);
     return check(ctx, "filter box (rows)");
 }
@@ -333,7 +333,7 @@ fx_status make_texture(fx_context *ctx, fxi_filter_args &a, cudaTextureObject_t 
     const uintptr_t addr = reinterpret_cast<uintptr_t>(a.src);
     const uintptr_t base = addr & ~static_cast<uintptr_t>(FXI_GPU_TEXTURE_ALIGN - 1);
     const size_t size = a.src_type == FX_U8 ? 1 : a.src_type == FX_U16 ? 2 : 4;
-    FX_RETURN_IF((addr - base) % size != 0 || a.src_stride % size != 0, FX_EUNSUPPORTED,
+    FXI_RETURN_IF((addr - base) % size != 0 || a.src_stride % size != 0, FX_EUNSUPPORTED,
                  "filter --strategy gpu-texture: the image's address or stride is not a whole "
                  "number of samples");
     a.tex_offset = static_cast<int64_t>((addr - base) / size);
@@ -367,7 +367,7 @@ extern "C" fx_status fxi_filter_launch(fx_context *ctx, const fxi_filter_args *a
         }
     }
     cudaTextureObject_t tex = 0;
-    if (a.launch.kernel == FXI_GK_TEXTURE) FX_TRY(make_texture(ctx, a, &tex));
+    if (a.launch.kernel == FXI_GK_TEXTURE) FXI_TRY(make_texture(ctx, a, &tex));
     fx_status st;
     switch (a.acc) {
     case FXI_ACC_I32: st = launch_acc<int32_t>(ctx, a, stream, tex); break;

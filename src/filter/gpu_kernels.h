@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 #ifdef __cplusplus
 /* filter_internal.h has no C++ guards of its own; its system includes are above. */

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda_internal.h"
+#include "gpu/gpu_internal.h"
 
 namespace
 {
@@ -116,8 +116,8 @@ extern "C" fx_status fxi_cuda_convert_launch(fx_context *ctx, const void *src_de
                                              fx_sample_type src_type, void *dst_device,
                                              fx_sample_type dst_type, size_t count)
 {
-    FX_TRY(fxi_cuda_require(ctx, "device conversion"));
-    FX_RETURN_IF(!known_type(src_type) || !known_type(dst_type), FX_EINVAL,
+    FXI_TRY(fxi_cuda_require(ctx, "device conversion"));
+    FXI_RETURN_IF(!known_type(src_type) || !known_type(dst_type), FX_EINVAL,
                  "device conversion: unknown sample type (%d to %d)", static_cast<int>(src_type),
                  static_cast<int>(dst_type));
     if (count == 0) return FX_OK;

@@ -1,0 +1,57 @@
+/* The GPU plumbing of a build without CUDA: there are no GPUs. (Each job's GPU seam
+ * has its own stubs, in its folder.) */
+#include <string.h>
+
+#include "core/internal.h"
+
+int fx_gpu_built(void)
+{
+    return 0;
+}
+
+fx_status fx_gpu_count(fx_context *ctx, int *count)
+{
+    (void)ctx;
+    *count = 0;
+    return FX_OK;
+}
+
+fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info)
+{
+    memset(info, 0, sizeof *info);
+    return fxi_error(ctx, FX_ENODEVICE, "GPU %d: this build has no CUDA support", index);
+}
+
+fx_status fxi_gpu_context_init(fx_context *ctx)
+{
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_gpu_context_release(fx_context *ctx)
+{
+    (void)ctx;
+}
+
+fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
+                                 fx_timings *timings)
+{
+    (void)src, (void)dst, (void)timings;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_gpu_image_alloc(fx_context *ctx, fx_image *img, size_t bytes)
+{
+    (void)img, (void)bytes;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+fx_status fxi_gpu_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst)
+{
+    (void)src, (void)dst;
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}
+
+void fxi_gpu_image_free(void *data)
+{
+    (void)data; /* no device image can exist without CUDA */
+}
