@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "filter/cpu_common.h"
-#include "filter/cpu_simd.h"
+#include "core/cpu_simd.h"
 
 /* Each band re-sums kh rows to start: bands of several kernel heights amortise that. */
 #define BOX_BAND_PER_TAP 4

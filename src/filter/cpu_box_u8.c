@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "filter/cpu_common.h"
-#include "filter/cpu_simd.h"
+#include "core/cpu_simd.h"
 
 #ifdef FXI_HAVE_AVX2_VARIANT
 #include <immintrin.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "filter/cpu_common.h"
-#include "filter/cpu_simd.h"
+#include "core/cpu_simd.h"
 #include "filter/cpu_taps.h"
 
 /* Bands shorter than this waste the ring's warm-up (kh rows per band). */

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "filter/cpu_common.h"
-#include "filter/cpu_simd.h"
+#include "core/cpu_simd.h"
 #include "filter/cpu_taps.h"
 
 #ifdef FXI_HAVE_AVX2_VARIANT

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "filter/cpu_simd.h"
+#include "core/cpu_simd.h"
 #include "filter/filter_internal.h"
 
 size_t fxi_acc_size(fxi_acc acc)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "filter/cpu_simd.h"
+#include "core/cpu_simd.h"
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
