@@ -7,9 +7,9 @@
  * PNG reading: libspng reads and checks the header; plain 8/16-bit non-interlaced
  * files are then decoded by fxkit's own chunk walker and unfiltering around zlib's
  * inflate, every other layout (low bit depths, palettes, interlacing) and the
- * banded reader (fx_image_reader) by libspng. PNG writing is fxkit's own: row filters, its own
- * deflate coder (the default) or zlib's levels 0..9, and the chunks with zlib's
- * CRC-32 and Adler-32; libspng is not used to write.
+ * banded reader (fx_image_reader) by libspng. PNG writing is fxkit's own: row
+ * filters, its own deflate coder (the default) or zlib's levels 0..9, and the
+ * chunks with zlib's CRC-32 and Adler-32; libspng is not used to write.
  *
  * Every decoder checks the header against the context's limits before it
  * allocates, and reports truncated or corrupt data as FX_EFORMAT with a detail.
