@@ -14,6 +14,7 @@
 
 #include "fxkit/equalize.h"
 
+#include "core/border_math.h"
 #include "core/host_device.h"
 
 /* What a pixel contributes to the histogram and how its result is written. */
@@ -189,14 +190,7 @@ static FX_HD inline void fxi_hsvf_lut(const uint32_t *hist, uint32_t bins, uint3
 
 /* ---- CLAHE (OpenCV's clahe.cpp) ---- */
 
-/* borderInterpolate(p, len, BORDER_REFLECT_101): gfedcb|abcdefgh|gfedcba. */
-static FX_HD inline int fxi_reflect101(int p, int len)
-{
-    if (len == 1) return 0;
-    while (p < 0 || p >= len)
-        p = p < 0 ? -p : 2 * len - 2 - p;
-    return p;
-}
+/* The padding of CLAHE's grid is reflect-101: fxi_reflect101 (core/border_math.h). */
 
 /* Does bin i get one of the `residual` clipped counts left after the even share?
  * OpenCV: for (i = 0; i < bins && residual > 0; i += step, residual--) hist[i]++,
