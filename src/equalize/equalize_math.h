@@ -153,27 +153,47 @@ static FX_HD inline uint32_t fxi_level(uint64_t count, float factor, uint32_t ma
     return v <= 0.0f ? 0u : v >= (float)maxval ? maxval : (uint32_t)v;
 }
 
-/* What a global scale subtracts from the cumulative count, from the histogram's
- * first used bin m (bins when empty), h[m], h[0] and the total; *identity = 1 when
- * the image has nothing to stretch and is returned unchanged (minmax: one used bin;
- * mms: everything in bin 0). */
-static FX_HD inline uint64_t fxi_scale_base(int scale, uint32_t m, uint32_t bins, uint32_t h_m,
-                                            uint32_t h_0, uint64_t total, int *identity)
+/* Where a global scale's CDF starts, from the histogram (`first` its first used bin,
+ * bins when it is empty; `total` its sum), the same rule on the CPU (lut.c) and in
+ * the GPU's LUT kernel:
+ *  - base: what fxi_level's count has subtracted (OpenCV's minmax: h[first], the
+ *    first non-empty bin maps to 0; mms: h[0]; max: nothing);
+ *  - start: the first bin hsv-float's float CDF sums (max: 0, mms: 1, minmax:
+ *    first + 1);
+ *  - identity: nothing to stretch, the image is returned unchanged (minmax: one used
+ *    bin or none; mms: everything in bin 0 or nothing; max: never);
+ *  - factor: fxi_level's maxval / (total - base), 0 when identity. */
+typedef struct fxi_eq_cdf_origin {
+    uint64_t base;
+    uint32_t start;
+    int identity;
+    float factor;
+} fxi_eq_cdf_origin;
+
+static FX_HD inline fxi_eq_cdf_origin fxi_eq_cdf_origin_of(int scale, const uint32_t *hist,
+                                                           uint32_t bins, uint32_t first,
+                                                           uint64_t total, uint32_t maxval)
 {
+    fxi_eq_cdf_origin o;
     if (scale == FX_EQ_SCALE_MAX) {
-        *identity = 0;
-        return 0;
+        o.base = 0;
+        o.start = 0;
+        o.identity = 0;
+    } else if (scale == FX_EQ_SCALE_MMS) {
+        o.base = hist[0];
+        o.start = 1;
+        o.identity = total == 0 || hist[0] == total;
+    } else {
+        o.base = first < bins ? hist[first] : 0;
+        o.start = first + 1;
+        o.identity = first == bins || hist[first] == total;
     }
-    if (scale == FX_EQ_SCALE_MMS) {
-        *identity = total == 0 || h_0 == total;
-        return h_0;
-    }
-    *identity = m == bins || h_m == total;
-    return m < bins ? h_m : 0;
+    o.factor = o.identity ? 0.0f : fxi_level_factor(maxval, total - o.base);
+    return o;
 }
 
 /* hsv-float's V' per bin: the published float CDF, summed bin by bin from `start`
- * (0 for max, 1 for mms, first used bin + 1 for minmax), divided by its last
+ * (fxi_eq_cdf_origin's: 0 for max, 1 for mms, first used bin + 1 for minmax), divided by its last
  * entry; 0 everywhere when identity (the caller copies the image) or empty. */
 static FX_HD inline void fxi_hsvf_lut(const uint32_t *hist, uint32_t bins, uint32_t start,
                                       int identity, float *lut)

@@ -165,15 +165,10 @@ __global__ void eq_lut(fxi_eq_kernel_args a)
     if (a.mode == FXI_EQ_MODE_HSV_FLOAT && !a.adaptive) {
         /* The published float CDF is sequential: one thread, the CPU's loop. */
         if (threadIdx.x == 0) {
-            int identity;
-            const uint32_t m = s_first;
-            (void)fxi_scale_base(a.scale, m, a.bins, m < a.bins ? h[m] : 0, h[0], s_total,
-                                 &identity);
-            const uint32_t start = a.scale == FX_EQ_SCALE_MAX   ? 0u
-                                   : a.scale == FX_EQ_SCALE_MMS ? 1u
-                                                                : m + 1;
-            fxi_hsvf_lut(h, a.bins, start, identity, a.float_lut);
-            a.identity[plane] = identity;
+            const fxi_eq_cdf_origin o =
+                fxi_eq_cdf_origin_of(a.scale, h, a.bins, s_first, s_total, a.maxval);
+            fxi_hsvf_lut(h, a.bins, o.start, o.identity, a.float_lut);
+            a.identity[plane] = o.identity;
         }
         return;
     }
@@ -198,9 +193,11 @@ __global__ void eq_lut(fxi_eq_kernel_args a)
     if (a.adaptive) {
         factor = fxi_level_factor(a.maxval, static_cast<uint64_t>(a.grid.tile_w) * a.grid.tile_h);
     } else {
-        const uint32_t m = s_first;
-        base = fxi_scale_base(a.scale, m, a.bins, m < a.bins ? h[m] : 0, h[0], s_total, &identity);
-        factor = identity ? 0.0f : fxi_level_factor(a.maxval, s_total - base);
+        const fxi_eq_cdf_origin o =
+            fxi_eq_cdf_origin_of(a.scale, h, a.bins, s_first, s_total, a.maxval);
+        base = o.base;
+        identity = o.identity;
+        factor = o.factor;
     }
     for (uint32_t b = b0; b < b1; b++) {
         uint32_t v = h[b];
