@@ -341,6 +341,44 @@ static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t max
     out[2] = fxi_hsvf_round(b + m, maxval);
 }
 
+/* ---- the 8-bit fast path: which images it may take ----
+ * The fast passes (CPU: fast_u8.c; GPU: eq_hist_u8 / eq_map_u8) are an optimisation
+ * of the general ones and must give their bytes. They rest on:
+ *  - count (FXI_EQ_FAST_COUNT): a pixel's key is its bin (true for all 256 keys only
+ *    with 256 bins; hsv-float's bin is computed for 256 bins), and every pixel counts
+ *    (no mask). Whether the rows counted are an image or a CLAHE tile is the
+ *    caller's;
+ *  - map (FXI_EQ_FAST_MAP): one global LUT of the 256 levels of 8-bit keys (not
+ *    CLAHE's blend of tiles), and for hsv-float V' looked up by the 256-bin index;
+ *  - both: 8-bit samples laid out as the kernels read them: gray with one channel
+ *    (no alpha), hsv, luma, rgb and hsv-float with three (no alpha); never to-gray.
+ * `modes` is the set of modes (FXI_EQ_MODE_BIT) the caller has fast kernels for. */
+#define FXI_EQ_FAST_COUNT 1u
+#define FXI_EQ_FAST_MAP 2u
+#define FXI_EQ_FAST_LEVELS 256u
+#define FXI_EQ_MODE_BIT(mode) (1u << (mode))
+#define FXI_EQ_FAST_MODES_CPU                                                                      \
+    (FXI_EQ_MODE_BIT(FXI_EQ_MODE_GRAY) | FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV) |                        \
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_LUMA))
+#define FXI_EQ_FAST_MODES_GPU                                                                      \
+    (FXI_EQ_FAST_MODES_CPU | FXI_EQ_MODE_BIT(FXI_EQ_MODE_RGB) |                                    \
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV_FLOAT))
+
+static FX_HD inline int fxi_eq_u8_fast_path(unsigned passes, unsigned modes, int is_u8, int mode,
+                                            int in_channels, uint32_t bins, int masked,
+                                            int adaptive)
+{
+    if (!is_u8 || mode < 0 || mode > FXI_EQ_MODE_HSV_FLOAT || mode == FXI_EQ_MODE_TO_GRAY ||
+        !(modes & FXI_EQ_MODE_BIT(mode)))
+        return 0;
+    if (in_channels != (mode == FXI_EQ_MODE_GRAY ? 1 : 3)) return 0;
+    if ((passes & FXI_EQ_FAST_COUNT) && (bins != FXI_EQ_FAST_LEVELS || masked)) return 0;
+    if ((passes & FXI_EQ_FAST_MAP) &&
+        (adaptive || (mode == FXI_EQ_MODE_HSV_FLOAT && bins != FXI_EQ_FAST_LEVELS)))
+        return 0;
+    return 1;
+}
+
 /* ---- one pixel: keys in, results out ---- */
 
 /* Keys of a pixel (`px` holds its channels): one key, or three for rgb. For

@@ -461,12 +461,13 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
     }
 }
 
+/* Both fast passes run, on the modes these kernels cover (equalize_math.h's rule,
+ * which the CPU's fast_u8.c applies too). */
 bool fast_u8(const fxi_eq_kernel_args &a)
 {
-    if (a.is_u16 || a.bins != LEVELS_U8 || a.mask || a.adaptive) return false;
-    if (a.mode == FXI_EQ_MODE_GRAY) return a.in_channels == 1;
-    return a.in_channels == 3 && (a.mode == FXI_EQ_MODE_HSV || a.mode == FXI_EQ_MODE_LUMA ||
-                                  a.mode == FXI_EQ_MODE_RGB || a.mode == FXI_EQ_MODE_HSV_FLOAT);
+    return fxi_eq_u8_fast_path(FXI_EQ_FAST_COUNT | FXI_EQ_FAST_MAP, FXI_EQ_FAST_MODES_GPU,
+                               !a.is_u16, a.mode, a.in_channels, a.bins, a.mask != nullptr,
+                               a.adaptive) != 0;
 }
 
 /* Grid of a fast pass over the image's (or band's) rows of pixel groups. */

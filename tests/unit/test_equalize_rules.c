@@ -1,7 +1,10 @@
 /* equalize_math.h's rules that the CPU and the GPU share:
  *  - fxi_eq_cdf_origin_of (where a global scale's CDF starts) against OpenCV's
  *    equalizeHist transcribed and the published scalers' definitions, and the LUTs
- *    built from it against the same references. */
+ *    built from it against the same references;
+ *  - fxi_eq_u8_fast_path (which images the 8-bit fast passes may take) against a
+ *    reference that checks the passes' premises by brute force (a key is its bin for
+ *    all 256 keys, ...), exhaustively over its small domain. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,5 +164,92 @@ FXT_TEST(global_luts_match_opencv_and_the_published_scalers)
     FXT_CHECK_EQ(bad, 0);
 }
 
+/* ---- the 8-bit fast path ---- */
+
+#define MODES 6
+#define MAX_CHANNELS 4
+
+/* The general path's bin of every 8-bit key equals the key (what the fast counting
+ * passes assume): histogram.c's fxi_bin_of, or hsv-float's bin of the float V, for
+ * all 256 values. */
+static int keys_are_their_bins(int mode, uint32_t bins)
+{
+    for (uint32_t k = 0; k < 256; k++) {
+        if (mode == FXI_EQ_MODE_HSV_FLOAT) {
+            const fxi_hsvf hsv = fxi_hsvf_from_rgb(k, 0, 0, U8_MAX);
+            if (fxi_hsvf_bin(hsv.v, bins) != fxi_hsvf_bin(hsv.v, 256)) return 0;
+        } else if (fxi_bin_of(k, bins, 8) != k) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The fast kernels' pixel layouts: gray alone, or three colour channels. */
+static int layout_fits(int mode, int channels)
+{
+    switch (mode) {
+    case FXI_EQ_MODE_GRAY: return channels == 1;
+    case FXI_EQ_MODE_HSV:
+    case FXI_EQ_MODE_LUMA:
+    case FXI_EQ_MODE_RGB:
+    case FXI_EQ_MODE_HSV_FLOAT: return channels == 3;
+    default: return 0; /* to-gray writes another channel count */
+    }
+}
+
+static int reference_fast(unsigned passes, const int *kernels, int u8, int mode, int channels,
+                          uint32_t bins, int masked, int adaptive)
+{
+    if (!u8 || !kernels[mode] || !layout_fits(mode, channels)) return 0;
+    /* Counting: every pixel counts, into the bin that is its key, in histograms of
+     * 256 entries a plane (more bins than 8-bit levels is outside a plan's domain). */
+    if ((passes & FXI_EQ_FAST_COUNT) && (masked || bins > 256 || !keys_are_their_bins(mode, bins)))
+        return 0;
+    /* Mapping: one global LUT; hsv-float's V' is looked up by its 256-bin index. */
+    if ((passes & FXI_EQ_FAST_MAP) &&
+        (adaptive || (mode == FXI_EQ_MODE_HSV_FLOAT && !keys_are_their_bins(mode, bins))))
+        return 0;
+    return 1;
+}
+
+FXT_TEST(fast_path_rule_matches_its_premises)
+{
+    /* The modes each side has fast kernels for: fast_u8.c (gray, hsv, luma) and the
+     * GPU's eq_hist_u8 / eq_map_u8 (those, rgb and hsv-float). */
+    static const int cpu[MODES] = {1, 0, 1, 1, 0, 0}, gpu[MODES] = {1, 0, 1, 1, 1, 1};
+    static const unsigned sets[] = {FXI_EQ_FAST_MODES_CPU, FXI_EQ_FAST_MODES_GPU};
+    static const int *const kernels[] = {cpu, gpu};
+    static const uint32_t bins_list[] = {2, 3, 128, 255, 256, 257, 512, 4096, 65536};
+    static const unsigned passes_list[] = {FXI_EQ_FAST_COUNT, FXI_EQ_FAST_MAP,
+                                           FXI_EQ_FAST_COUNT | FXI_EQ_FAST_MAP};
+    int bad = 0, accepted = 0;
+    for (int side = 0; side < 2; side++)
+        for (size_t pi = 0; pi < 3; pi++)
+            for (int u8 = 0; u8 < 2; u8++)
+                for (int mode = 0; mode < MODES; mode++)
+                    for (int ch = 1; ch <= MAX_CHANNELS; ch++)
+                        for (size_t bi = 0; bi < sizeof bins_list / sizeof *bins_list; bi++)
+                            for (int masked = 0; masked < 2; masked++)
+                                for (int adaptive = 0; adaptive < 2; adaptive++) {
+                                    const unsigned passes = passes_list[pi];
+                                    const uint32_t bins = bins_list[bi];
+                                    const int got = fxi_eq_u8_fast_path(
+                                        passes, sets[side], u8, mode, ch, bins, masked, adaptive);
+                                    const int want = reference_fast(passes, kernels[side], u8, mode,
+                                                                    ch, bins, masked, adaptive);
+                                    if (got != want && bad++ < 10)
+                                        fprintf(stderr,
+                                                "  side %d passes %u u8 %d mode %d ch %d bins %u "
+                                                "mask %d adaptive %d: %d, want %d\n",
+                                                side, passes, u8, mode, ch, bins, masked, adaptive,
+                                                got, want);
+                                    accepted += got;
+                                }
+    FXT_CHECK_EQ(bad, 0);
+    FXT_CHECK(accepted > 0);
+}
+
 FXT_MAIN(FXT_CASE(cdf_origin_matches_the_definitions),
-         FXT_CASE(global_luts_match_opencv_and_the_published_scalers))
+         FXT_CASE(global_luts_match_opencv_and_the_published_scalers),
+         FXT_CASE(fast_path_rule_matches_its_premises))
