@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "normalize/normalize_math.h"
 #include "normalize_pipeline.h"
 
 /* Frames per chunk: 16 Ki frames (256 KiB of stereo doubles) stays in L2. */
@@ -22,13 +23,12 @@
  * (or the end): one wake-up per few chunks, not per chunk. */
 #define WAKE_BATCH (PIPE_BUFFERS / 2)
 
+/* The library's level arithmetic (the normalizer's own frame measure), over the
+ * stream's interleaved samples in order. */
 static void levels_add(fxcli_levels *l, const double *x, size_t count)
 {
-    for (size_t i = 0; i < count; i++) {
-        const double a = x[i] < 0 ? -x[i] : x[i];
-        l->peak = a > l->peak ? a : l->peak;
-        l->sum_squares += x[i] * x[i];
-    }
+    l->peak = fxi_nm_peak_add(l->peak, x, count, 1);
+    l->sum_squares = fxi_nm_sumsq_add(l->sum_squares, x, count, 1);
     l->samples += count;
 }
 

@@ -14,6 +14,7 @@
 
 #include "fxkit/equalize.h"
 
+#include "core/border_math.h"
 #include "core/host_device.h"
 
 /* What a pixel contributes to the histogram and how its result is written. */
@@ -152,27 +153,47 @@ static FX_HD inline uint32_t fxi_level(uint64_t count, float factor, uint32_t ma
     return v <= 0.0f ? 0u : v >= (float)maxval ? maxval : (uint32_t)v;
 }
 
-/* What a global scale subtracts from the cumulative count, from the histogram's
- * first used bin m (bins when empty), h[m], h[0] and the total; *identity = 1 when
- * the image has nothing to stretch and is returned unchanged (minmax: one used bin;
- * mms: everything in bin 0). */
-static FX_HD inline uint64_t fxi_scale_base(int scale, uint32_t m, uint32_t bins, uint32_t h_m,
-                                            uint32_t h_0, uint64_t total, int *identity)
+/* Where a global scale's CDF starts, from the histogram (`first` its first used bin,
+ * bins when it is empty; `total` its sum), the same rule on the CPU (lut.c) and in
+ * the GPU's LUT kernel:
+ *  - base: what fxi_level's count has subtracted (OpenCV's minmax: h[first], the
+ *    first non-empty bin maps to 0; mms: h[0]; max: nothing);
+ *  - start: the first bin hsv-float's float CDF sums (max: 0, mms: 1, minmax:
+ *    first + 1);
+ *  - identity: nothing to stretch, the image is returned unchanged (minmax: one used
+ *    bin or none; mms: everything in bin 0 or nothing; max: never);
+ *  - factor: fxi_level's maxval / (total - base), 0 when identity. */
+typedef struct fxi_eq_cdf_origin {
+    uint64_t base;
+    uint32_t start;
+    int identity;
+    float factor;
+} fxi_eq_cdf_origin;
+
+static FX_HD inline fxi_eq_cdf_origin fxi_eq_cdf_origin_of(int scale, const uint32_t *hist,
+                                                           uint32_t bins, uint32_t first,
+                                                           uint64_t total, uint32_t maxval)
 {
+    fxi_eq_cdf_origin o;
     if (scale == FX_EQ_SCALE_MAX) {
-        *identity = 0;
-        return 0;
+        o.base = 0;
+        o.start = 0;
+        o.identity = 0;
+    } else if (scale == FX_EQ_SCALE_MMS) {
+        o.base = hist[0];
+        o.start = 1;
+        o.identity = total == 0 || hist[0] == total;
+    } else {
+        o.base = first < bins ? hist[first] : 0;
+        o.start = first + 1;
+        o.identity = first == bins || hist[first] == total;
     }
-    if (scale == FX_EQ_SCALE_MMS) {
-        *identity = total == 0 || h_0 == total;
-        return h_0;
-    }
-    *identity = m == bins || h_m == total;
-    return m < bins ? h_m : 0;
+    o.factor = o.identity ? 0.0f : fxi_level_factor(maxval, total - o.base);
+    return o;
 }
 
 /* hsv-float's V' per bin: the published float CDF, summed bin by bin from `start`
- * (0 for max, 1 for mms, first used bin + 1 for minmax), divided by its last
+ * (fxi_eq_cdf_origin's: 0 for max, 1 for mms, first used bin + 1 for minmax), divided by its last
  * entry; 0 everywhere when identity (the caller copies the image) or empty. */
 static FX_HD inline void fxi_hsvf_lut(const uint32_t *hist, uint32_t bins, uint32_t start,
                                       int identity, float *lut)
@@ -189,14 +210,7 @@ static FX_HD inline void fxi_hsvf_lut(const uint32_t *hist, uint32_t bins, uint3
 
 /* ---- CLAHE (OpenCV's clahe.cpp) ---- */
 
-/* borderInterpolate(p, len, BORDER_REFLECT_101): gfedcb|abcdefgh|gfedcba. */
-static FX_HD inline int fxi_reflect101(int p, int len)
-{
-    if (len == 1) return 0;
-    while (p < 0 || p >= len)
-        p = p < 0 ? -p : 2 * len - 2 - p;
-    return p;
-}
+/* The padding of CLAHE's grid is reflect-101: fxi_reflect101 (core/border_math.h). */
 
 /* Does bin i get one of the `residual` clipped counts left after the even share?
  * OpenCV: for (i = 0; i < bins && residual > 0; i += step, residual--) hist[i]++,
@@ -325,6 +339,44 @@ static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t max
     out[0] = fxi_hsvf_round(r + m, maxval);
     out[1] = fxi_hsvf_round(g + m, maxval);
     out[2] = fxi_hsvf_round(b + m, maxval);
+}
+
+/* ---- the 8-bit fast path: which images it may take ----
+ * The fast passes (CPU: fast_u8.c; GPU: eq_hist_u8 / eq_map_u8) are an optimisation
+ * of the general ones and must give their bytes. They rest on:
+ *  - count (FXI_EQ_FAST_COUNT): a pixel's key is its bin (true for all 256 keys only
+ *    with 256 bins; hsv-float's bin is computed for 256 bins), and every pixel counts
+ *    (no mask). Whether the rows counted are an image or a CLAHE tile is the
+ *    caller's;
+ *  - map (FXI_EQ_FAST_MAP): one global LUT of the 256 levels of 8-bit keys (not
+ *    CLAHE's blend of tiles), and for hsv-float V' looked up by the 256-bin index;
+ *  - both: 8-bit samples laid out as the kernels read them: gray with one channel
+ *    (no alpha), hsv, luma, rgb and hsv-float with three (no alpha); never to-gray.
+ * `modes` is the set of modes (FXI_EQ_MODE_BIT) the caller has fast kernels for. */
+#define FXI_EQ_FAST_COUNT 1u
+#define FXI_EQ_FAST_MAP 2u
+#define FXI_EQ_FAST_LEVELS 256u
+#define FXI_EQ_MODE_BIT(mode) (1u << (mode))
+#define FXI_EQ_FAST_MODES_CPU                                                                      \
+    (FXI_EQ_MODE_BIT(FXI_EQ_MODE_GRAY) | FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV) |                        \
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_LUMA))
+#define FXI_EQ_FAST_MODES_GPU                                                                      \
+    (FXI_EQ_FAST_MODES_CPU | FXI_EQ_MODE_BIT(FXI_EQ_MODE_RGB) |                                    \
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV_FLOAT))
+
+static FX_HD inline int fxi_eq_u8_fast_path(unsigned passes, unsigned modes, int is_u8, int mode,
+                                            int in_channels, uint32_t bins, int masked,
+                                            int adaptive)
+{
+    if (!is_u8 || mode < 0 || mode > FXI_EQ_MODE_HSV_FLOAT || mode == FXI_EQ_MODE_TO_GRAY ||
+        !(modes & FXI_EQ_MODE_BIT(mode)))
+        return 0;
+    if (in_channels != (mode == FXI_EQ_MODE_GRAY ? 1 : 3)) return 0;
+    if ((passes & FXI_EQ_FAST_COUNT) && (bins != FXI_EQ_FAST_LEVELS || masked)) return 0;
+    if ((passes & FXI_EQ_FAST_MAP) &&
+        (adaptive || (mode == FXI_EQ_MODE_HSV_FLOAT && bins != FXI_EQ_FAST_LEVELS)))
+        return 0;
+    return 1;
 }
 
 /* ---- one pixel: keys in, results out ---- */

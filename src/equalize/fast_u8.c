@@ -28,16 +28,21 @@
 #define STEP_READ_PIXELS 10
 #define HALF_DESCALE (1 << (FXI_YUV_SHIFT - 1))
 
+/* equalize_math.h's rule for one pass, on the modes this file covers. */
+static int fast_pass(const fx_equalizer *p, unsigned pass)
+{
+    return fxi_eq_u8_fast_path(pass, FXI_EQ_FAST_MODES_CPU, p->type == FX_U8, p->mode,
+                               p->in_channels, p->bins, p->mask != NULL, p->adaptive);
+}
+
 int fxi_eq_u8_fast_map(const fx_equalizer *p)
 {
-    if (p->type != FX_U8) return 0;
-    if (p->mode == FXI_EQ_MODE_GRAY) return p->in_channels == 1;
-    return (p->mode == FXI_EQ_MODE_HSV || p->mode == FXI_EQ_MODE_LUMA) && p->in_channels == 3;
+    return fast_pass(p, FXI_EQ_FAST_MAP);
 }
 
 int fxi_eq_u8_fast(const fx_equalizer *p)
 {
-    return fxi_eq_u8_fast_map(p) && p->bins == U8_LEVELS;
+    return fast_pass(p, FXI_EQ_FAST_COUNT);
 }
 
 void fxi_eq_u8_tables(fx_equalizer *p)

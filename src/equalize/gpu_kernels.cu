@@ -165,15 +165,10 @@ __global__ void eq_lut(fxi_eq_kernel_args a)
     if (a.mode == FXI_EQ_MODE_HSV_FLOAT && !a.adaptive) {
         /* The published float CDF is sequential: one thread, the CPU's loop. */
         if (threadIdx.x == 0) {
-            int identity;
-            const uint32_t m = s_first;
-            (void)fxi_scale_base(a.scale, m, a.bins, m < a.bins ? h[m] : 0, h[0], s_total,
-                                 &identity);
-            const uint32_t start = a.scale == FX_EQ_SCALE_MAX   ? 0u
-                                   : a.scale == FX_EQ_SCALE_MMS ? 1u
-                                                                : m + 1;
-            fxi_hsvf_lut(h, a.bins, start, identity, a.float_lut);
-            a.identity[plane] = identity;
+            const fxi_eq_cdf_origin o =
+                fxi_eq_cdf_origin_of(a.scale, h, a.bins, s_first, s_total, a.maxval);
+            fxi_hsvf_lut(h, a.bins, o.start, o.identity, a.float_lut);
+            a.identity[plane] = o.identity;
         }
         return;
     }
@@ -198,9 +193,11 @@ __global__ void eq_lut(fxi_eq_kernel_args a)
     if (a.adaptive) {
         factor = fxi_level_factor(a.maxval, static_cast<uint64_t>(a.grid.tile_w) * a.grid.tile_h);
     } else {
-        const uint32_t m = s_first;
-        base = fxi_scale_base(a.scale, m, a.bins, m < a.bins ? h[m] : 0, h[0], s_total, &identity);
-        factor = identity ? 0.0f : fxi_level_factor(a.maxval, s_total - base);
+        const fxi_eq_cdf_origin o =
+            fxi_eq_cdf_origin_of(a.scale, h, a.bins, s_first, s_total, a.maxval);
+        base = o.base;
+        identity = o.identity;
+        factor = o.factor;
     }
     for (uint32_t b = b0; b < b1; b++) {
         uint32_t v = h[b];
@@ -464,12 +461,13 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
     }
 }
 
+/* Both fast passes run, on the modes these kernels cover (equalize_math.h's rule,
+ * which the CPU's fast_u8.c applies too). */
 bool fast_u8(const fxi_eq_kernel_args &a)
 {
-    if (a.is_u16 || a.bins != LEVELS_U8 || a.mask || a.adaptive) return false;
-    if (a.mode == FXI_EQ_MODE_GRAY) return a.in_channels == 1;
-    return a.in_channels == 3 && (a.mode == FXI_EQ_MODE_HSV || a.mode == FXI_EQ_MODE_LUMA ||
-                                  a.mode == FXI_EQ_MODE_RGB || a.mode == FXI_EQ_MODE_HSV_FLOAT);
+    return fxi_eq_u8_fast_path(FXI_EQ_FAST_COUNT | FXI_EQ_FAST_MAP, FXI_EQ_FAST_MODES_GPU,
+                               !a.is_u16, a.mode, a.in_channels, a.bins, a.mask != nullptr,
+                               a.adaptive) != 0;
 }
 
 /* Grid of a fast pass over the image's (or band's) rows of pixel groups. */

@@ -40,8 +40,10 @@ fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
  * images: equalize_gpu.c). All with the context's GPU current; each queues its work
  * on `stream` (the context's stream where none is named) and returns. */
 
-/* Whether args take the 8-bit fast path (u8, 256 bins, no mask, global; gray with one
- * channel, hsv/luma/rgb/hsv-float with three): only then may the *_rows pieces run. */
+/* Whether args take the 8-bit fast path (both passes of equalize_math.h's
+ * fxi_eq_u8_fast_path on FXI_EQ_FAST_MODES_GPU: u8, 256 bins, no mask, global; gray
+ * with one channel, hsv/luma/rgb/hsv-float with three): only then may the *_rows
+ * pieces run. */
 bool fxi_equalize_fast_path_gpu(const fxi_eq_kernel_args *args);
 /* args->hist zeroed, on the context's stream. */
 fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_kernel_args *args);

@@ -24,25 +24,24 @@ static uint64_t total_count(const uint32_t *hist, uint32_t bins)
 void fxi_eq_global_lut(const uint32_t *hist, uint32_t bins, uint32_t maxval, int scale,
                        uint16_t *lut, int *identity)
 {
-    const uint64_t total = total_count(hist, bins);
-    const uint32_t m = first_used_bin(hist, bins);
-    const uint64_t base =
-        fxi_scale_base(scale, m, bins, m < bins ? hist[m] : 0, hist[0], total, identity);
-    float factor = *identity ? 0.0f : fxi_level_factor(maxval, total - base);
+    const fxi_eq_cdf_origin o = fxi_eq_cdf_origin_of(scale, hist, bins, first_used_bin(hist, bins),
+                                                     total_count(hist, bins), maxval);
+    *identity = o.identity;
     uint64_t cdf = 0;
     for (uint32_t b = 0; b < bins; b++) {
         cdf += hist[b];
-        lut[b] = (uint16_t)(*identity || cdf < base ? 0u : fxi_level(cdf - base, factor, maxval));
+        lut[b] =
+            (uint16_t)(o.identity || cdf < o.base ? 0u : fxi_level(cdf - o.base, o.factor, maxval));
     }
 }
 
 void fxi_eq_float_lut(const uint32_t *hist, uint32_t bins, int scale, float *lut, int *identity)
 {
-    const uint32_t m = first_used_bin(hist, bins);
-    (void)fxi_scale_base(scale, m, bins, m < bins ? hist[m] : 0, hist[0], total_count(hist, bins),
-                         identity);
-    const uint32_t start = scale == FX_EQ_SCALE_MAX ? 0u : scale == FX_EQ_SCALE_MMS ? 1u : m + 1;
-    fxi_hsvf_lut(hist, bins, start, *identity, lut);
+    /* maxval only sets the integer levels' factor, which hsv-float does not use. */
+    const fxi_eq_cdf_origin o = fxi_eq_cdf_origin_of(scale, hist, bins, first_used_bin(hist, bins),
+                                                     total_count(hist, bins), 1u);
+    *identity = o.identity;
+    fxi_hsvf_lut(hist, bins, o.start, o.identity, lut);
 }
 
 void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t area, uint32_t maxval,

@@ -16,17 +16,11 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/border_math.h"
 #include "core/host_device.h"
 
 /* Border modes, same values as fx_border. */
 enum { FXI_CONSTANT = 0, FXI_REPLICATE = 1, FXI_REFLECT = 2, FXI_REFLECT101 = 3, FXI_WRAP = 4 };
-
-/* Non-negative p mod n. */
-static inline FX_HD int64_t fxi_mod(int64_t p, int64_t n)
-{
-    int64_t r = p % n;
-    return r < 0 ? r + n : r;
-}
 
 /* The source index for position p of a line of n samples under `border`, or -1 for
  * the constant border outside the line. */
@@ -39,11 +33,7 @@ static inline FX_HD int64_t fxi_border_index(int64_t p, int64_t n, int border)
         int64_t q = fxi_mod(p, 2 * n);
         return q < n ? q : 2 * n - 1 - q;
     }
-    case FXI_REFLECT101: {
-        if (n == 1) return 0;
-        int64_t q = fxi_mod(p, 2 * n - 2);
-        return q < n ? q : 2 * n - 2 - q;
-    }
+    case FXI_REFLECT101: return fxi_reflect101(p, n);
     case FXI_WRAP: return fxi_mod(p, n);
     default: return -1;
     }

@@ -186,13 +186,9 @@ static double contiguous_peak(const double *x, size_t count, double start)
     _mm_storeu_pd(lanes, m0);
     _mm_storeu_pd(lanes + 2, m1);
     for (int l = 0; l < LANES; l++)
-        if (lanes[l] > max) max = lanes[l];
+        max = fxi_nm_keep_greater(max, lanes[l]);
 #endif
-    for (; i < count; i++) {
-        const double v = fabs(x[i]);
-        if (v > max) max = v;
-    }
-    return max;
+    return fxi_nm_peak_add(max, x + i, count - i, 1);
 }
 
 static double peak_of(const fxi_nm_params *p, const measured *m, int c)
@@ -203,15 +199,10 @@ static double peak_of(const fxi_nm_params *p, const measured *m, int c)
         return contiguous_peak(m->x, m->n * m->stride, DBL_EPSILON);
     double max = DBL_EPSILON;
     size_t first = c < 0 ? 0 : (size_t)c, last = c < 0 ? (size_t)p->channels : (size_t)c + 1;
-    for (size_t ch = first; ch < last; ch++) {
-        const double *x = m->x + ch * m->channel;
-        for (size_t i = 0; i < m->n; i++) {
-            /* fmax(max, |x|) without the call: max is never NaN, and a NaN
-             * sample leaves it unchanged either way. */
-            const double v = fabs(x[i * m->stride]);
-            if (v > max) max = v;
-        }
-    }
+    /* fxi_nm_peak_add is fmax(max, |x|) without the call: max is never NaN, and a
+     * NaN sample leaves it unchanged either way. */
+    for (size_t ch = first; ch < last; ch++)
+        max = fxi_nm_peak_add(max, m->x + ch * m->channel, m->n, m->stride);
     return max;
 }
 
@@ -219,11 +210,8 @@ static double rms_of(const fxi_nm_params *p, const measured *m, int c)
 {
     double sum = 0.0;
     size_t first = c < 0 ? 0 : (size_t)c, last = c < 0 ? (size_t)p->channels : (size_t)c + 1;
-    for (size_t ch = first; ch < last; ch++) {
-        const double *x = m->x + ch * m->channel;
-        for (size_t i = 0; i < m->n; i++)
-            sum += x[i * m->stride] * x[i * m->stride];
-    }
+    for (size_t ch = first; ch < last; ch++)
+        sum = fxi_nm_sumsq_add(sum, m->x + ch * m->channel, m->n, m->stride);
     return fxi_nm_rms_of_sum(sum, m->n * (last - first));
 }
 

@@ -79,13 +79,10 @@ static inline FX_HD void fxi_nm_frame_levels(const double *x, uint32_t n, int ch
 {
     const int first = c < 0 ? 0 : c, last = c < 0 ? channels : c + 1;
     double max = DBL_EPSILON, sum = 0.0;
-    for (int ch = first; ch < last; ch++)
-        for (uint32_t i = 0; i < n; i++) {
-            const double v = x[(size_t)i * (size_t)channels + (size_t)ch];
-            const double a = fabs(v);
-            if (a > max) max = a;
-            if (want_rms) sum += v * v;
-        }
+    for (int ch = first; ch < last; ch++) {
+        max = fxi_nm_peak_add(max, x + ch, n, (size_t)channels);
+        if (want_rms) sum = fxi_nm_sumsq_add(sum, x + ch, n, (size_t)channels);
+    }
     *peak = max;
     *sumsq = sum;
 }

@@ -15,12 +15,6 @@ constexpr unsigned FULL_MASK = 0xffffffffu;
 constexpr unsigned LEVELS_THREADS = 256;
 constexpr unsigned LEVELS_WARPS = LEVELS_THREADS / WARP;
 
-/* max(a, b) as the host's scan takes it: b replaces a only when greater. */
-__device__ double keep_greater(double a, double b)
-{
-    return b > a ? b : a;
-}
-
 /* fxi_nm_frame_levels with a block per frame and gain channel (fxi_nm_levels_block's
  * mapping, which the CPU tests check); its reductions are the kernel's own (they need
  * a warp): the maximum does
@@ -43,9 +37,9 @@ __global__ void __launch_bounds__(LEVELS_THREADS)
     double max = DBL_EPSILON;
     for (int ch = first; ch < last; ch++)
         for (uint32_t i = threadIdx.x; i < n; i += LEVELS_THREADS)
-            max = keep_greater(max, fabs(x[static_cast<size_t>(i) * channels + ch]));
+            max = fxi_nm_keep_greater(max, fabs(x[static_cast<size_t>(i) * channels + ch]));
     for (unsigned offset = WARP / 2; offset > 0; offset /= 2)
-        max = keep_greater(max, __shfl_down_sync(FULL_MASK, max, offset));
+        max = fxi_nm_keep_greater(max, __shfl_down_sync(FULL_MASK, max, offset));
     if (lane == 0) warp_max[warp] = max;
 
     double sum = 0.0;
@@ -64,7 +58,7 @@ __global__ void __launch_bounds__(LEVELS_THREADS)
     __syncthreads();
     if (threadIdx.x == 0) {
         for (unsigned w = 1; w < LEVELS_WARPS; w++)
-            max = keep_greater(max, warp_max[w]);
+            max = fxi_nm_keep_greater(max, warp_max[w]);
         out[2 * t] = max;
         out[2 * t + 1] = sum;
     }

@@ -10,6 +10,7 @@
 #ifndef FXKIT_NORMALIZE_MATH_H
 #define FXKIT_NORMALIZE_MATH_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "core/host_device.h"
@@ -45,6 +46,38 @@ static inline FX_HD double fxi_nm_remove_dc(double x, double dc_prev, double dc_
                                             size_t length)
 {
     return x - fxi_nm_fade(dc_prev, dc_next, pos, length);
+}
+
+/* ---- levels: peak and sum of squares ----
+ * The frame analysis (CPU and GPU), and the CLI's --verbose report, measure with
+ * these. The peak is max |x| where a NaN sample changes nothing (the maximum only
+ * takes a value greater than itself), so it does not depend on the order of the
+ * samples. The sum of squares does: it is added sample after sample in the order
+ * given, sum + x * x each time (ffmpeg's order: channel after channel, position
+ * after position), which every caller keeps so that the bits agree. */
+
+/* The greater of a and b, a kept unless b is greater (so a NaN b is ignored). */
+static inline FX_HD double fxi_nm_keep_greater(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* max(peak, |x[i * stride]|) over count samples. */
+static inline FX_HD double fxi_nm_peak_add(double peak, const double *x, size_t count,
+                                           size_t stride)
+{
+    for (size_t i = 0; i < count; i++)
+        peak = fxi_nm_keep_greater(peak, fabs(x[i * stride]));
+    return peak;
+}
+
+/* sum + x[i * stride]^2, added one sample after the other, i = 0 .. count - 1. */
+static inline FX_HD double fxi_nm_sumsq_add(double sum, const double *x, size_t count,
+                                            size_t stride)
+{
+    for (size_t i = 0; i < count; i++)
+        sum += x[i * stride] * x[i * stride];
+    return sum;
 }
 
 #endif
