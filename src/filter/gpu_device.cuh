@@ -1,4 +1,4 @@
-/* Device helpers of the filter kernels (filter.cu, filter_ring.cu): the accumulate
+/* Device helpers of the filter kernels (gpu_kernels.cu, gpu_ring.cu): the accumulate
  * step, sample loads with the border rule, and the finish and store of one output, all
  * with the CPU's arithmetic (filter_math.h). Included by CUDA sources only. */
 #ifndef FXKIT_FILTER_DEVICE_CUH

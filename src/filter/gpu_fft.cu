@@ -1,5 +1,5 @@
-/* The fft strategy's own kernels (filter_fft.h): pack tiles, multiply spectra, extract
- * outputs. The transforms are cuFFT's (filter_fft_plan.c). Each kernel is one pass over
+/* The fft strategy's own kernels (gpu_fft.h): pack tiles, multiply spectra, extract
+ * outputs. The transforms are cuFFT's (gpu_fft_plan_cuda.c). Each kernel is one pass over
  * its data, coalesced along the tile rows, so the whole strategy is bound by memory
  * bandwidth (docs/ALGORITHMS.md counts the passes). */
 #include <algorithm>

@@ -51,7 +51,7 @@ typedef struct fxi_gpu_fft {
     fxi_fft_engine engine[FXI_FFT_ENGINES];
 } fxi_gpu_fft;
 
-/* One batch of tiles, as the kernels read it (filled by filter_fft_plan.c). */
+/* One batch of tiles, as the kernels read it (filled by gpu_fft_plan_cuda.c). */
 typedef struct fxi_fft_batch {
     fxi_filter_args a; /* image, borders, output rows [0, a.rows) of the pass */
     int n_rows, n_cols, out_rows, out_cols, planes;

@@ -1,5 +1,5 @@
 /* The GPU fft strategy's plans: geometry, the kernel's spectrum, the cuFFT engines and
- * the sequence of one pass (filter_fft.h). */
+ * the sequence of one pass (gpu_fft.h). */
 #include <stdlib.h>
 #include <string.h>
 

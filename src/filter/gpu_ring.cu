@@ -1,7 +1,7 @@
 /* The ring kernels: separable and box as one block walking down a tall tile, so each
  * input row is read once per tile and nothing intermediate goes to device memory
- * (layouts in filter/gpu_geometry.h). They give the bytes of filter.cu's kernels and of
- * the CPU: the same tap order and accumulators, the same finish (filter_device.cuh).
+ * (layouts in filter/gpu_geometry.h). They give the bytes of gpu_kernels.cu's kernels and of
+ * the CPU: the same tap order and accumulators, the same finish (gpu_device.cuh).
  *
  * Templates: accumulator (and, for box, sum) type and the sample type, so the staging
  * loops read samples without a per-sample type switch; channels, borders and sizes stay

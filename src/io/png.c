@@ -1,4 +1,5 @@
-/* PNG through libspng: decode from memory, encode to memory. */
+/* PNG in memory: decoding through libspng (banded rows too); encoding through the
+ * project's own banded encoder (png_stream.c) into a growing buffer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * points, bias, output accumulator) and its plan's layout (gpu_fft_geometry.c: tile sides,
  * in-place real-to-complex rows of 2 (M/2+1) floats, the kernel's plane) replayed on the
  * CPU: FFTW single precision with the advanced layout the cuFFT plans are made with
- * (filter_fft_plan.c), tile by tile, against the library's exact direct result on the
+ * (gpu_fft_plan_cuda.c), tile by tile, against the library's exact direct result on the
  * CPU. Without a GPU this runs every index and rounding rule that the CUDA kernels run;
  * the GPU tests (tests/gpu/test_gpu_filter.c) check the kernels themselves. */
 #include <math.h>
@@ -58,7 +58,7 @@ static void store(fx_image *img, int64_t y, int64_t i, double v)
     }
 }
 
-/* One in-place 2-D plan with cuFFT's layout (filter_fft_plan.c make_plan). */
+/* One in-place 2-D plan with cuFFT's layout (gpu_fft_plan_cuda.c make_plan). */
 static fftwf_plan layout_plan(const fxi_gpu_fft_geometry *g, float *plane, int forward)
 {
     int n[2] = {g->n_rows, g->n_cols};
