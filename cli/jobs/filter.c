@@ -170,7 +170,7 @@ static int check_plan(fxcli_run *run, fx_context *ctx, const filter_cli_options 
     fx_filter_plan *p;
     if (fx_filter_plan_create(ctx, k, &lib, &d, &p) != FX_OK)
         return fxcli_usage(run, "%s", fx_context_error(ctx));
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     return FXCLI_EXIT_OK;
 }
 
@@ -221,7 +221,7 @@ static void filter_worker_done(const fxcli_run *run, fx_context *ctx)
     filter_state *s = run->state;
     for (int i = 0; s && i < FXCLI_MAX_JOBS; i++)
         if (s->slots[i].ctx == ctx) {
-            fx_filter_free(s->slots[i].plan);
+            fx_filter_plan_free(s->slots[i].plan);
             s->slots[i].plan = NULL;
             s->slots[i].ctx = NULL;
         }
@@ -256,7 +256,7 @@ static fx_status worker_plan(const fxcli_run *run, fx_context *ctx, const fx_ima
         *out = slot->plan;
         return FX_OK;
     }
-    fx_filter_free(slot->plan);
+    fx_filter_plan_free(slot->plan);
     slot->plan = NULL;
     fx_status st = fx_filter_plan_create(ctx, s->kernel, &o->lib, d, &slot->plan);
     if (st != FX_OK) return st;
@@ -387,7 +387,7 @@ static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli
     /* Filter at the more precise type: widen before, narrow after. */
     if (out_type > img.type && (st = convert_to(ctx, &img, out_type, &res->timings)) != FX_OK)
         goto out;
-    fx_image_desc d = {img.width, img.height, img.channels, img.type};
+    fx_image_desc d = fx_image_desc_of(&img);
     fx_filter_plan *plan;
     if ((st = worker_plan(run, ctx, &d, &plan)) != FX_OK) goto out;
     res->strategy = fx_filter_strategy_name(fx_filter_plan_strategy(plan));

@@ -75,7 +75,7 @@ static fx_status plan_for(fx_context *ctx, const fxcli_stream_job *job, shape_pl
             return FX_OK;
         }
     const int slot = plans->made % BAND_SHAPES;
-    fx_filter_free(plans->plan[slot]);
+    fx_filter_plan_free(plans->plan[slot]);
     plans->plan[slot] = NULL;
     fx_image_desc d = {band->width, band->height, band->channels, band->type};
     fx_status st = fx_filter_plan_create(ctx, job->kernel, job->options, &d, &plans->plan[slot]);
@@ -145,7 +145,7 @@ static fx_status stream_bands(fx_context *ctx, const fxcli_stream_job *job, fx_i
         res->timings.encode_ms += fx_elapsed_ms(t0, fx_time_ns());
     }
     for (int i = 0; i < BAND_SHAPES; i++)
-        fx_filter_free(plans.plan[i]);
+        fx_filter_plan_free(plans.plan[i]);
     return st;
 }
 

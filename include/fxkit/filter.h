@@ -9,7 +9,7 @@
  * images rounds half up, as cv2.GaussianBlur's fixed-point path does; the box preset on
  * 8-bit images follows cv2.blur's fixed-point divide: see docs/ALGORITHMS.md).
  *
- * Plan once, run many: fx_filter_plan analyses the kernel (rational weights, rank 1,
+ * Plan once, run many: fx_filter_plan_create analyses the kernel (rational weights, rank 1,
  * box), chooses a strategy and allocates; fx_filter_run only computes, on images of
  * the planned shape and type. A batch of same-shaped images reuses one plan.
  */
@@ -94,15 +94,15 @@ typedef enum fx_alpha_mode {
 } fx_alpha_mode;
 
 typedef struct fx_filter_options {
-    int border;               /* fx_border (reflect101) */
+    fx_border border;         /* reflect101 */
     const char *border_value; /* constant border: "V" or "V1,V2,…" per channel, in sample
                                  units (0…255 for 8-bit); NULL or "" = 0 */
     double scale;             /* multiplies the weights (1) */
     double offset;            /* added to every output, in sample units (0) */
     const char *anchor;       /* "X,Y" in the kernel; NULL or "" = (kw/2, kh/2) */
     int convolve;             /* flip the kernel: true convolution (0) */
-    int alpha;                /* fx_alpha_mode (keep) */
-    int strategy;             /* fx_filter_strategy (auto) */
+    fx_alpha_mode alpha;      /* keep */
+    fx_filter_strategy strategy; /* auto */
     int gpu_block;            /* GPU variants: threads per block side, 8, 16 or 32 (0 = 16) */
     int gpu_memory_mib;       /* GPU: device memory for streaming bands (0 = what is free) */
 } fx_filter_options;
@@ -114,12 +114,6 @@ FX_API void fx_filter_options_init(fx_filter_options *o);
 FX_API const fx_option *fx_filter_options_table(void);
 
 /* ---- plan and run ---- */
-
-/* The shape and type of the images a plan filters (input and output alike). */
-typedef struct fx_image_desc {
-    int width, height, channels;
-    fx_sample_type type;
-} fx_image_desc;
 
 typedef struct fx_filter_plan fx_filter_plan;
 
@@ -135,7 +129,7 @@ FX_API fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
  * on a CPU context both must be host images. */
 FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_image *dst,
                                fx_timings *timings);
-FX_API void fx_filter_free(fx_filter_plan *plan);
+FX_API void fx_filter_plan_free(fx_filter_plan *plan);
 
 /* The strategy the plan runs, and why it was chosen (one line, for --explain). */
 FX_API fx_filter_strategy fx_filter_plan_strategy(const fx_filter_plan *plan);
