@@ -38,13 +38,13 @@ typedef enum fx_equalize_scale {
 
 typedef struct fx_equalize_options {
     fx_equalize_space space; /* hsv */
-    int bins;          /* 2..65536; 0 = one per level for 8-bit, 4096 for 16-bit */
+    int bins;                /* 2..65536; 0 = one per level for 8-bit, 4096 for 16-bit */
     fx_equalize_scale scale; /* minmax (global equalization) */
-    int adaptive;      /* 1 = CLAHE */
-    const char *tiles; /* CLAHE tile grid "CxR" (columns x rows) */
-    double clip;       /* CLAHE clip limit, OpenCV's meaning; 0 = no clipping */
-    const char *mask;  /* file whose non-zero pixels build the histogram (NULL: all) */
-    int gpu_block;     /* GPU threads per block; 0 = the tuned default */
+    int adaptive;            /* 1 = CLAHE */
+    const char *tiles;       /* CLAHE tile grid "CxR" (columns x rows) */
+    double clip;             /* CLAHE clip limit, OpenCV's meaning; 0 = no clipping */
+    const char *mask;        /* file whose non-zero pixels build the histogram (NULL: all) */
+    int gpu_block;           /* GPU threads per block; 0 = the tuned default */
     /* API only, not in the option table (a table row holds numbers and text, not
      * pixels): a mask already in memory (gray, 8 or 16 bits, the image's size). Wins
      * over `mask`; the command line reads --mask FILE once into it for the whole batch.

@@ -95,17 +95,17 @@ typedef enum fx_alpha_mode {
 } fx_alpha_mode;
 
 typedef struct fx_filter_options {
-    fx_border border;         /* reflect101 */
-    const char *border_value; /* constant border: "V" or "V1,V2,…" per channel, in sample
-                                 units (0…255 for 8-bit); NULL or "" = 0 */
-    double scale;             /* multiplies the weights (1) */
-    double offset;            /* added to every output, in sample units (0) */
-    const char *anchor;       /* "X,Y" in the kernel; NULL or "" = (kw/2, kh/2) */
-    int convolve;             /* flip the kernel: true convolution (0) */
-    fx_alpha_mode alpha;      /* keep */
+    fx_border border;            /* reflect101 */
+    const char *border_value;    /* constant border: "V" or "V1,V2,…" per channel, in sample
+                                    units (0…255 for 8-bit); NULL or "" = 0 */
+    double scale;                /* multiplies the weights (1) */
+    double offset;               /* added to every output, in sample units (0) */
+    const char *anchor;          /* "X,Y" in the kernel; NULL or "" = (kw/2, kh/2) */
+    int convolve;                /* flip the kernel: true convolution (0) */
+    fx_alpha_mode alpha;         /* keep */
     fx_filter_strategy strategy; /* auto */
-    int gpu_block;            /* GPU variants: threads per block side, 8, 16 or 32 (0 = 16) */
-    int gpu_memory_mib;       /* GPU: device memory for streaming bands (0 = what is free) */
+    int gpu_block;               /* GPU variants: threads per block side, 8, 16 or 32 (0 = 16) */
+    int gpu_memory_mib;          /* GPU: device memory for streaming bands (0 = what is free) */
 } fx_filter_options;
 
 /* The defaults, from the option table. */
@@ -172,10 +172,10 @@ FX_API int fx_filter_band_rows(const fx_kernel *kernel, const fx_filter_options 
 typedef void (*fx_filter_progress_fn)(void *user, int rows_done, int rows_total);
 
 typedef struct fx_filter_stream_options {
-    int band_rows;           /* output rows per band; 0 = fx_filter_band_rows's choice,
-                                and the whole image as one band when that is 0 */
-    fx_sample_type out_type; /* type written (0 = the reader's); the image is filtered at
-                                the more precise of the two, converted band by band */
+    int band_rows;                  /* output rows per band; 0 = fx_filter_band_rows's choice,
+                                       and the whole image as one band when that is 0 */
+    fx_sample_type out_type;        /* type written (0 = the reader's); the image is filtered at
+                                       the more precise of the two, converted band by band */
     fx_filter_progress_fn progress; /* NULL: none */
     void *progress_user;            /* passed to progress */
 } fx_filter_stream_options;

@@ -58,8 +58,8 @@ void fxi_eq_clahe_u8_columns(fx_equalize_plan *p)
 
 /* Pixels [from, width) of a row; lut1/lut2 are the float LUTs of the row's two
  * tile rows. */
-static void row_scalar(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out, const float *lut1,
-                       const float *lut2, fxi_clahe_axis ys, int from)
+static void row_scalar(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out,
+                       const float *lut1, const float *lut2, fxi_clahe_axis ys, int from)
 {
     for (int x = from; x < p->width; x++) {
         const int v = in[x], i1 = p->x_index1[x] + v, i2 = p->x_index2[x] + v;
@@ -113,7 +113,8 @@ static AVX2_FN int row_avx2(const fx_equalize_plan *p, const uint8_t *in, uint8_
 }
 #endif
 
-void fxi_eq_clahe_u8_row(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out, fxi_clahe_axis ys)
+void fxi_eq_clahe_u8_row(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out,
+                         fxi_clahe_axis ys)
 {
     const size_t tile_lut = (size_t)p->grid.tiles_x * LEVELS;
     const float *lut1 = p->tile_lutf + (size_t)ys.t1 * tile_lut;

@@ -111,8 +111,8 @@ void fxi_equalize_gpu_release(fx_equalize_plan *p)
     p->gpu = NULL;
 }
 
-static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *in, size_t in_stride,
-                                      uint8_t *out, size_t out_stride)
+static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *in,
+                                      size_t in_stride, uint8_t *out, size_t out_stride)
 {
     const fxi_eq_gpu *g = p->gpu;
     fxi_eq_kernel_args a = {0};
@@ -216,8 +216,8 @@ static fx_status context_waits_for_slots(fx_equalize_plan *p)
 /* The whole host image up into dev (packed rows of row_bytes), band by band, queued
  * on the staging streams. With count (the fast path's arguments on dev), each band
  * is counted into the histogram on its stream once it is up. */
-static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *dev, size_t row_bytes,
-                              int band_rows, const fxi_eq_kernel_args *count)
+static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *dev,
+                              size_t row_bytes, int band_rows, const fxi_eq_kernel_args *count)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -336,7 +336,8 @@ static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *
     return FX_OK;
 }
 
-fx_status fxi_equalize_gpu_run(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t)
+fx_status fxi_equalize_gpu_run(fx_equalize_plan *p, const fx_image *in, fx_image *out,
+                               fx_timings *t)
 {
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(p->ctx, &guard));

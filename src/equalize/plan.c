@@ -165,7 +165,8 @@ static fx_status check_image(fx_context *ctx, const fx_equalize_plan *p, const f
     return FX_OK;
 }
 
-fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *timings)
+fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out,
+                          fx_timings *timings)
 {
     if (!p) return FX_EINVAL;
     fx_context *ctx = p->ctx;

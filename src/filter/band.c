@@ -1,8 +1,8 @@
 /* The rows of one band (band.h). */
 #include "filter/band.h"
 
-fxi_band fxi_band_at(int64_t index, int64_t band_rows, int64_t height, int64_t above,
-                     int64_t below, bool clip)
+fxi_band fxi_band_at(int64_t index, int64_t band_rows, int64_t height, int64_t above, int64_t below,
+                     bool clip)
 {
     fxi_band b;
     b.out_begin = index * band_rows;

@@ -23,8 +23,8 @@ typedef struct fxi_band {
  * below = kh - 1 - ay). Without clip the input rows are virtual: those outside
  * [0, height) stand for the rows the border rule names. With clip they are cut to
  * the image. */
-fxi_band fxi_band_at(int64_t index, int64_t band_rows, int64_t height, int64_t above,
-                     int64_t below, bool clip);
+fxi_band fxi_band_at(int64_t index, int64_t band_rows, int64_t height, int64_t above, int64_t below,
+                     bool clip);
 
 #ifdef __cplusplus
 }

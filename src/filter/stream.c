@@ -185,14 +185,13 @@ static void streamer_free(streamer *s)
 }
 
 fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
-                           const fx_filter_options *options,
-                           const fx_filter_stream_options *stream, fx_image_reader *reader,
-                           fx_image_writer *writer, fx_filter_stream_result *result,
-                           fx_timings *timings)
+                           const fx_filter_options *options, const fx_filter_stream_options *stream,
+                           fx_image_reader *reader, fx_image_writer *writer,
+                           fx_filter_stream_result *result, fx_timings *timings)
 {
     FXI_RETURN_IF(!ctx, FX_EINVAL, "filter: no context");
     FXI_RETURN_IF(!kernel || !reader || !writer, FX_EINVAL,
-                 "filter: no kernel, image reader or image writer");
+                  "filter: no kernel, image reader or image writer");
     fx_filter_options defaults;
     if (!options) {
         fx_filter_options_init(&defaults);
@@ -202,10 +201,17 @@ fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
     fx_image_reader_info(reader, &info);
     const fx_sample_type out_type = stream && stream->out_type ? stream->out_type : info.type;
     FXI_RETURN_IF(!fx_sample_type_name(out_type), FX_EINVAL, "filter: output sample type %d",
-                 (int)out_type);
-    streamer s = {.ctx = ctx, .kernel = kernel, .options = options, .stream = stream,
-                  .timings = timings, .width = info.width, .height = info.height,
-                  .channels = info.channels, .file_type = info.type, .out_type = out_type};
+                  (int)out_type);
+    streamer s = {.ctx = ctx,
+                  .kernel = kernel,
+                  .options = options,
+                  .stream = stream,
+                  .timings = timings,
+                  .width = info.width,
+                  .height = info.height,
+                  .channels = info.channels,
+                  .file_type = info.type,
+                  .out_type = out_type};
     s.work_type = out_type > info.type ? out_type : info.type;
     const int asked = stream ? stream->band_rows : 0;
     FXI_RETURN_IF(asked < 0, FX_ERANGE, "filter: %d rows per band", asked);
@@ -223,10 +229,9 @@ fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
     return st;
 }
 
-fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel,
-                         const fx_filter_options *options, const fx_filter_stream_options *stream,
-                         const char *in_path, const char *out_path,
-                         const fx_image_write_options *write_options,
+fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel, const fx_filter_options *options,
+                         const fx_filter_stream_options *stream, const char *in_path,
+                         const char *out_path, const fx_image_write_options *write_options,
                          fx_filter_stream_result *result, fx_timings *timings)
 {
     FXI_RETURN_IF(!ctx, FX_EINVAL, "filter: no context");

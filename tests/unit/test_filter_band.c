@@ -50,8 +50,9 @@ FXT_TEST(virtual_rows_are_those_the_outputs_read)
                                 in_hi = v + 1 > in_hi ? v + 1 : in_hi;
                             }
                         }
-                        if (!FXT_CHECK_EQ(b.out_begin, out_lo) || !FXT_CHECK_EQ(b.out_end, out_hi) ||
-                            !FXT_CHECK_EQ(b.in_begin, in_lo) || !FXT_CHECK_EQ(b.in_end, in_hi)) {
+                        if (!FXT_CHECK_EQ(b.out_begin, out_lo) ||
+                            !FXT_CHECK_EQ(b.out_end, out_hi) || !FXT_CHECK_EQ(b.in_begin, in_lo) ||
+                            !FXT_CHECK_EQ(b.in_end, in_hi)) {
                             printf("  height %lld, rows %lld, kh %d, ay %d, band %lld\n",
                                    (long long)height, (long long)rows, kh, ay, (long long)i);
                             return;

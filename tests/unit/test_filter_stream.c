@@ -16,9 +16,9 @@ typedef struct image_case {
 
 static const image_case images[] = {
     {29, 31, 3, FX_U8, FX_U8, "rgb8.ppm", "rgb8_out.ppm"},
-    {17, 26, 1, FX_U16, FX_U8, "gray16.pgm", "gray16_to_8.pgm"},    /* narrowed after */
-    {23, 19, 1, FX_U8, FX_F32, "gray8.pgm", "gray8_to_f.pfm"},      /* widened before */
-    {11, 20, 4, FX_U16, FX_U16, "rgba16.png", "rgba16_out.png"},    /* PNG rows */
+    {17, 26, 1, FX_U16, FX_U8, "gray16.pgm", "gray16_to_8.pgm"}, /* narrowed after */
+    {23, 19, 1, FX_U8, FX_F32, "gray8.pgm", "gray8_to_f.pfm"},   /* widened before */
+    {11, 20, 4, FX_U16, FX_U16, "rgba16.png", "rgba16_out.png"}, /* PNG rows */
 };
 
 typedef struct kernel_case {
@@ -121,8 +121,8 @@ FXT_TEST(bands_match_the_whole_image)
                     fx_filter_stream_result res = {0};
                     fx_image want = {0}, got = {0};
                     bool ok = FXT_CHECK_OK(whole_image(ctx, k, &o, &in, c->out_type, &want), ctx) &&
-                              FXT_CHECK_OK(fx_filter_file(ctx, k, &o, &so, in_path, out_path,
-                                                          NULL, &res, NULL),
+                              FXT_CHECK_OK(fx_filter_file(ctx, k, &o, &so, in_path, out_path, NULL,
+                                                          &res, NULL),
                                            ctx) &&
                               FXT_CHECK_OK(fx_image_read_file(ctx, out_path, &got), ctx);
                     ok = ok && FXT_CHECK(fxt_images_equal(&want, &got));
@@ -145,7 +145,8 @@ FXT_TEST(bands_match_the_whole_image)
         }
         fx_image_free(&in);
     }
-    FXT_CHECK_EQ(checked, COUNT(images) * COUNT(kernels) * (FX_BORDER_WRAP + 1) * COUNT(asked_rows));
+    FXT_CHECK_EQ(checked,
+                 COUNT(images) * COUNT(kernels) * (FX_BORDER_WRAP + 1) * COUNT(asked_rows));
     fx_context_destroy(ctx);
 }
 
@@ -156,8 +157,8 @@ FXT_TEST(band_rows_policy)
     fx_kernel *k;
     if (!FXT_CHECK_OK(fx_kernel_parse(ctx, "gaussian:9", &k), ctx)) return;
     const fx_image_desc small = {100, 100, 3, FX_U8};
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 0), 0);  /* small: whole */
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 4), 9);  /* raised to the kernel */
+    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 0), 0); /* small: whole */
+    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 4), 9); /* raised to the kernel */
     FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 40), 40);
     FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 100), 0); /* one band: whole */
     /* 40000 x 10000 RGB at 8 bits: 1.2 GB, above the threshold; rows of 120000 bytes */
