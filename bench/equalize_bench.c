@@ -61,8 +61,9 @@ int main(int argc, char **argv)
     fx_equalize_options o;
     fx_equalize_options_init(&o);
     parse_options(argc, argv, &o);
-    fx_equalizer *plan;
-    if (fx_equalize_plan(ctx, &o, &in, &plan) != FX_OK) return fail(ctx, "plan");
+    const fx_image_desc desc = fx_image_desc_of(&in);
+    fx_equalize_plan *plan;
+    if (fx_equalize_plan_create(ctx, &o, &desc, &plan) != FX_OK) return fail(ctx, "plan");
     if (fx_image_alloc(ctx, &out, in.width, in.height, fx_equalize_output_channels(&o, in.channels),
                        in.type) != FX_OK)
         return fail(ctx, "alloc");
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
     }
     printf("RESULT %.3f\n", bench_median(ms, repeat));
     free(ms);
-    fx_equalize_free(plan);
+    fx_equalize_plan_free(plan);
     fx_image_free(&out);
     fx_image_free(&in);
     fx_context_destroy(ctx);

@@ -124,7 +124,7 @@ static int compute(int argc, char **argv)
     free(cpu);
     fx_image_free(&src);
     fx_image_free(&dst);
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     fx_kernel_free(k);
     fx_context_destroy(ctx);
     return 0;
@@ -149,7 +149,7 @@ static int reuse(int argc, char **argv)
     if (fx_filter_plan_create(ctx, k, NULL, &d, &p) != FX_OK) return fail(ctx, "plan");
     for (int i = 0; i < count; i++)
         fx_filter_run(p, &src, &dst, NULL);
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     double reused = fx_elapsed_ms(t0, fx_time_ns());
     t0 = fx_time_ns();
     for (int i = 0; i < count; i++) {

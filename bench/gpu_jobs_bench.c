@@ -46,7 +46,7 @@ static void fill_image(fx_image *img)
 /* Median ms of REPEAT runs of fx_equalize_run(plan, in, out): wall time, or with `stage`
  * the compute stage the library measures (it waits for the GPU's stream), which is what
  * a run on device images costs (the call itself returns once the work is queued). */
-static double time_equalize(fx_equalizer *plan, const fx_image *in, fx_image *out, int repeat,
+static double time_equalize(fx_equalize_plan *plan, const fx_image *in, fx_image *out, int repeat,
                             fx_timings *last, int stage)
 {
     double ms[64];
@@ -69,11 +69,12 @@ static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host
 {
     fx_image dev_in, dev_out, host_out, cpu_out;
     int out_ch = fx_equalize_output_channels(o, host->channels);
-    fx_equalizer *pg = NULL, *pc = NULL;
+    const fx_image_desc desc = fx_image_desc_of(host);
+    fx_equalize_plan *pg = NULL, *pc = NULL;
     if (fx_image_alloc_device(gpu, &dev_in, host->width, host->height, host->channels, FX_U8) ||
         fx_image_alloc_device(gpu, &dev_out, host->width, host->height, out_ch, FX_U8) ||
-        fx_image_upload(gpu, host, &dev_in) || fx_equalize_plan(gpu, o, host, &pg) ||
-        fx_equalize_plan(cpu, o, host, &pc)) {
+        fx_image_upload(gpu, host, &dev_in) || fx_equalize_plan_create(gpu, o, &desc, &pg) ||
+        fx_equalize_plan_create(cpu, o, &desc, &pc)) {
         printf("RESULT eq_%s_error %s\n", name, fx_context_error(gpu));
         return;
     }
@@ -96,8 +97,8 @@ static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host
     fx_image_free(&dev_out);
     fx_image_free(&host_out);
     fx_image_free(&cpu_out);
-    fx_equalize_free(pg);
-    fx_equalize_free(pc);
+    fx_equalize_plan_free(pg);
+    fx_equalize_plan_free(pc);
 }
 
 static void normalize_case(fx_context *gpu, fx_context *cpu, const char *name, double seconds,

@@ -9,6 +9,18 @@
 
 #include "cli.h"
 
+/* Room for the library's rows. */
+#define TABLE_ROWS 16
+
+static fx_option equalize_table[TABLE_ROWS];
+
+/* The job's table: the library's rows (the program adds none). Runs before main. */
+__attribute__((constructor)) static void build_table(void)
+{
+    static const fx_option none[] = {FX_OPTION_END};
+    fxcli_join_tables(equalize_table, TABLE_ROWS, fx_equalize_options_table(), none);
+}
+
 typedef struct equalize_state {
     fx_image mask; /* read once from --mask, shared by every item */
 } equalize_state;
@@ -94,7 +106,7 @@ const fxcli_job fxcli_job_equalize = {
         "  fxkit equalize photo.png -o photo_eq.png\n"
         "  fxkit equalize --adaptive --tiles 8x8 --clip 2 scans/*.png -o clahe/\n"
         "  fxkit equalize --space hsv-float --scale mms --bins 256 in.png -o published.png",
-    .options = fx_equalize_option_table,
+    .options = equalize_table,
     .options_size = sizeof(fx_equalize_options),
     .common = FXCLI_COMMON_FILE_JOB,
     .media = FXCLI_MEDIA_IMAGE,

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "filter_stream.h"
 
 /* Room for the library's rows plus the program's. */
 #define TABLE_ROWS 32
@@ -170,7 +169,7 @@ static int check_plan(fxcli_run *run, fx_context *ctx, const filter_cli_options 
     fx_filter_plan *p;
     if (fx_filter_plan_create(ctx, k, &lib, &d, &p) != FX_OK)
         return fxcli_usage(run, "%s", fx_context_error(ctx));
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     return FXCLI_EXIT_OK;
 }
 
@@ -221,7 +220,7 @@ static void filter_worker_done(const fxcli_run *run, fx_context *ctx)
     filter_state *s = run->state;
     for (int i = 0; s && i < FXCLI_MAX_JOBS; i++)
         if (s->slots[i].ctx == ctx) {
-            fx_filter_free(s->slots[i].plan);
+            fx_filter_plan_free(s->slots[i].plan);
             s->slots[i].plan = NULL;
             s->slots[i].ctx = NULL;
         }
@@ -256,7 +255,7 @@ static fx_status worker_plan(const fxcli_run *run, fx_context *ctx, const fx_ima
         *out = slot->plan;
         return FX_OK;
     }
-    fx_filter_free(slot->plan);
+    fx_filter_plan_free(slot->plan);
     slot->plan = NULL;
     fx_status st = fx_filter_plan_create(ctx, s->kernel, &o->lib, d, &slot->plan);
     if (st != FX_OK) return st;
@@ -305,9 +304,8 @@ static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, const fxcl
     if (fx_image_probe_file(ctx, item->input, &sp.info) != FX_OK) return sp;
     sp.out_type = o->depth == DEPTH_SAME ? sp.info.type : depth_types[o->depth];
     sp.work_type = sp.out_type > sp.info.type ? sp.out_type : sp.info.type;
-    sp.band_rows =
-        fxcli_stream_band_rows(o->stream_rows, sp.info.width, sp.info.height, sp.info.channels,
-                               sp.work_type, fx_kernel_height(s->kernel), o->lib.border);
+    const fx_image_desc work = {sp.info.width, sp.info.height, sp.info.channels, sp.work_type};
+    sp.band_rows = fx_filter_band_rows(s->kernel, &o->lib, &work, o->stream_rows);
     return sp;
 }
 
@@ -323,8 +321,15 @@ static uint64_t filter_estimate(const fxcli_run *run, fx_context *ctx, const fxc
     return rows * row_samples * (fx_sample_size(sp.info.type) + 2 * fx_sample_size(sp.work_type));
 }
 
-/* The image band by band from file to file, when it is large (or --stream-rows asks);
- * *streamed tells whether it was. */
+/* The library's progress, as this worker's share of the progress bar. */
+static void band_progress(void *user, int rows_done, int rows_total)
+{
+    const fxcli_result *res = user;
+    fxcli_progress_item(res->slot, (uint64_t)rows_done, (uint64_t)rows_total);
+}
+
+/* The image band by band from file to file (fx_filter_file), when it is large (or
+ * --stream-rows asks); *streamed tells whether it was. */
 static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fxcli_item *item,
                                  const char *out_path, const fxcli_image_target *target,
                                  fxcli_result *res, bool *streamed)
@@ -335,30 +340,30 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     const stream_plan sp = plan_stream(run, ctx, item);
     if (sp.band_rows == 0) return FX_OK;
     const fx_image_info info = sp.info;
-    const fx_sample_type out_type = sp.out_type, work_type = sp.work_type;
-    const int kh = fx_kernel_height(s->kernel), band_rows = sp.band_rows;
     char why[FXCLI_MESSAGE_MAX];
-    if (!fxcli_image_target_check(target, info.channels, out_type, why, sizeof why))
+    if (!fxcli_image_target_check(target, info.channels, sp.out_type, why, sizeof why))
         return fxcli_fail(res, FX_EUNSUPPORTED, "%s (see --depth)", why);
     *streamed = true;
-    fx_image_reader *reader;
-    uint64_t t0 = fx_time_ns();
-    fx_status st = fx_image_reader_open(ctx, item->input, &reader);
-    res->timings.decode_ms += fx_elapsed_ms(t0, fx_time_ns());
-    if (st != FX_OK) return st;
-    fxcli_stream_job job = {s->kernel, &o->lib,   info.width, info.height, info.channels,
-                            kh,        band_rows, info.type,  work_type,   out_type};
+    fx_filter_stream_options so;
+    fx_filter_stream_options_init(&so);
+    so.band_rows = sp.band_rows;
+    so.out_type = sp.out_type;
+    so.progress = band_progress;
+    so.progress_user = res;
     fx_image_write_options wo;
     fx_image_write_options_init(&wo);
     wo.format = target->format;
     wo.in_place = 1; /* out_path is the batch's own temporary file (cli/tempfile.c) */
-    st = fxcli_filter_streamed(ctx, &job, reader, out_path, &wo, res);
-    fx_image_reader_close(reader);
+    fx_filter_stream_result done = {0};
+    fx_status st = fx_filter_file(ctx, s->kernel, &o->lib, &so, item->input, out_path, &wo, &done,
+                                  &res->timings);
+    if (done.band_rows) res->strategy = fx_filter_strategy_name(done.strategy);
     res->width = info.width;
     res->height = info.height;
     res->channels = info.channels;
     if (st == FX_OK && (o->explain || run->common.verbose))
-        fxcli_note("%s: filtered in bands of %d rows (%s)", item->input, band_rows, res->strategy);
+        fxcli_note("%s: filtered in bands of %d rows (%s)", item->input, done.band_rows,
+                   res->strategy);
     return st;
 }
 
@@ -387,7 +392,7 @@ static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli
     /* Filter at the more precise type: widen before, narrow after. */
     if (out_type > img.type && (st = convert_to(ctx, &img, out_type, &res->timings)) != FX_OK)
         goto out;
-    fx_image_desc d = {img.width, img.height, img.channels, img.type};
+    fx_image_desc d = fx_image_desc_of(&img);
     fx_filter_plan *plan;
     if ((st = worker_plan(run, ctx, &d, &plan)) != FX_OK) goto out;
     res->strategy = fx_filter_strategy_name(fx_filter_plan_strategy(plan));

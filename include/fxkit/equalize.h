@@ -2,9 +2,9 @@
  * CDF scalers) and adaptive (CLAHE, OpenCV's createCLAHE), on gray and colour
  * images, 8- and 16-bit, with the same bytes on the CPU and the GPU.
  *
- * Plan once, run many: fx_equalize_plan checks the options against an image
+ * Plan once, run many: fx_equalize_plan_create checks the options against an image
  * shape, reads the mask and allocates everything; fx_equalize_run only computes.
- * The option table (fx_equalize_option_table) is the library's: the program's
+ * The option table (fx_equalize_options_table) is the library's: the program's
  * parser, its --help and docs/OPTIONS.md come from it. docs/ALGORITHMS.md gives
  * every formula.
  */
@@ -37,23 +37,25 @@ typedef enum fx_equalize_scale {
 } fx_equalize_scale;
 
 typedef struct fx_equalize_options {
-    int space;         /* fx_equalize_space */
-    int bins;          /* 2..65536; 0 = one per level for 8-bit, 4096 for 16-bit */
-    int scale;         /* fx_equalize_scale (global equalization) */
-    int adaptive;      /* 1 = CLAHE */
-    const char *tiles; /* CLAHE tile grid "CxR" (columns x rows) */
-    double clip;       /* CLAHE clip limit, OpenCV's meaning; 0 = no clipping */
-    const char *mask;  /* file whose non-zero pixels build the histogram (NULL: all) */
-    int gpu_block;     /* GPU threads per block; 0 = the tuned default */
-    /* Not in the table: a mask already in memory (gray, 8 or 16 bits, the
-     * image's size). Wins over `mask`. Borrowed: it must outlive the plan. */
+    fx_equalize_space space; /* hsv */
+    int bins;                /* 2..65536; 0 = one per level for 8-bit, 4096 for 16-bit */
+    fx_equalize_scale scale; /* minmax (global equalization) */
+    int adaptive;            /* 1 = CLAHE */
+    const char *tiles;       /* CLAHE tile grid "CxR" (columns x rows) */
+    double clip;             /* CLAHE clip limit, OpenCV's meaning; 0 = no clipping */
+    const char *mask;        /* file whose non-zero pixels build the histogram (NULL: all) */
+    int gpu_block;           /* GPU threads per block; 0 = the tuned default */
+    /* API only, not in the option table (a table row holds numbers and text, not
+     * pixels): a mask already in memory (gray, 8 or 16 bits, the image's size). Wins
+     * over `mask`; the command line reads --mask FILE once into it for the whole batch.
+     * Borrowed: it must outlive the plan. */
     const fx_image *mask_image;
 } fx_equalize_options;
 
 /* The defaults, from the table. */
 FX_API void fx_equalize_options_init(fx_equalize_options *opts);
 /* The job's option table (ends with a NULL name); rows point into fx_equalize_options. */
-FX_API extern const fx_option fx_equalize_option_table[];
+FX_API const fx_option *fx_equalize_options_table(void);
 /* Ranges, --tiles syntax and combinations (e.g. --mask with --adaptive), without an
  * image: FX_EINVAL or FX_ERANGE with a detail naming the option. */
 FX_API fx_status fx_equalize_options_check(fx_context *ctx, const fx_equalize_options *opts);
@@ -61,14 +63,14 @@ FX_API fx_status fx_equalize_options_check(fx_context *ctx, const fx_equalize_op
  * colour image, else the input's. */
 FX_API int fx_equalize_output_channels(const fx_equalize_options *opts, int channels);
 
-typedef struct fx_equalizer fx_equalizer;
+typedef struct fx_equalize_plan fx_equalize_plan;
 
-/* Plan for images shaped like `shape` (its width, height, channels and type; its
- * pixels are not read). u8 and u16 images of 1 to 4 channels; at most 2^32 - 1
- * pixels. Reads opts->mask when given (checked against the shape). The plan keeps
- * ctx and uses its device: run it on the context's thread only. */
-FX_API fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *opts,
-                                  const fx_image *shape, fx_equalizer **out);
+/* Plan for images of this shape and type (fx_image_desc_of gives an image's). u8 and
+ * u16 images of 1 to 4 channels; at most 2^32 - 1 pixels. Reads opts->mask when given
+ * (checked against the shape). The plan keeps ctx and uses its device: run it on the
+ * context's thread only. */
+FX_API fx_status fx_equalize_plan_create(fx_context *ctx, const fx_equalize_options *opts,
+                                         const fx_image_desc *desc, fx_equalize_plan **out);
 /* Equalize `in` into `out` (the plan's shape; out has fx_equalize_output_channels
  * channels; out may be in itself when the layouts are the same). Both host images
  * (any context), or both device images (a GPU context only).
@@ -86,10 +88,10 @@ FX_API fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *op
  * and download_ms for host images on a GPU (there the 8-bit global kernels count
  * and map each band as it crosses, so upload_ms holds the histogram pass, download_ms
  * the mapping pass, and compute_ms only the LUTs). */
-FX_API fx_status fx_equalize_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
+FX_API fx_status fx_equalize_run(fx_equalize_plan *plan, const fx_image *in, fx_image *out,
                                  fx_timings *timings);
 /* Safe with NULL. */
-FX_API void fx_equalize_free(fx_equalizer *plan);
+FX_API void fx_equalize_plan_free(fx_equalize_plan *plan);
 
 /* One call: plan, run, free. When out->data is NULL, *out is allocated with the
  * right shape where `in` lives (host or device); release it with fx_image_free. */

@@ -9,7 +9,7 @@
  * images rounds half up, as cv2.GaussianBlur's fixed-point path does; the box preset on
  * 8-bit images follows cv2.blur's fixed-point divide: see docs/ALGORITHMS.md).
  *
- * Plan once, run many: fx_filter_plan analyses the kernel (rational weights, rank 1,
+ * Plan once, run many: fx_filter_plan_create analyses the kernel (rational weights, rank 1,
  * box), chooses a strategy and allocates; fx_filter_run only computes, on images of
  * the planned shape and type. A batch of same-shaped images reuses one plan.
  */
@@ -17,6 +17,7 @@
 #define FXKIT_FILTER_H
 
 #include "image.h"
+#include "image_stream.h"
 #include "options.h"
 
 #ifdef __cplusplus
@@ -94,17 +95,17 @@ typedef enum fx_alpha_mode {
 } fx_alpha_mode;
 
 typedef struct fx_filter_options {
-    int border;               /* fx_border (reflect101) */
-    const char *border_value; /* constant border: "V" or "V1,V2,…" per channel, in sample
-                                 units (0…255 for 8-bit); NULL or "" = 0 */
-    double scale;             /* multiplies the weights (1) */
-    double offset;            /* added to every output, in sample units (0) */
-    const char *anchor;       /* "X,Y" in the kernel; NULL or "" = (kw/2, kh/2) */
-    int convolve;             /* flip the kernel: true convolution (0) */
-    int alpha;                /* fx_alpha_mode (keep) */
-    int strategy;             /* fx_filter_strategy (auto) */
-    int gpu_block;            /* GPU variants: threads per block side, 8, 16 or 32 (0 = 16) */
-    int gpu_memory_mib;       /* GPU: device memory for streaming bands (0 = what is free) */
+    fx_border border;            /* reflect101 */
+    const char *border_value;    /* constant border: "V" or "V1,V2,…" per channel, in sample
+                                    units (0…255 for 8-bit); NULL or "" = 0 */
+    double scale;                /* multiplies the weights (1) */
+    double offset;               /* added to every output, in sample units (0) */
+    const char *anchor;          /* "X,Y" in the kernel; NULL or "" = (kw/2, kh/2) */
+    int convolve;                /* flip the kernel: true convolution (0) */
+    fx_alpha_mode alpha;         /* keep */
+    fx_filter_strategy strategy; /* auto */
+    int gpu_block;               /* GPU variants: threads per block side, 8, 16 or 32 (0 = 16) */
+    int gpu_memory_mib;          /* GPU: device memory for streaming bands (0 = what is free) */
 } fx_filter_options;
 
 /* The defaults, from the option table. */
@@ -114,12 +115,6 @@ FX_API void fx_filter_options_init(fx_filter_options *o);
 FX_API const fx_option *fx_filter_options_table(void);
 
 /* ---- plan and run ---- */
-
-/* The shape and type of the images a plan filters (input and output alike). */
-typedef struct fx_image_desc {
-    int width, height, channels;
-    fx_sample_type type;
-} fx_image_desc;
 
 typedef struct fx_filter_plan fx_filter_plan;
 
@@ -135,7 +130,7 @@ FX_API fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
  * on a CPU context both must be host images. */
 FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_image *dst,
                                fx_timings *timings);
-FX_API void fx_filter_free(fx_filter_plan *plan);
+FX_API void fx_filter_plan_free(fx_filter_plan *plan);
 
 /* The strategy the plan runs, and why it was chosen (one line, for --explain). */
 FX_API fx_filter_strategy fx_filter_plan_strategy(const fx_filter_plan *plan);
@@ -145,6 +140,74 @@ FX_API const char *fx_filter_plan_explain(const fx_filter_plan *plan);
  * fx_image_free), free the plan. */
 FX_API fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel,
                            const fx_filter_options *options, const fx_image *src, fx_image *dst);
+
+/* ---- images larger than memory: filtering in bands of rows ----
+ *
+ * fx_filter_stream reads an image from an fx_image_reader and writes the result to an
+ * fx_image_writer (include/fxkit/image_stream.h) a band of rows at a time: memory
+ * holds a band with its halo (kh - 1 rows above and below), not the image. Each band
+ * is filtered as an image of its own, which inside the image holds every row its
+ * outputs read, and at the image's top and bottom has the image's edges, where the
+ * border rules apply as they do to the whole image. So every row has the bytes
+ * fx_filter gives on the whole image, for every strategy but fft (whose tiles then
+ * differ: within its usual rounding) and every border but wrap (which reads the far
+ * edge: such images are filtered in one band). */
+
+/* Images of more bytes (at the type filtered at) than this are streamed when the
+ * caller leaves the band size to fx_filter_band_rows ... */
+#define FX_FILTER_STREAM_ABOVE_BYTES ((uint64_t)1 << 30)
+/* ... in bands of about this many bytes of input. */
+#define FX_FILTER_STREAM_BAND_BYTES ((uint64_t)64 << 20)
+
+/* Output rows per band for an image of this shape (desc->type: the type it is filtered
+ * at), or 0 to filter it whole. rows > 0 asks for bands of that many rows, raised to
+ * the kernel's height (so that the border rules at the image's top and bottom see the
+ * rows they would see in the whole image); rows == 0 streams only images above
+ * FX_FILTER_STREAM_ABOVE_BYTES, in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap
+ * border and images no taller than a band give 0. options may be NULL (the defaults). */
+FX_API int fx_filter_band_rows(const fx_kernel *kernel, const fx_filter_options *options,
+                               const fx_image_desc *desc, int rows);
+
+/* Called after each band is written: rows_done of the image's rows_total are out. */
+typedef void (*fx_filter_progress_fn)(void *user, int rows_done, int rows_total);
+
+typedef struct fx_filter_stream_options {
+    int band_rows;                  /* output rows per band; 0 = fx_filter_band_rows's choice,
+                                       and the whole image as one band when that is 0 */
+    fx_sample_type out_type;        /* type written (0 = the reader's); the image is filtered at
+                                       the more precise of the two, converted band by band */
+    fx_filter_progress_fn progress; /* NULL: none */
+    void *progress_user;            /* passed to progress */
+} fx_filter_stream_options;
+
+/* Zeroes: automatic bands, the reader's type, no progress. */
+FX_API void fx_filter_stream_options_init(fx_filter_stream_options *o);
+
+/* What a streamed filter did. */
+typedef struct fx_filter_stream_result {
+    int band_rows;               /* output rows per band (the image's height: one band) */
+    fx_filter_strategy strategy; /* the strategy of the last band's plan */
+} fx_filter_stream_result;
+
+/* Filter the reader's remaining image into the writer, band by band. The writer must
+ * have been opened with the reader's width, height and channels and stream->out_type
+ * (the reader's type when 0); it is neither closed nor discarded here (after an error
+ * the caller discards it). stream and result may be NULL. With timings, decode_ms and
+ * encode_ms (reading and writing rows) are added to, as fx_filter_run adds its own. */
+FX_API fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
+                                  const fx_filter_options *options,
+                                  const fx_filter_stream_options *stream, fx_image_reader *reader,
+                                  fx_image_writer *writer, fx_filter_stream_result *result,
+                                  fx_timings *timings);
+
+/* File to file through fx_filter_stream: opens in_path, writes out_path (format from
+ * write_options or its extension; write_options may be NULL), closes both. On failure
+ * nothing is left at out_path. Opening the reader counts as decode_ms. */
+FX_API fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel,
+                                const fx_filter_options *options,
+                                const fx_filter_stream_options *stream, const char *in_path,
+                                const char *out_path, const fx_image_write_options *write_options,
+                                fx_filter_stream_result *result, fx_timings *timings);
 
 #ifdef __cplusplus
 }

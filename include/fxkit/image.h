@@ -33,6 +33,20 @@ typedef struct fx_image {
     fx_memory memory; /* FX_MEMORY_HOST unless made by fx_image_alloc_device */
 } fx_image;
 
+/* The shape and type of an image, without its pixels: what the image jobs plan for
+ * (fx_filter_plan_create, fx_equalize_plan_create). */
+typedef struct fx_image_desc {
+    int width, height, channels;
+    fx_sample_type type;
+} fx_image_desc;
+
+/* The shape and type of img. */
+static inline fx_image_desc fx_image_desc_of(const fx_image *img)
+{
+    fx_image_desc d = {img->width, img->height, img->channels, img->type};
+    return d;
+}
+
 /* Bytes per sample: 1, 2 or 4; 0 for an unknown type. */
 FX_API size_t fx_sample_size(fx_sample_type type);
 /* "u8", "u16", "f32". */

@@ -58,8 +58,8 @@ typedef struct fx_normalize_options {
     const char *channels; /* NULL or "all"; else "0,2-3": channels to process */
     double overlap;       /* 0..1: frames overlap by this fraction */
     int ramp;             /* 1: ramp the gain per sample; 0: a constant gain per frame */
-    int preset;           /* fx_normalize_preset; sets the fields still at their defaults */
-    int compat;           /* fx_normalize_compat */
+    fx_normalize_preset preset; /* sets the fields still at their defaults */
+    fx_normalize_compat compat;
 } fx_normalize_options;
 
 /* The option table (name, alias, range, default, help of every field): the

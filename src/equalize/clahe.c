@@ -9,12 +9,12 @@
 #define INTERP_ROWS_PER_CHUNK 4
 
 typedef struct clahe_job {
-    fx_equalizer *plan;
+    fx_equalize_plan *plan;
     const fx_image *in;
     fx_image *out;
 } clahe_job;
 
-static inline uint32_t bin_of_key(const fx_equalizer *p, uint32_t key)
+static inline uint32_t bin_of_key(const fx_equalize_plan *p, uint32_t key)
 {
     return p->mode == FXI_EQ_MODE_HSV_FLOAT ? key : fxi_bin_of(key, p->bins, p->level_bits);
 }
@@ -24,7 +24,7 @@ static void tile_luts(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const clahe_job *job = arg;
-    fx_equalizer *p = job->plan;
+    fx_equalize_plan *p = job->plan;
     const fxi_clahe_grid *g = &p->grid;
     const size_t tiles = (size_t)g->tiles_x * (size_t)g->tiles_y;
     uint32_t px[FX_MAX_IMAGE_CHANNELS], keys[FXI_EQ_MAX_PLANES];
@@ -65,7 +65,7 @@ static void interpolate_rows(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const clahe_job *job = arg;
-    const fx_equalizer *p = job->plan;
+    const fx_equalize_plan *p = job->plan;
     const fxi_clahe_grid *g = &p->grid;
     const size_t tiles = (size_t)g->tiles_x * (size_t)g->tiles_y;
     const float inv_th = 1.0f / (float)g->tile_h;
@@ -103,7 +103,7 @@ static void interpolate_rows(void *arg, size_t begin, size_t end, int worker)
     }
 }
 
-void fxi_eq_cpu_clahe(fx_equalizer *p, const fx_image *in, fx_image *out)
+void fxi_eq_cpu_clahe(fx_equalize_plan *p, const fx_image *in, fx_image *out)
 {
     const fxi_clahe_grid *g = &p->grid;
     clahe_job job = {p, in, out};

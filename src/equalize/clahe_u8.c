@@ -18,12 +18,12 @@
 #define LEVELS FXI_EQ_U8_LEVELS
 #define STEP_PIXELS 8
 
-int fxi_eq_clahe_u8_fast(const fx_equalizer *p)
+int fxi_eq_clahe_u8_fast(const fx_equalize_plan *p)
 {
     return fxi_eq_u8_fast(p) && p->mode == FXI_EQ_MODE_GRAY;
 }
 
-void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *p, const fx_image *in, int tx, int ty,
+void fxi_eq_clahe_u8_tile_hist(const fx_equalize_plan *p, const fx_image *in, int tx, int ty,
                                uint32_t *hist)
 {
     const fxi_clahe_grid *g = &p->grid;
@@ -45,7 +45,7 @@ void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *p, const fx_image *in, int tx
     }
 }
 
-void fxi_eq_clahe_u8_columns(fx_equalizer *p)
+void fxi_eq_clahe_u8_columns(fx_equalize_plan *p)
 {
     for (int x = 0; x < p->width; x++) {
         const fxi_clahe_axis a = p->x_axis[x];
@@ -58,8 +58,8 @@ void fxi_eq_clahe_u8_columns(fx_equalizer *p)
 
 /* Pixels [from, width) of a row; lut1/lut2 are the float LUTs of the row's two
  * tile rows. */
-static void row_scalar(const fx_equalizer *p, const uint8_t *in, uint8_t *out, const float *lut1,
-                       const float *lut2, fxi_clahe_axis ys, int from)
+static void row_scalar(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out,
+                       const float *lut1, const float *lut2, fxi_clahe_axis ys, int from)
 {
     for (int x = from; x < p->width; x++) {
         const int v = in[x], i1 = p->x_index1[x] + v, i2 = p->x_index2[x] + v;
@@ -72,7 +72,7 @@ static void row_scalar(const fx_equalizer *p, const uint8_t *in, uint8_t *out, c
 }
 
 #ifdef CLAHE_AVX2
-static AVX2_FN int row_avx2(const fx_equalizer *p, const uint8_t *in, uint8_t *out,
+static AVX2_FN int row_avx2(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out,
                             const float *lut1, const float *lut2, fxi_clahe_axis ys)
 {
     const __m256 ya = _mm256_set1_ps(ys.a), ya1 = _mm256_set1_ps(ys.a1);
@@ -113,7 +113,8 @@ static AVX2_FN int row_avx2(const fx_equalizer *p, const uint8_t *in, uint8_t *o
 }
 #endif
 
-void fxi_eq_clahe_u8_row(const fx_equalizer *p, const uint8_t *in, uint8_t *out, fxi_clahe_axis ys)
+void fxi_eq_clahe_u8_row(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out,
+                         fxi_clahe_axis ys)
 {
     const size_t tile_lut = (size_t)p->grid.tiles_x * LEVELS;
     const float *lut1 = p->tile_lutf + (size_t)ys.t1 * tile_lut;

@@ -12,13 +12,13 @@ extern "C" {
 #endif
 
 /* Device buffers and uploads for a plan on a GPU context (plan->gpu set). */
-fx_status fxi_equalize_gpu_prepare(fx_equalizer *plan);
+fx_status fxi_equalize_gpu_prepare(fx_equalize_plan *plan);
 /* in and out: device images (equalized where they are) or host images (staged
  * through pinned memory), of the planned shape. */
-fx_status fxi_equalize_gpu_run(fx_equalizer *plan, const fx_image *in, fx_image *out,
+fx_status fxi_equalize_gpu_run(fx_equalize_plan *plan, const fx_image *in, fx_image *out,
                                fx_timings *timings);
 /* Safe when the plan has no GPU state. */
-void fxi_equalize_gpu_release(fx_equalizer *plan);
+void fxi_equalize_gpu_release(fx_equalize_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* Equalization internals shared by src/equalize/ and src/equalize/gpu_*.
  *
- * Flow: plan.c resolves the options against an image shape into an fx_equalizer
+ * Flow: plan.c resolves the options against an image shape into an fx_equalize_plan
  * (mode, bins, CLAHE grid, mask) and allocates; run dispatches to the CPU path
  * (histogram.c, lut.c, apply.c, clahe.c) or to the GPU (src/equalize/gpu_cuda.c).
  * Per-pixel and per-bin arithmetic is in equalize_math.h, geometry in geometry.c.
@@ -92,7 +92,7 @@ int fxi_eq_band_height(int y0, int band_rows, int height);
 
 typedef struct fxi_eq_gpu fxi_eq_gpu;
 
-struct fx_equalizer {
+struct fx_equalize_plan {
     fx_context *ctx;
     int mode; /* fxi_eq_mode */
     int width, height, in_channels, out_channels;
@@ -184,29 +184,29 @@ void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t are
 
 /* Mapping (type, mode and channels: value_lut always has the 256 levels of 8-bit
  * samples) and counting (also 256 bins, so that a key is its bin). */
-int fxi_eq_u8_fast_map(const fx_equalizer *plan);
-int fxi_eq_u8_fast(const fx_equalizer *plan);
+int fxi_eq_u8_fast_map(const fx_equalize_plan *plan);
+int fxi_eq_u8_fast(const fx_equalize_plan *plan);
 /* lut8/lut32/lutf from value_lut. */
-void fxi_eq_u8_tables(fx_equalizer *plan);
+void fxi_eq_u8_tables(fx_equalize_plan *plan);
 /* `width` gray samples counted into `sub` (width <= 0: none). */
 void fxi_eq_u8_count_gray(const uint8_t *row, int width,
                           uint32_t sub[FXI_EQ_SUB_HISTS][FXI_EQ_U8_LEVELS]);
 /* Keys of one row counted into `sub` (no mask). */
-void fxi_eq_u8_count_row(const fx_equalizer *plan, const uint8_t *row,
+void fxi_eq_u8_count_row(const fx_equalize_plan *plan, const uint8_t *row,
                          uint32_t sub[FXI_EQ_SUB_HISTS][FXI_EQ_U8_LEVELS]);
 /* One row mapped with lut8/lut32/lutf; out may be in. */
-void fxi_eq_u8_map_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out);
+void fxi_eq_u8_map_row(const fx_equalize_plan *plan, const uint8_t *in, uint8_t *out);
 
 /* ---- CLAHE 8-bit gray fast path (clahe_u8.c): 256 bins, one channel ---- */
 
-int fxi_eq_clahe_u8_fast(const fx_equalizer *plan);
+int fxi_eq_clahe_u8_fast(const fx_equalize_plan *plan);
 /* Histogram of tile (tx, ty) of the padded image into hist (256 bins). */
-void fxi_eq_clahe_u8_tile_hist(const fx_equalizer *plan, const fx_image *in, int tx, int ty,
+void fxi_eq_clahe_u8_tile_hist(const fx_equalize_plan *plan, const fx_image *in, int tx, int ty,
                                uint32_t *hist);
 /* x_index1/2 and x_weight/x_weight1 from x_axis. */
-void fxi_eq_clahe_u8_columns(fx_equalizer *plan);
+void fxi_eq_clahe_u8_columns(fx_equalize_plan *plan);
 /* One row of the interpolation; ys is the row's position between tile centres. */
-void fxi_eq_clahe_u8_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *out,
+void fxi_eq_clahe_u8_row(const fx_equalize_plan *plan, const uint8_t *in, uint8_t *out,
                          fxi_clahe_axis ys);
 
 /* GPU seam: equalize/equalize_gpu.h. */
@@ -214,10 +214,10 @@ void fxi_eq_clahe_u8_row(const fx_equalizer *plan, const uint8_t *in, uint8_t *o
 /* ---- CPU passes ---- */
 
 /* Histograms of the key planes over the (masked) image into plan->hist. */
-void fxi_eq_cpu_histogram(fx_equalizer *plan, const fx_image *in);
+void fxi_eq_cpu_histogram(fx_equalize_plan *plan, const fx_image *in);
 /* Global: LUTs from plan->hist, then the mapping pass. */
-void fxi_eq_cpu_global(fx_equalizer *plan, const fx_image *in, fx_image *out);
+void fxi_eq_cpu_global(fx_equalize_plan *plan, const fx_image *in, fx_image *out);
 /* CLAHE: tile LUTs, then the interpolation pass. */
-void fxi_eq_cpu_clahe(fx_equalizer *plan, const fx_image *in, fx_image *out);
+void fxi_eq_cpu_clahe(fx_equalize_plan *plan, const fx_image *in, fx_image *out);
 
 #endif

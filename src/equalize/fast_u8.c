@@ -29,23 +29,23 @@
 #define HALF_DESCALE (1 << (FXI_YUV_SHIFT - 1))
 
 /* equalize_math.h's rule for one pass, on the modes this file covers. */
-static int fast_pass(const fx_equalizer *p, unsigned pass)
+static int fast_pass(const fx_equalize_plan *p, unsigned pass)
 {
     return fxi_eq_u8_fast_path(pass, FXI_EQ_FAST_MODES_CPU, p->type == FX_U8, p->mode,
                                p->in_channels, p->bins, p->mask != NULL, p->adaptive);
 }
 
-int fxi_eq_u8_fast_map(const fx_equalizer *p)
+int fxi_eq_u8_fast_map(const fx_equalize_plan *p)
 {
     return fast_pass(p, FXI_EQ_FAST_MAP);
 }
 
-int fxi_eq_u8_fast(const fx_equalizer *p)
+int fxi_eq_u8_fast(const fx_equalize_plan *p)
 {
     return fast_pass(p, FXI_EQ_FAST_COUNT);
 }
 
-void fxi_eq_u8_tables(fx_equalizer *p)
+void fxi_eq_u8_tables(fx_equalize_plan *p)
 {
     for (uint32_t v = 0; v < U8_LEVELS; v++) {
         p->lut8[v] = (uint8_t)p->value_lut[v];
@@ -68,7 +68,7 @@ static void count_scalar(int mode, const uint8_t *row, int from, int width,
         sub[x & (FXI_EQ_SUB_HISTS - 1)][key_of(mode, row + 3 * (size_t)x)]++;
 }
 
-static void map_scalar(const fx_equalizer *p, const uint8_t *in, uint8_t *out, int from)
+static void map_scalar(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out, int from)
 {
     for (int x = from; x < p->width; x++) {
         const uint8_t *s = in + 3 * (size_t)x;
@@ -205,7 +205,7 @@ static AVX2_FN inline __m256i hsv_channel8(__m256i c, __m256 f, __m256 g)
     return _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(c), f), g));
 }
 
-static AVX2_FN int map_avx2(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
+static AVX2_FN int map_avx2(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out)
 {
     int x = 0;
     const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
@@ -242,7 +242,7 @@ static AVX2_FN int map_avx2(const fx_equalizer *p, const uint8_t *in, uint8_t *o
 }
 #endif
 
-void fxi_eq_u8_count_row(const fx_equalizer *p, const uint8_t *row,
+void fxi_eq_u8_count_row(const fx_equalize_plan *p, const uint8_t *row,
                          uint32_t sub[FXI_EQ_SUB_HISTS][U8_LEVELS])
 {
     if (p->mode == FXI_EQ_MODE_GRAY) {
@@ -256,7 +256,7 @@ void fxi_eq_u8_count_row(const fx_equalizer *p, const uint8_t *row,
     count_scalar(p->mode, row, x, p->width, sub);
 }
 
-void fxi_eq_u8_map_row(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
+void fxi_eq_u8_map_row(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out)
 {
     if (p->mode == FXI_EQ_MODE_GRAY) {
         map_gray(p->lut8, in, out, p->width);

@@ -10,7 +10,7 @@
 
 /* Output level of every key value, per plane: the bin's level, or the key itself
  * when the image has nothing to stretch. */
-static void build_value_luts(fx_equalizer *p)
+static void build_value_luts(fx_equalize_plan *p)
 {
     const uint32_t levels = 1u << p->level_bits;
     for (int k = 0; k < p->planes; k++) {
@@ -31,14 +31,14 @@ static void build_value_luts(fx_equalizer *p)
 }
 
 typedef struct apply_job {
-    const fx_equalizer *plan;
+    const fx_equalize_plan *plan;
     const fx_image *in;
     fx_image *out;
     int copy; /* hsv-float with nothing to stretch: the input unchanged */
 } apply_job;
 
 /* Any mode, any type: the per-pixel functions the GPU runs. */
-static inline void map_row_general(const fx_equalizer *p, const uint8_t *in, uint8_t *out,
+static inline void map_row_general(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out,
                                    int channels, fx_sample_type type, int mode)
 {
     const uint32_t levels = 1u << p->level_bits;
@@ -61,7 +61,7 @@ static inline void map_row_general(const fx_equalizer *p, const uint8_t *in, uin
 }
 
 /* 8-bit gray with alpha: one lookup per pixel (gray alone is fxi_eq_u8_map_row). */
-static void map_row_gray_alpha_u8(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
+static void map_row_gray_alpha_u8(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out)
 {
     const uint16_t *vlut = p->value_lut;
     for (int x = 0; x < p->width; x++) {
@@ -72,7 +72,7 @@ static void map_row_gray_alpha_u8(const fx_equalizer *p, const uint8_t *in, uint
 
 /* 8-bit hsv with alpha: the (V, channel) table holds fxi_hsv_channel for this image's
  * LUT (without alpha it is fxi_eq_u8_map_row). */
-static void map_row_hsv_alpha_u8(const fx_equalizer *p, const uint8_t *in, uint8_t *out)
+static void map_row_hsv_alpha_u8(const fx_equalize_plan *p, const uint8_t *in, uint8_t *out)
 {
     const int channels = 4;
     const uint8_t *table = p->hsv_table;
@@ -90,7 +90,7 @@ static void map_rows(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const apply_job *job = arg;
-    const fx_equalizer *p = job->plan;
+    const fx_equalize_plan *p = job->plan;
     const size_t row_bytes = (size_t)p->width * (size_t)p->in_channels * fx_sample_size(p->type);
     for (size_t y = begin; y < end; y++) {
         const uint8_t *in = fx_image_row(job->in, (int)y);
@@ -108,7 +108,7 @@ static void map_rows(void *arg, size_t begin, size_t end, int worker)
     }
 }
 
-void fxi_eq_cpu_global(fx_equalizer *p, const fx_image *in, fx_image *out)
+void fxi_eq_cpu_global(fx_equalize_plan *p, const fx_image *in, fx_image *out)
 {
     apply_job job = {p, in, out, 0};
     if (p->mode == FXI_EQ_MODE_HSV_FLOAT)

@@ -55,7 +55,7 @@ static fx_status device_array(fx_context *ctx, size_t count, size_t size, void *
     return fxi_device_alloc(ctx, bytes, out);
 }
 
-static fx_status prepare(fx_equalizer *p)
+static fx_status prepare(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -78,14 +78,14 @@ static fx_status prepare(fx_equalizer *p)
     return FX_OK;
 }
 
-fx_status fxi_equalize_gpu_prepare(fx_equalizer *p)
+fx_status fxi_equalize_gpu_prepare(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     FXI_TRY(fxi_calloc(ctx, 1, sizeof *p->gpu, (void **)&p->gpu));
     return prepare(p);
 }
 
-void fxi_equalize_gpu_release(fx_equalizer *p)
+void fxi_equalize_gpu_release(fx_equalize_plan *p)
 {
     if (!p || !p->gpu) return;
     fxi_eq_gpu *g = p->gpu;
@@ -111,8 +111,8 @@ void fxi_equalize_gpu_release(fx_equalizer *p)
     p->gpu = NULL;
 }
 
-static fxi_eq_kernel_args kernel_args(const fx_equalizer *p, const uint8_t *in, size_t in_stride,
-                                      uint8_t *out, size_t out_stride)
+static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *in,
+                                      size_t in_stride, uint8_t *out, size_t out_stride)
 {
     const fxi_eq_gpu *g = p->gpu;
     fxi_eq_kernel_args a = {0};
@@ -156,7 +156,7 @@ static fx_status stage_end(fx_context *ctx, double *field, uint64_t *since)
     return FX_OK;
 }
 
-static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
+static fx_status staging_ready(fx_equalize_plan *p, size_t band_bytes)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -180,7 +180,7 @@ static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
 }
 
 /* Wait for everything queued on the staging streams. */
-static fx_status slots_sync(fx_equalizer *p)
+static fx_status slots_sync(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     for (int i = 0; i < STAGE_SLOTS; i++)
@@ -190,7 +190,7 @@ static fx_status slots_sync(fx_equalizer *p)
 
 /* Work queued from now on the staging streams starts after the work queued so far on
  * the context's stream. */
-static fx_status slots_wait_for_context(fx_equalizer *p)
+static fx_status slots_wait_for_context(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -202,7 +202,7 @@ static fx_status slots_wait_for_context(fx_equalizer *p)
 
 /* Work queued from now on the context's stream starts after the work queued so far
  * on every staging stream. */
-static fx_status context_waits_for_slots(fx_equalizer *p)
+static fx_status context_waits_for_slots(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -216,8 +216,8 @@ static fx_status context_waits_for_slots(fx_equalizer *p)
 /* The whole host image up into dev (packed rows of row_bytes), band by band, queued
  * on the staging streams. With count (the fast path's arguments on dev), each band
  * is counted into the histogram on its stream once it is up. */
-static fx_status upload_bands(fx_equalizer *p, const fx_image *in, uint8_t *dev, size_t row_bytes,
-                              int band_rows, const fxi_eq_kernel_args *count)
+static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *dev,
+                              size_t row_bytes, int band_rows, const fxi_eq_kernel_args *count)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
@@ -238,7 +238,7 @@ static fx_status upload_bands(fx_equalizer *p, const fx_image *in, uint8_t *dev,
 /* dev (packed rows) down into the host image, band by band: a slot's band is
  * unpacked when the slot is needed again, or at the end. With map (the fast path's
  * arguments, out = dev), each band is mapped on its stream before it comes down. */
-static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *out,
+static fx_status download_bands(fx_equalize_plan *p, const uint8_t *dev, fx_image *out,
                                 size_t row_bytes, int band_rows, const fxi_eq_kernel_args *map)
 {
     fx_context *ctx = p->ctx;
@@ -276,7 +276,7 @@ static fx_status download_bands(fx_equalizer *p, const uint8_t *dev, fx_image *o
 /* Fast path, host image: the histogram counted band by band behind the upload, the
  * LUT on the context's stream, the mapping band by band ahead of the download. The
  * file's comment says what each timing covers. */
-static fx_status run_banded_fast(fx_equalizer *p, const fx_image *in, fx_image *out,
+static fx_status run_banded_fast(fx_equalize_plan *p, const fx_image *in, fx_image *out,
                                  uint8_t *dev_in, const fxi_eq_kernel_args *a, int band_rows,
                                  fx_timings *t, uint64_t *since)
 {
@@ -299,7 +299,7 @@ static fx_status run_banded_fast(fx_equalizer *p, const fx_image *in, fx_image *
     return FX_OK;
 }
 
-static fx_status run_guarded(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *t)
+static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t)
 {
     fx_context *ctx = p->ctx;
     uint64_t since = fx_time_ns();
@@ -336,7 +336,8 @@ static fx_status run_guarded(fx_equalizer *p, const fx_image *in, fx_image *out,
     return FX_OK;
 }
 
-fx_status fxi_equalize_gpu_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *t)
+fx_status fxi_equalize_gpu_run(fx_equalize_plan *p, const fx_image *in, fx_image *out,
+                               fx_timings *t)
 {
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(p->ctx, &guard));

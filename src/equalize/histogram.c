@@ -10,7 +10,7 @@
 
 /* One row, written for constant channels/type/mode so the compiler specialises
  * each call below. */
-static inline void count_row(const fx_equalizer *p, const uint8_t *row, const uint8_t *mask,
+static inline void count_row(const fx_equalize_plan *p, const uint8_t *row, const uint8_t *mask,
                              uint32_t *h, int channels, fx_sample_type type, int mode)
 {
     uint32_t px[FX_MAX_IMAGE_CHANNELS], keys[FXI_EQ_MAX_PLANES];
@@ -29,7 +29,7 @@ static inline void count_row(const fx_equalizer *p, const uint8_t *row, const ui
     }
 }
 
-static void count_row_dispatch(const fx_equalizer *p, const uint8_t *row, const uint8_t *mask,
+static void count_row_dispatch(const fx_equalize_plan *p, const uint8_t *row, const uint8_t *mask,
                                uint32_t *h)
 {
     const int ch = p->in_channels;
@@ -44,7 +44,7 @@ static void count_row_dispatch(const fx_equalizer *p, const uint8_t *row, const 
 }
 
 typedef struct hist_job {
-    fx_equalizer *plan;
+    fx_equalize_plan *plan;
     const fx_image *in;
 } hist_job;
 
@@ -64,7 +64,7 @@ static void count_rows_u8(const hist_job *job, size_t begin, size_t end, uint32_
 static void count_rows(void *arg, size_t begin, size_t end, int worker)
 {
     const hist_job *job = arg;
-    const fx_equalizer *p = job->plan;
+    const fx_equalize_plan *p = job->plan;
     uint32_t *h = p->hist_work + (size_t)worker * (size_t)p->planes * p->bins;
     if (!p->mask && fxi_eq_u8_fast(p)) {
         count_rows_u8(job, begin, end, h);
@@ -76,7 +76,7 @@ static void count_rows(void *arg, size_t begin, size_t end, int worker)
     }
 }
 
-void fxi_eq_cpu_histogram(fx_equalizer *p, const fx_image *in)
+void fxi_eq_cpu_histogram(fx_equalize_plan *p, const fx_image *in)
 {
     const size_t per_worker = (size_t)p->planes * p->bins;
     memset(p->hist_work, 0, (size_t)p->hist_workers * per_worker * sizeof *p->hist_work);

@@ -8,6 +8,10 @@
 
 #define OPT(field) offsetof(fx_equalize_options, field)
 
+/* FX_OPT_ENUM rows write their field through an int (src/core/options.c). */
+_Static_assert(sizeof(fx_equalize_space) == sizeof(int), "fx_equalize_space is stored as an int");
+_Static_assert(sizeof(fx_equalize_scale) == sizeof(int), "fx_equalize_scale is stored as an int");
+
 /* Same order as fx_equalize_space and fx_equalize_scale. */
 static const char *const space_names[] = {"gray", "hsv", "luma", "rgb", "hsv-float", NULL};
 static const char *const scale_names[] = {"minmax", "max", "mms", "mas", NULL};
@@ -18,7 +22,7 @@ static const char *const scale_names[] = {"minmax", "max", "mms", "mas", NULL};
 /* GPU block sizes: whole warps, up to the CUDA limit. */
 #define MAX_GPU_BLOCK 1024
 
-FX_API const fx_option fx_equalize_option_table[] = {
+static const fx_option table[] = {
     {"space", 0, FX_OPT_ENUM, OPT(space), FX_EQ_SPACE_HSV, 0, 0, NULL, space_names, "SPACE",
      "colour images: equalize V of HSV (hue kept), OpenCV's luma, each RGB channel, "
      "gray, or the published float HSV round trip; gray images are equalized directly"},
@@ -34,20 +38,26 @@ FX_API const fx_option fx_equalize_option_table[] = {
     {"clip", 0, FX_OPT_DOUBLE, OPT(clip), DEFAULT_CLIP, 0, MAX_CLIP, NULL, NULL, "L",
      "CLAHE clip limit in mean bin heights (0 = no limit)"},
     {"mask", 0, FX_OPT_STRING, OPT(mask), 0, 0, 0, NULL, NULL, "FILE",
-     "gray image of the input's size: only its non-zero pixels build the histogram"},
+     "gray 8- or 16-bit image of the input's size: only its non-zero pixels build the "
+     "histogram (read once for the batch; from C, mask_image gives one already in memory)"},
     {"gpu-block", 0, FX_OPT_INT, OPT(gpu_block), 0, 0, MAX_GPU_BLOCK, NULL, NULL, "N",
      "GPU threads per block, a multiple of 32 (0 = the tuned default)"},
     FX_OPTION_END};
 
+const fx_option *fx_equalize_options_table(void)
+{
+    return table;
+}
+
 void fx_equalize_options_init(fx_equalize_options *opts)
 {
     memset(opts, 0, sizeof *opts);
-    fx_options_defaults(fx_equalize_option_table, opts);
+    fx_options_defaults(table, opts);
 }
 
 fx_status fx_equalize_options_check(fx_context *ctx, const fx_equalize_options *opts)
 {
-    FXI_TRY(fx_options_validate(ctx, fx_equalize_option_table, opts));
+    FXI_TRY(fx_options_validate(ctx, table, opts));
     FXI_RETURN_IF(opts->bins != 0 && opts->bins < FXI_EQ_MIN_BINS, FX_ERANGE,
                  "--bins: %d is too few (at least %d, or 0 for the default)", opts->bins,
                  FXI_EQ_MIN_BINS);

@@ -1,4 +1,4 @@
-/* fx_equalize_plan / run / free and the one-call fx_equalize. */
+/* fx_equalize_plan_create / run / free and the one-call fx_equalize. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +9,7 @@
 #define LEVEL_BITS_U16 16
 #define HSV_TABLE_SIDE 256 /* 8-bit V x 8-bit channel */
 
-static int mode_of(int space, int channels)
+static int mode_of(fx_equalize_space space, int channels)
 {
     if (channels <= 2) return FXI_EQ_MODE_GRAY;
     switch (space) {
@@ -21,7 +21,7 @@ static int mode_of(int space, int channels)
     }
 }
 
-static fx_status check_shape(fx_context *ctx, const fx_image *s)
+static fx_status check_shape(fx_context *ctx, const fx_image_desc *s)
 {
     FXI_RETURN_IF(!s, FX_EINVAL, "equalize: no image shape");
     FXI_RETURN_IF(s->width < 1 || s->height < 1, FX_EINVAL, "equalize: image size %dx%d is empty",
@@ -37,8 +37,8 @@ static fx_status check_shape(fx_context *ctx, const fx_image *s)
 }
 
 /* Bins, levels, scale, mode and grid from the options and the shape. */
-static fx_status resolve(fx_context *ctx, const fx_equalize_options *o, const fx_image *s,
-                         fx_equalizer *p)
+static fx_status resolve(fx_context *ctx, const fx_equalize_options *o, const fx_image_desc *s,
+                         fx_equalize_plan *p)
 {
     p->width = s->width;
     p->height = s->height;
@@ -70,7 +70,7 @@ static fx_status resolve(fx_context *ctx, const fx_equalize_options *o, const fx
 }
 
 /* planes * tiles * bins entries of `size` bytes. */
-static fx_status alloc_per_bin(fx_context *ctx, const fx_equalizer *p, size_t size, void **out)
+static fx_status alloc_per_bin(fx_context *ctx, const fx_equalize_plan *p, size_t size, void **out)
 {
     size_t tiles = (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, n;
     FXI_RETURN_IF(!fxi_mul3_size((size_t)p->planes, tiles, (size_t)p->bins, &n), FX_EOVERFLOW,
@@ -78,7 +78,7 @@ static fx_status alloc_per_bin(fx_context *ctx, const fx_equalizer *p, size_t si
     return fxi_calloc(ctx, n, size, out);
 }
 
-static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
+static fx_status alloc_cpu(fx_context *ctx, fx_equalize_plan *p)
 {
     FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->hist, (void **)&p->hist));
     FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->bin_lut, (void **)&p->bin_lut));
@@ -105,31 +105,31 @@ static fx_status alloc_cpu(fx_context *ctx, fx_equalizer *p)
     return FX_OK;
 }
 
-fx_status fx_equalize_plan(fx_context *ctx, const fx_equalize_options *opts, const fx_image *shape,
-                           fx_equalizer **out)
+fx_status fx_equalize_plan_create(fx_context *ctx, const fx_equalize_options *opts,
+                                  const fx_image_desc *desc, fx_equalize_plan **out)
 {
     FXI_RETURN_IF(!out, FX_EINVAL, "equalize: no plan pointer");
     *out = NULL;
     FXI_RETURN_IF(!ctx || !opts, FX_EINVAL, "equalize: no context or options");
     FXI_TRY(fx_equalize_options_check(ctx, opts));
-    FXI_TRY(check_shape(ctx, shape));
-    fx_equalizer *p;
+    FXI_TRY(check_shape(ctx, desc));
+    fx_equalize_plan *p;
     FXI_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
     p->ctx = ctx;
-    fx_status st = resolve(ctx, opts, shape, p);
+    fx_status st = resolve(ctx, opts, desc, p);
     if (st == FX_OK) st = fxi_eq_load_mask(ctx, opts, p->width, p->height, &p->mask);
     if (st == FX_OK)
         st = fx_context_device(ctx, NULL) == FX_DEVICE_GPU ? fxi_equalize_gpu_prepare(p)
                                                            : alloc_cpu(ctx, p);
     if (st != FX_OK) {
-        fx_equalize_free(p);
+        fx_equalize_plan_free(p);
         return st;
     }
     *out = p;
     return FX_OK;
 }
 
-void fx_equalize_free(fx_equalizer *p)
+void fx_equalize_plan_free(fx_equalize_plan *p)
 {
     if (!p) return;
     fxi_equalize_gpu_release(p);
@@ -149,7 +149,7 @@ void fx_equalize_free(fx_equalizer *p)
     free(p);
 }
 
-static fx_status check_image(fx_context *ctx, const fx_equalizer *p, const fx_image *img,
+static fx_status check_image(fx_context *ctx, const fx_equalize_plan *p, const fx_image *img,
                              int channels, const char *which)
 {
     FXI_RETURN_IF(!img || !img->data, FX_EINVAL, "equalize: %s image has no pixels", which);
@@ -165,7 +165,8 @@ static fx_status check_image(fx_context *ctx, const fx_equalizer *p, const fx_im
     return FX_OK;
 }
 
-fx_status fx_equalize_run(fx_equalizer *p, const fx_image *in, fx_image *out, fx_timings *timings)
+fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out,
+                          fx_timings *timings)
 {
     if (!p) return FX_EINVAL;
     fx_context *ctx = p->ctx;
@@ -197,8 +198,9 @@ fx_status fx_equalize(fx_context *ctx, const fx_equalize_options *opts, const fx
                       fx_image *out, fx_timings *timings)
 {
     FXI_RETURN_IF(!in || !out, FX_EINVAL, "equalize: no input or output image");
-    fx_equalizer *plan;
-    FXI_TRY(fx_equalize_plan(ctx, opts, in, &plan));
+    const fx_image_desc desc = fx_image_desc_of(in);
+    fx_equalize_plan *plan;
+    FXI_TRY(fx_equalize_plan_create(ctx, opts, &desc, &plan));
     int allocated = 0;
     fx_status st = FX_OK;
     if (!out->data) {
@@ -210,6 +212,6 @@ fx_status fx_equalize(fx_context *ctx, const fx_equalize_options *opts, const fx
     }
     if (st == FX_OK) st = fx_equalize_run(plan, in, out, timings);
     if (st != FX_OK && allocated) fx_image_free(out);
-    fx_equalize_free(plan);
+    fx_equalize_plan_free(plan);
     return st;
 }

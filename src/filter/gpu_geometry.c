@@ -1,5 +1,6 @@
 /* Geometry of the GPU filter (see gpu_geometry.h): plain C, no CUDA. */
 #include "filter/gpu_geometry.h"
+#include "filter/band.h"
 
 /* direct: a warp across the row, 8 warps down, 4 output rows per thread */
 #define DIRECT_BLOCK_X 32
@@ -273,10 +274,12 @@ bool fxi_gpu_plan_bands(const fxi_gpu_shape *s, size_t work_per_row, int64_t max
 
 fxi_gpu_band fxi_gpu_band_at(const fxi_gpu_bands *bands, const fxi_gpu_shape *s, int64_t b)
 {
+    /* virtual rows: the band is packed with the border rule resolved (gpu_plan_cuda.c) */
+    const fxi_band band = fxi_band_at(b, bands->band_h, s->height, s->ay, s->kh - 1 - s->ay, false);
     fxi_gpu_band r;
-    r.y0 = b * bands->band_h;
-    r.y1 = min64(r.y0 + bands->band_h, s->height);
-    r.v0 = r.y0 - s->ay;
-    r.vrows = r.y1 - r.y0 + s->kh - 1;
+    r.y0 = band.out_begin;
+    r.y1 = band.out_end;
+    r.v0 = band.in_begin;
+    r.vrows = band.in_end - band.in_begin;
     return r;
 }

@@ -22,6 +22,11 @@ static const char *const alpha_names[] = {"keep", "filter", NULL};
 
 #define OPT(field) offsetof(fx_filter_options, field)
 
+/* FX_OPT_ENUM rows write their field through an int (src/core/options.c). */
+_Static_assert(sizeof(fx_border) == sizeof(int), "fx_border is stored as an int");
+_Static_assert(sizeof(fx_alpha_mode) == sizeof(int), "fx_alpha_mode is stored as an int");
+_Static_assert(sizeof(fx_filter_strategy) == sizeof(int), "fx_filter_strategy is stored as an int");
+
 static const fx_option filter_table[] = {
     {"border", 'b', FX_OPT_ENUM, OPT(border), FX_BORDER_REFLECT101, 0, 0, NULL, border_names,
      "MODE",
@@ -44,9 +49,9 @@ static const fx_option filter_table[] = {
      "auto (by kernel and image size), direct, separable, box or fft; with --device gpu also "
      "gpu-global, gpu-constant, gpu-shared or gpu-texture (the published CUDA variants)"},
     {"gpu-block", 0, FX_OPT_INT, OPT(gpu_block), 0, 0, 32, NULL, NULL, "N",
-     "GPU variants: threads per block side, 8, 16 or 32 (default 16)"},
+     "GPU variants: threads per block side, 8, 16 or 32; 0 means 16"},
     {"gpu-memory", 0, FX_OPT_INT, OPT(gpu_memory_mib), 0, 0, 1 << 24, NULL, NULL, "MIB",
-     "GPU: device memory for streaming an image in row bands (default: what is free)"},
+     "GPU: device memory for streaming an image in row bands; 0 means what is free"},
     FX_OPTION_END};
 
 const fx_option *fx_filter_options_table(void)

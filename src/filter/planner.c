@@ -170,14 +170,14 @@ fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
     p->desc = *desc;
     fx_status st = plan_build(p, kernel, options);
     if (st != FX_OK) {
-        fx_filter_free(p);
+        fx_filter_plan_free(p);
         return st;
     }
     *out = p;
     return FX_OK;
 }
 
-void fx_filter_free(fx_filter_plan *p)
+void fx_filter_plan_free(fx_filter_plan *p)
 {
     if (!p) return;
     fxi_taps_free(&p->taps);
@@ -249,7 +249,7 @@ fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel, const fx_filter_op
 {
     memset(dst, 0, sizeof *dst);
     FXI_RETURN_IF(!src, FX_EINVAL, "filter: no input image");
-    fx_image_desc d = {src->width, src->height, src->channels, src->type};
+    fx_image_desc d = fx_image_desc_of(src);
     fx_filter_plan *p;
     FXI_TRY(fx_filter_plan_create(ctx, kernel, options, &d, &p));
     fx_status st =
@@ -258,6 +258,6 @@ fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel, const fx_filter_op
             : fx_image_alloc(ctx, dst, src->width, src->height, src->channels, src->type);
     if (st == FX_OK) st = fx_filter_run(p, src, dst, NULL);
     if (st != FX_OK) fx_image_free(dst);
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     return st;
 }

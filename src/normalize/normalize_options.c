@@ -9,6 +9,12 @@
 
 #define OPT(field) offsetof(fx_normalize_options, field)
 
+/* FX_OPT_ENUM rows write their field through an int (src/core/options.c). */
+_Static_assert(sizeof(fx_normalize_preset) == sizeof(int),
+               "fx_normalize_preset is stored as an int");
+_Static_assert(sizeof(fx_normalize_compat) == sizeof(int),
+               "fx_normalize_compat is stored as an int");
+
 #define DEFAULT_FRAME_MS 500
 #define MIN_FRAME_MS 10
 #define MAX_FRAME_MS 8000

@@ -34,13 +34,13 @@ static void run_all(fx_context *ctx, const fx_kernel *k)
         if (fx_filter_plan_create(ctx, k, &o, &d, &p) != FX_OK) continue;
         fx_filter_run(p, &src, &ref, NULL);
         bool exact = strstr(fx_filter_plan_explain(p), "exact") != NULL;
-        fx_filter_free(p);
+        fx_filter_plan_free(p);
         for (int s = FX_STRATEGY_SEPARABLE; exact && s <= FX_STRATEGY_BOX; s++) {
             o.strategy = s;
             if (fx_filter_plan_create(ctx, k, &o, &d, &p) != FX_OK) continue;
             fx_filter_run(p, &src, &out, NULL);
             if (memcmp(ref.data, out.data, ref.stride * IMAGE_SIDE) != 0) abort();
-            fx_filter_free(p);
+            fx_filter_plan_free(p);
         }
     }
     fx_image_free(&src);

@@ -166,7 +166,7 @@ static fx_status plan_for(fx_context *ctx, const kspec *k, fx_filter_strategy s,
     o.alpha = alpha;
     o.gpu_block = block;
     o.gpu_memory_mib = memory_mib;
-    fx_image_desc d = {img->width, img->height, img->channels, img->type};
+    fx_image_desc d = fx_image_desc_of(img);
     st = fx_filter_plan_create(ctx, kernel, &o, &d, plan);
     fx_kernel_free(kernel);
     return st;
@@ -184,7 +184,7 @@ static int compare_one(fx_context *cpu, fx_context *gpu, const config *c, const 
     }
     fx_status st = plan_for(gpu, k, c->gpu, c->block, border, alpha, in, memory_mib, &gp);
     if (st == FX_EUNSUPPORTED) { /* e.g. taps beyond constant or shared memory */
-        fx_filter_free(cp);
+        fx_filter_plan_free(cp);
         (*skipped)++;
         return 1;
     }
@@ -223,8 +223,8 @@ static int compare_one(fx_context *cpu, fx_context *gpu, const config *c, const 
     fx_image_free(&dout);
     free(want.data);
     free(got.data);
-    fx_filter_free(cp);
-    fx_filter_free(gp);
+    fx_filter_plan_free(cp);
+    fx_filter_plan_free(gp);
     return ok && host_ok && dev_ok;
 }
 
@@ -420,7 +420,7 @@ FXT_TEST(fft_auto_rule)
         FXT_CHECK_OK(fx_kernel_parse(gpu, text, &k), gpu);
         FXT_CHECK_OK(fx_filter_plan_create(gpu, k, NULL, &d, &p), gpu);
         if (p) FXT_CHECK_EQ(fx_filter_plan_strategy(p), rule[i].want);
-        fx_filter_free(p);
+        fx_filter_plan_free(p);
         fx_kernel_free(k);
         free(text);
     }
@@ -458,7 +458,7 @@ FXT_TEST(fft_out_of_memory_is_reported)
     fx_status st = fx_filter_plan_create(gpu, k, &o, &huge, &p);
     FXT_CHECK(st == FX_OK || st == FX_ENOMEM);
     if (st == FX_ENOMEM) FXT_CHECK_CONTAINS(fx_context_error(gpu), "memory");
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     p = NULL;
     for (int i = 0; i < made; i++)
         fx_image_free(&fillers[i]);
@@ -470,7 +470,7 @@ FXT_TEST(fft_out_of_memory_is_reported)
              out = gpu_padded_image(300, 200, 3, FX_U8, 0);
     fill(&in, 3);
     FXT_CHECK_OK(fx_filter_run(p, &in, &out, NULL), gpu);
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     free(in.data);
     free(out.data);
     fx_kernel_free(k);
@@ -506,7 +506,7 @@ FXT_TEST(device_images_round_trip)
     fx_timings t = {0};
     FXT_CHECK_OK(fx_filter_run(p, &in, &back, &t), gpu);
     FXT_CHECK(t.upload_ms > 0 && t.compute_ms > 0 && t.download_ms > 0);
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     fx_kernel_free(k);
     fx_image_free(&dev);
     fx_image_free(&out);
@@ -533,7 +533,7 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
              out = gpu_padded_image(200000, 4, 4, FX_F32, 0);
     FXT_CHECK_STATUS(fx_filter_run(p, &in, &out, NULL), FX_ENOMEM, gpu);
     FXT_CHECK_CONTAINS(fx_context_error(gpu), "GPU memory");
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     free(in.data);
     free(out.data);
     /* bad block size, wrong strategy for the kernel */

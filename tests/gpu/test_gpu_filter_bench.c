@@ -75,7 +75,7 @@ static double time_plan(fx_context *ctx, const char *kernel_text, fx_filter_stra
     fx_filter_options_init(&o);
     o.strategy = strategy;
     o.gpu_block = block;
-    fx_image_desc d = {in->width, in->height, in->channels, in->type};
+    fx_image_desc d = fx_image_desc_of(in);
     double times[16], result = -1;
     fx_status st = fx_kernel_parse(ctx, kernel_text, &k);
     if (st == FX_OK) st = fx_filter_plan_create(ctx, k, &o, &d, &p);
@@ -96,7 +96,7 @@ static double time_plan(fx_context *ctx, const char *kernel_text, fx_filter_stra
         fprintf(stderr, "  %s %s: %s: %s\n", kernel_text[0] == '0' ? "float kernel" : kernel_text,
                 fx_filter_strategy_name(strategy), fx_strerror(st), fx_context_error(ctx));
     }
-    fx_filter_free(p);
+    fx_filter_plan_free(p);
     fx_kernel_free(k);
     return result;
 }

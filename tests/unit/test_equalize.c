@@ -683,8 +683,9 @@ FXT_TEST(bad_inputs_are_refused_clearly)
     o.mask = NULL;
 
     /* Plan for one shape, run on another; a device image on a CPU context. */
-    fx_equalizer *plan;
-    FXT_CHECK_OK(fx_equalize_plan(ctx, &o, &in, &plan), ctx);
+    const fx_image_desc desc = fx_image_desc_of(&in);
+    fx_equalize_plan *plan;
+    FXT_CHECK_OK(fx_equalize_plan_create(ctx, &o, &desc, &plan), ctx);
     fx_image other = make_image(ctx, 16, 9, 1, FX_U8, RANDOM, 5);
     FXT_CHECK_STATUS(fx_equalize_run(plan, &other, &other, NULL), FX_EINVAL, ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "the plan is for 16x8x1 u8");
@@ -695,8 +696,8 @@ FXT_TEST(bad_inputs_are_refused_clearly)
     fx_timings t = {0};
     FXT_CHECK_OK(fx_equalize_run(plan, &in, &in, &t), ctx);
     FXT_CHECK(t.compute_ms >= 0 && t.upload_ms == 0 && t.download_ms == 0);
-    fx_equalize_free(plan);
-    fx_equalize_free(NULL);
+    fx_equalize_plan_free(plan);
+    fx_equalize_plan_free(NULL);
 
     fx_image_free(&other);
     fx_image_free(&rgb_mask);

@@ -235,7 +235,7 @@ static void check_kernel_on(const check_set *set, const char *text, const ref_ke
                                 bad, worst);
                     fx_image_free(&src);
                     fx_image_free(&dst);
-                    fx_filter_free(p);
+                    fx_filter_plan_free(p);
                 }
 done:
     fx_kernel_free(k);
@@ -579,7 +579,7 @@ FXT_TEST(planner_picks_by_kernel)
         if (FXT_CHECK_OK(fx_filter_plan_create(ctx, k, NULL, &d, &p), ctx)) {
             if (!FXT_CHECK_EQ(fx_filter_plan_strategy(p), cases[i].want))
                 fprintf(stderr, "  %s: %s\n", cases[i].text, fx_filter_plan_explain(p));
-            fx_filter_free(p);
+            fx_filter_plan_free(p);
         }
         fx_kernel_free(k);
     }

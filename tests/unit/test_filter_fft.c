@@ -184,7 +184,7 @@ static void check_case(fx_context *ctx, const fft_case *tc, int border, int chan
 done:
     fx_image_free(&src);
     fx_image_free(&dst);
-    fx_filter_free(plan);
+    fx_filter_plan_free(plan);
     fx_kernel_free(kernel);
     free(weights);
 }
@@ -265,7 +265,7 @@ FXT_TEST(test_fft_unavailable)
     fx_image_desc d = {8, 8, 1, FX_U8};
     FXT_CHECK_STATUS(fx_filter_plan_create(ctx, k, &o, &d, &plan), FX_EUNSUPPORTED, ctx);
     FXT_CHECK_CONTAINS(fx_context_error(ctx), "FFTW");
-    fx_filter_free(plan);
+    fx_filter_plan_free(plan);
     fx_kernel_free(k);
     fx_context_destroy(ctx);
 }

@@ -202,7 +202,7 @@ static int replay(fx_context *ctx, const replay_case *rc, uint64_t seed)
     if (inverse) fftwf_destroy_plan(inverse);
     fftwf_free(plane);
     fftwf_free(spectrum);
-    fx_filter_free(plan);
+    fx_filter_plan_free(plan);
     fx_kernel_free(kernel);
     fx_image_free(&src);
     fx_image_free(&want);

@@ -1,0 +1,258 @@
+/* Filtering images larger than memory: rows from a reader to a writer in bands
+ * (fx_filter_stream, fx_filter_file; include/fxkit/filter.h).
+ *
+ * Output rows [y0, y1) depend on input rows [y0 - (kh - 1), y1 + (kh - 1)) at most,
+ * whatever the anchor (fxi_band_at with kh - 1 rows either side, clipped to the
+ * image). Each band's input is filtered as an image of its own: inside the image its
+ * halo holds every row the kept outputs read, and at the image's top and bottom its
+ * edges are the image's, where the border rules apply as they would to the whole
+ * image (a band holds at least the kernel's height, so a reflection stays inside it).
+ * The input rows stay in one buffer of band + 2 halo rows, slid down band after band.
+ */
+#include <string.h>
+
+#include "filter/band.h"
+#include "filter/filter_internal.h"
+
+int fx_filter_band_rows(const fx_kernel *kernel, const fx_filter_options *options,
+                        const fx_image_desc *desc, int rows)
+{
+    fx_filter_options defaults;
+    if (!options) {
+        fx_filter_options_init(&defaults);
+        options = &defaults;
+    }
+    if (!kernel || !desc || desc->height < 1 || options->border == FX_BORDER_WRAP) return 0;
+    const uint64_t row_bytes =
+        (uint64_t)desc->width * (uint64_t)desc->channels * fx_sample_size(desc->type);
+    if (rows <= 0) {
+        if (row_bytes * (uint64_t)desc->height <= FX_FILTER_STREAM_ABOVE_BYTES) return 0;
+        const uint64_t fit = FX_FILTER_STREAM_BAND_BYTES / (row_bytes ? row_bytes : 1);
+        rows = fit > (uint64_t)desc->height ? desc->height : (int)(fit ? fit : 1);
+    }
+    /* A band must hold the kernel, so that the border rules at the image's top and
+     * bottom see the rows they would see in the whole image. */
+    if (rows < kernel->height) rows = kernel->height;
+    return rows >= desc->height ? 0 : rows;
+}
+
+void fx_filter_stream_options_init(fx_filter_stream_options *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+/* Rows [first, first + count) of img, as an image of their own (not to be freed). */
+static fx_image rows_of(const fx_image *img, int first, int count)
+{
+    fx_image v = *img;
+    v.data = img->data + (size_t)first * img->stride;
+    v.height = count;
+    return v;
+}
+
+/* The plans of the band heights met, kept in a ring. There are four heights at
+ * most: the first band's, the inner bands', and those of the last two bands, whose
+ * halo below is cut by the image's end (a band holds more rows than its halo). */
+enum { BAND_SHAPES = 4 };
+
+/* One streamed image: what is asked, and the buffers (work and narrow only when the
+ * image is filtered at a wider type than the file's or written narrower). */
+typedef struct streamer {
+    fx_context *ctx;
+    const fx_kernel *kernel;
+    const fx_filter_options *options;
+    const fx_filter_stream_options *stream;
+    fx_timings *timings;
+    int width, height, channels, band_rows;
+    fx_sample_type file_type, work_type, out_type;
+    fx_image in, work, out, narrow;
+    int plan_height[BAND_SHAPES];
+    fx_filter_plan *plan[BAND_SHAPES];
+    int plans_made; /* the next plan goes to plans_made % BAND_SHAPES */
+} streamer;
+
+static fx_status plan_for(streamer *s, const fx_image *band, fx_filter_plan **out)
+{
+    for (int i = 0; i < BAND_SHAPES; i++)
+        if (s->plan[i] && s->plan_height[i] == band->height) {
+            *out = s->plan[i];
+            return FX_OK;
+        }
+    const int slot = s->plans_made % BAND_SHAPES;
+    fx_filter_plan_free(s->plan[slot]);
+    s->plan[slot] = NULL;
+    const fx_image_desc d = fx_image_desc_of(band);
+    FXI_TRY(fx_filter_plan_create(s->ctx, s->kernel, s->options, &d, &s->plan[slot]));
+    s->plan_height[slot] = band->height;
+    s->plans_made++;
+    *out = s->plan[slot];
+    return FX_OK;
+}
+
+/* Decode rows until s->in holds the image's rows up to `end` (it holds
+ * [first, first + *have)). */
+static fx_status read_until(streamer *s, fx_image_reader *reader, int first, int *have, int end)
+{
+    fx_context *ctx = s->ctx;
+    while (first + *have < end) {
+        fx_image at = rows_of(&s->in, *have, end - first - *have);
+        int got = 0;
+        FXI_TRY(fx_image_reader_read_rows(reader, &at, at.height, &got));
+        FXI_RETURN_IF(got == 0, FX_EFORMAT, "the image ends after %d rows", first + *have);
+        *have += got;
+    }
+    return FX_OK;
+}
+
+/* Filter one band (its input rows are rows [0, b->in_end - b->in_begin) of s->in) and
+ * write the rows it keeps. */
+static fx_status filter_band(streamer *s, const fxi_band *b, fx_image_writer *writer,
+                             fx_filter_strategy *strategy)
+{
+    const int rows = (int)(b->in_end - b->in_begin);
+    fx_image src = rows_of(&s->in, 0, rows), dst = rows_of(&s->out, 0, rows);
+    if (s->work.data) { /* filtered at a wider type than the file's */
+        fx_image wide = rows_of(&s->work, 0, rows);
+        FXI_TRY(fx_image_convert(s->ctx, &src, &wide, s->timings));
+        src = wide;
+    }
+    fx_filter_plan *plan;
+    FXI_TRY(plan_for(s, &src, &plan));
+    *strategy = fx_filter_plan_strategy(plan);
+    FXI_TRY(fx_filter_run(plan, &src, &dst, s->timings));
+    fx_image kept =
+        rows_of(&dst, (int)(b->out_begin - b->in_begin), (int)(b->out_end - b->out_begin));
+    if (s->narrow.data) {
+        fx_image n = rows_of(&s->narrow, 0, kept.height);
+        FXI_TRY(fx_image_convert(s->ctx, &kept, &n, s->timings));
+        kept = n;
+    }
+    const uint64_t t0 = fx_time_ns();
+    fx_status st = fx_image_writer_write_rows(writer, &kept);
+    if (s->timings) s->timings->encode_ms += fx_elapsed_ms(t0, fx_time_ns());
+    return st;
+}
+
+static fx_status stream_bands(streamer *s, fx_image_reader *reader, fx_image_writer *writer,
+                              fx_filter_strategy *strategy)
+{
+    const int halo = fx_kernel_height(s->kernel) - 1;
+    int first = 0, have = 0; /* s->in holds image rows [first, first + have) */
+    for (int64_t i = 0; i * s->band_rows < s->height; i++) {
+        const fxi_band b = fxi_band_at(i, s->band_rows, s->height, halo, halo, true);
+        /* Slide: drop the rows no band needs any more. */
+        const int drop = (int)b.in_begin - first;
+        if (drop > 0) {
+            memmove(s->in.data, s->in.data + (size_t)drop * s->in.stride,
+                    (size_t)(have - drop) * s->in.stride);
+            first += drop;
+            have -= drop;
+        }
+        const uint64_t t0 = fx_time_ns();
+        fx_status st = read_until(s, reader, first, &have, (int)b.in_end);
+        if (s->timings) s->timings->decode_ms += fx_elapsed_ms(t0, fx_time_ns());
+        FXI_TRY(st);
+        FXI_TRY(filter_band(s, &b, writer, strategy));
+        if (s->stream && s->stream->progress)
+            s->stream->progress(s->stream->progress_user, (int)b.out_end, s->height);
+    }
+    return FX_OK;
+}
+
+static fx_status alloc_buffers(streamer *s)
+{
+    const int kh = fx_kernel_height(s->kernel);
+    const int64_t rows = (int64_t)s->band_rows + 2 * (int64_t)(kh - 1);
+    const int max_rows = rows < s->height ? (int)rows : s->height;
+    fx_context *ctx = s->ctx;
+    FXI_TRY(fx_image_alloc(ctx, &s->in, s->width, max_rows, s->channels, s->file_type));
+    if (s->work_type != s->file_type)
+        FXI_TRY(fx_image_alloc(ctx, &s->work, s->width, max_rows, s->channels, s->work_type));
+    FXI_TRY(fx_image_alloc(ctx, &s->out, s->width, max_rows, s->channels, s->work_type));
+    if (s->out_type != s->work_type)
+        FXI_TRY(fx_image_alloc(ctx, &s->narrow, s->width, s->band_rows, s->channels, s->out_type));
+    return FX_OK;
+}
+
+static void streamer_free(streamer *s)
+{
+    for (int i = 0; i < BAND_SHAPES; i++)
+        fx_filter_plan_free(s->plan[i]);
+    fx_image_free(&s->in);
+    fx_image_free(&s->work);
+    fx_image_free(&s->out);
+    fx_image_free(&s->narrow);
+}
+
+fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
+                           const fx_filter_options *options, const fx_filter_stream_options *stream,
+                           fx_image_reader *reader, fx_image_writer *writer,
+                           fx_filter_stream_result *result, fx_timings *timings)
+{
+    FXI_RETURN_IF(!ctx, FX_EINVAL, "filter: no context");
+    FXI_RETURN_IF(!kernel || !reader || !writer, FX_EINVAL,
+                  "filter: no kernel, image reader or image writer");
+    fx_filter_options defaults;
+    if (!options) {
+        fx_filter_options_init(&defaults);
+        options = &defaults;
+    }
+    fx_image_info info;
+    fx_image_reader_info(reader, &info);
+    const fx_sample_type out_type = stream && stream->out_type ? stream->out_type : info.type;
+    FXI_RETURN_IF(!fx_sample_type_name(out_type), FX_EINVAL, "filter: output sample type %d",
+                  (int)out_type);
+    streamer s = {.ctx = ctx,
+                  .kernel = kernel,
+                  .options = options,
+                  .stream = stream,
+                  .timings = timings,
+                  .width = info.width,
+                  .height = info.height,
+                  .channels = info.channels,
+                  .file_type = info.type,
+                  .out_type = out_type};
+    s.work_type = out_type > info.type ? out_type : info.type;
+    const int asked = stream ? stream->band_rows : 0;
+    FXI_RETURN_IF(asked < 0, FX_ERANGE, "filter: %d rows per band", asked);
+    const fx_image_desc work = {info.width, info.height, info.channels, s.work_type};
+    s.band_rows = fx_filter_band_rows(kernel, options, &work, asked);
+    if (s.band_rows == 0) s.band_rows = info.height; /* the whole image as one band */
+    fx_filter_strategy strategy = FX_STRATEGY_AUTO;
+    fx_status st = alloc_buffers(&s);
+    if (st == FX_OK) st = stream_bands(&s, reader, writer, &strategy);
+    streamer_free(&s);
+    if (st == FX_OK && result) {
+        result->band_rows = s.band_rows;
+        result->strategy = strategy;
+    }
+    return st;
+}
+
+fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel, const fx_filter_options *options,
+                         const fx_filter_stream_options *stream, const char *in_path,
+                         const char *out_path, const fx_image_write_options *write_options,
+                         fx_filter_stream_result *result, fx_timings *timings)
+{
+    FXI_RETURN_IF(!ctx, FX_EINVAL, "filter: no context");
+    FXI_RETURN_IF(!in_path || !out_path, FX_EINVAL, "filter: no input or output path");
+    fx_image_reader *reader;
+    const uint64_t t0 = fx_time_ns();
+    fx_status st = fx_image_reader_open(ctx, in_path, &reader);
+    if (timings) timings->decode_ms += fx_elapsed_ms(t0, fx_time_ns());
+    if (st != FX_OK) return st;
+    fx_image_info info;
+    fx_image_reader_info(reader, &info);
+    const fx_sample_type out_type = stream && stream->out_type ? stream->out_type : info.type;
+    fx_image_writer *writer = NULL;
+    st = fx_image_writer_open(ctx, out_path, info.width, info.height, info.channels, out_type,
+                              write_options, &writer);
+    if (st == FX_OK)
+        st = fx_filter_stream(ctx, kernel, options, stream, reader, writer, result, timings);
+    if (st == FX_OK)
+        st = fx_image_writer_close(writer);
+    else
+        fx_image_writer_discard(writer);
+    fx_image_reader_close(reader);
+    return st;
+}
