@@ -43,8 +43,9 @@ struct fxi_eq_gpu {
      * or on the context's stream (context_mark), for the other side to wait for */
     cudaEvent_t slot_marks[STAGE_SLOTS];
     cudaEvent_t context_mark;
-    void *pinned[STAGE_SLOTS];
-    size_t pinned_bytes; /* of each slot */
+    void *pinned[STAGE_SLOTS];      /* from the context's pinned pool */
+    size_t pinned_size[STAGE_SLOTS]; /* each block's size, for giving it back */
+    size_t pinned_bytes;             /* usable in every slot */
 };
 
 static fx_status device_array(fx_context *ctx, size_t count, size_t size, void **out)
@@ -103,7 +104,10 @@ void fxi_equalize_gpu_release(fx_equalizer *p)
             (void)cudaStreamDestroy(g->streams[i]);
         }
         if (g->slot_marks[i] && entered) (void)cudaEventDestroy(g->slot_marks[i]);
-        fxi_pinned_free(p->ctx, g->pinned[i]);
+        if (entered) /* synchronised above: no copy uses the block any more */
+            fxi_pinned_give(p->ctx, g->pinned[i], g->pinned_size[i]);
+        else
+            fxi_pinned_free(p->ctx, g->pinned[i]);
     }
     if (g->context_mark && entered) (void)cudaEventDestroy(g->context_mark);
     if (entered) fxi_device_leave(&guard);
@@ -167,14 +171,15 @@ static fx_status staging_ready(fx_equalizer *p, size_t band_bytes)
         if (!g->slot_marks[i])
             FX_CUDA(cudaEventCreateWithFlags(&g->slot_marks[i], cudaEventDisableTiming));
         FX_CUDA(cudaStreamSynchronize(g->streams[i]));
-        fxi_pinned_free(ctx, g->pinned[i]);
+        fxi_pinned_give(ctx, g->pinned[i], g->pinned_size[i]);
         g->pinned[i] = NULL;
+        g->pinned_size[i] = 0;
     }
     if (!g->context_mark)
         FX_CUDA(cudaEventCreateWithFlags(&g->context_mark, cudaEventDisableTiming));
     g->pinned_bytes = 0;
     for (int i = 0; i < STAGE_SLOTS; i++)
-        FXI_TRY(fxi_pinned_alloc(ctx, band_bytes, &g->pinned[i]));
+        FXI_TRY(fxi_pinned_take(ctx, band_bytes, &g->pinned[i], &g->pinned_size[i]));
     g->pinned_bytes = band_bytes;
     return FX_OK;
 }

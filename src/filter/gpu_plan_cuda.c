@@ -29,7 +29,8 @@
 typedef struct slot {
     cudaStream_t stream;
     void *dev_in, *dev_out, *dev_work;
-    void *pin_in, *pin_out;
+    void *pin_in, *pin_out;           /* the band's staging, from the context's pinned pool */
+    size_t pin_in_size, pin_out_size; /* their blocks' sizes, for giving them back */
     cudaEvent_t ev[4]; /* before upload, after upload, after compute, after download */
     int64_t band;      /* the band in flight, -1 for none */
 } slot;
@@ -201,8 +202,8 @@ static void free_slots(gpu_state *s)
         fxi_device_free(ctx, sl->dev_in);
         fxi_device_free(ctx, sl->dev_out);
         fxi_device_free(ctx, sl->dev_work);
-        fxi_pinned_free(ctx, sl->pin_in);
-        fxi_pinned_free(ctx, sl->pin_out);
+        fxi_pinned_give(ctx, sl->pin_in, sl->pin_in_size);
+        fxi_pinned_give(ctx, sl->pin_out, sl->pin_out_size);
         for (int e = 0; e < 4; e++)
             if (sl->ev[e]) (void)cudaEventDestroy(sl->ev[e]);
         if (sl->stream) (void)cudaStreamDestroy(sl->stream);
@@ -315,8 +316,8 @@ static fx_status alloc_slots(gpu_state *s)
         FXI_TRY(fxi_device_alloc(ctx, b->in_bytes, &sl->dev_in));
         FXI_TRY(fxi_device_alloc(ctx, b->out_bytes, &sl->dev_out));
         FXI_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
-        FXI_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
-        FXI_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
+        FXI_TRY(fxi_pinned_take(ctx, b->in_bytes, &sl->pin_in, &sl->pin_in_size));
+        FXI_TRY(fxi_pinned_take(ctx, b->out_bytes, &sl->pin_out, &sl->pin_out_size));
         if (s->fft) FXI_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
     }
     /* The allocations were ordered on the context's stream; the bands use others. */
