@@ -26,11 +26,6 @@
 #include <immintrin.h>
 #endif
 
-/* The uint16 ring of a narrow block (bytes): at most this, a quarter of a 512 KiB L2. */
-#define NARROW_RING_BUDGET (128 << 10)
-/* Each band re-does kh - 1 row passes: bands of several kernel heights amortise that. */
-#define SEPARABLE_BAND_PER_TAP 4
-#define SEPARABLE_MIN_BAND 16
 
 /* A pass: out = init + the taps of `weights` (zero taps left out) over the rows
  * in + k * step (row pass) or rows[k] (column pass), in tap order (cpu_taps.h). */
@@ -323,9 +318,6 @@ static void narrow_row_pass(const fxi_filter_job *job, const narrow_row *nr, int
     }
 }
 
-/* The column pass and the finish go NARROW_CHUNK pixels at a time, so the int32 sums
- * stay in L1 between the two. */
-#define NARROW_CHUNK 256
 
 /* The fused column pass below: uint16 taps, sums and the added rounding term in 31 bits. */
 #define FUSED_MAX_SUM 2147483647.0
@@ -684,8 +676,8 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
             continue;
         }
 #endif
-        for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
-            int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
+        for (int64_t c0 = b->x0; c0 < b->x1; c0 += FXI_NARROW_CHUNK) {
+            int64_t c1 = c0 + FXI_NARROW_CHUNK < b->x1 ? c0 + FXI_NARROW_CHUNK : b->x1;
             for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
                 rows[i] = ring + slot * n + (c0 - b->x0) * C;
             col(acc, NULL, rows, w_col, t->kh, 0, 0, (c1 - c0) * C);
@@ -737,14 +729,15 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
 fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, int height,
                                  int channels, fxi_cpu_state *s)
 {
-    int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
-    if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
+    int min_band = FXI_SEPARABLE_BAND_PER_TAP * t->kh;
+    if (min_band < FXI_SEPARABLE_MIN_BAND) min_band = FXI_SEPARABLE_MIN_BAND;
     const int64_t ops = (int64_t)t->kw + t->kh;
     /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
      * runs of each image row, which the hardware prefetcher follows; but a tall kernel's
-     * ring of kh uint16 rows stays within NARROW_RING_BUDGET (a share of L2). */
+     * ring of kh uint16 rows stays within FXI_NARROW_RING_BUDGET (a share of L2). */
     if (narrow_rows(t)) {
-        int64_t tile = NARROW_RING_BUDGET / ((int64_t)t->kh * channels * (int64_t)sizeof(uint16_t));
+        int64_t tile =
+            FXI_NARROW_RING_BUDGET / ((int64_t)t->kh * channels * (int64_t)sizeof(uint16_t));
         tile = tile > FXI_BOX_TILE_MAX ? FXI_BOX_TILE_MAX
                : tile < FXI_TILE_MAX   ? FXI_TILE_MAX
                                        : tile;

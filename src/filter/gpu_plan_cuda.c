@@ -18,13 +18,7 @@
 #include "filter/gpu_fft.h"
 #include "filter/gpu_kernels.h"
 
-/* Share of the free device memory the bands may take by default. */
-#define FREE_MEMORY_SHARE 0.8
-#define MAX_SHRINKS 12
 #define MIB ((size_t)1 << 20)
-/* fft: share of the memory budget its engines (batch buffers, cuFFT work areas) may
- * take, split over FXI_FFT_ENGINES; the bands get the rest. */
-#define FFT_MEMORY_SHARE 0.5
 
 typedef struct slot {
     cudaStream_t stream;
@@ -108,8 +102,9 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
     l->texture_elements = (tex > 0 ? tex : ((int64_t)1 << 27)) - FXI_GPU_TEXTURE_ALIGN;
     l->max_grid_x = gx;
     l->max_grid_y = gy;
-    l->memory_budget = d->gpu_memory_mib > 0 ? (size_t)d->gpu_memory_mib * MIB
-                                             : (size_t)((double)free_bytes * FREE_MEMORY_SHARE);
+    l->memory_budget = d->gpu_memory_mib > 0
+                           ? (size_t)d->gpu_memory_mib * MIB
+                           : (size_t)((double)free_bytes * FXI_GPU_FREE_MEMORY_SHARE);
     l->max_streams = FXI_GPU_MAX_STREAMS;
     return FX_OK;
 }
@@ -185,7 +180,7 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
     for (int i = 0; i < FXI_GPU_MAX_STREAMS; i++)
         s->slots[i].band = -1;
     if (fft) {
-        s->fft_budget = (size_t)((double)s->lim.memory_budget * FFT_MEMORY_SHARE);
+        s->fft_budget = (size_t)((double)s->lim.memory_budget * FXI_GPU_FFT_MEMORY_SHARE);
         FXI_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
         FXI_TRY(fxi_gpu_fft_prepare(ctx, t, d->desc.width, d->desc.height, d->filter_channels,
                                    s->fft_budget / FXI_FFT_ENGINES, s->fft));
@@ -347,7 +342,7 @@ static fx_status bands_ready(gpu_state *s)
         fx_status st = alloc_slots(s);
         if (st == FX_OK) break;
         free_slots(s);
-        if (st != FX_ENOMEM || attempt == MAX_SHRINKS) return st;
+        if (st != FX_ENOMEM || attempt == FXI_GPU_MAX_SHRINKS) return st;
         lim.memory_budget /= 2;
         fxi_log(ctx, FX_LOG_INFO, "filter on the GPU: out of memory, retrying with %.1f MiB",
                 (double)lim.memory_budget / (double)MIB);
