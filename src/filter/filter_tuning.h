@@ -86,6 +86,18 @@
  * Not measured. */
 #define FXI_BOX_U8_FINISH_CHUNK 512
 
+/* separable, AVX2 paths (cpu_separable.c). Not measured against other values.
+ * Narrow rows up to this many taps wide take vpmaddubsw (the tap pairs' factors are
+ * made once per call, kept in registers); wider ones the plain pass. */
+#define FXI_MADDUBS_MAX_TAPS 16
+/* The fused column pass and finish: a step takes this many vectors of outputs at
+ * once, so each row pointer and tap vector serves them all (the loop is bound by
+ * instructions)... */
+#define FXI_FUSED_STEP_VECTORS 2
+/* ... and tap vectors are made once per call, not once per step, for every kernel up
+ * to this height. */
+#define FXI_FUSED_KEPT_TAPS 32
+
 /* ---- CPU fft (cpu_fft.c, fft_sides.h) ---- */
 
 /* Smaller transforms are all overhead (also the GPU fft's smallest side). Not
