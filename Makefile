@@ -1,6 +1,7 @@
 # Short commands for fxkit. CMake does the real work; see README.md.
 #
-#   make            build into build/ (CUDA when nvcc is found)
+#   make            build into build/ (CUDA when nvcc is found): the library, build/fxkit,
+#                   the tests and the benchmark programs (build/bench/)
 #   make demo       install missing packages, build, run the jobs on samples/ into out/
 #   make test       install missing packages, build, run every test (normal, sanitizer, fuzz)
 #   make test-gpu   the GPU tests with FXKIT_REQUIRE_GPU=1 (fail, not skip, without a GPU)

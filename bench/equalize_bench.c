@@ -5,7 +5,8 @@
  *   equalize_bench IMAGE THREADS REPEAT [OPTION VALUE | --adaptive]...
  *   e.g. equalize_bench photo.ppm 2 15 --space hsv
  *
- * Build: cc -O2 bench/equalize_bench.c -Iinclude build/src/libfxkit.a -lpthread -lm
+ * Build: `make` builds it into build/bench/equalize_bench (bench/CMakeLists.txt); by
+ * hand: cc -O2 bench/equalize_bench.c -Iinclude build/src/libfxkit.a -lpthread -lm
  * (bench/equalize_cpu.py does it). Prints "RESULT <median ms>".
  */
 #include <stdio.h>

@@ -5,8 +5,9 @@ Usage: /usr/bin/python3 bench/equalize_cpu.py [BUILD_DIR] [ROUNDS] [--cli]
 Needs a C compiler and OpenCV's Python module (Debian: python3-opencv).
 
 Makes a 4096x2304 RGB 8-bit photo-like image with `fxkit gen image` (and its
-OpenCV gray), builds bench/equalize_bench.c against BUILD_DIR's libfxkit, then for
-each workload alternates ROUNDS times (default 7) between
+OpenCV gray), runs BUILD_DIR/bench/equalize_bench (built by `make`; when missing,
+compiled here against BUILD_DIR's libfxkit), then for each workload alternates ROUNDS
+times (default 7) between
   fxkit:  equalize_bench, in-process: one plan, warm buffers, median of 5 runs of
           fx_equalize_run (compute only, as OpenCV's calls are timed);
   OpenCV: the same work in this Python process (cv2.setNumThreads(2)), median of
@@ -32,6 +33,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def build_bench(build, work):
+    """BUILD_DIR/bench/equalize_bench when `make` built it, else compiled here."""
+    built = os.path.join(build, "bench", "equalize_bench")
+    if os.access(built, os.X_OK):
+        return built
     exe = os.path.join(work, "equalize_bench")
     lib = os.path.join(build, "src")
     subprocess.run(["cc", "-O2", os.path.join(ROOT, "bench", "equalize_bench.c"), "-I",

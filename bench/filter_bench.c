@@ -8,8 +8,9 @@
  * tests/gpu/test_gpu_filter_bench.c, run by tests/gpu/check.sh).
  *   filter_bench reuse [COUNT [SIDE [KERNEL [THREADS]]]]
  *
- * Build: cc -O2 bench/filter_bench.c -Iinclude -Lbuild/src -lfxkit -o filter_bench
- * (bench/filter_vs_opencv.py does it). Prints "RESULT name value" lines.
+ * Build: `make` builds it into build/bench/filter_bench (bench/CMakeLists.txt), which
+ * bench/filter_vs_opencv.py runs; by hand:
+ * cc -O2 bench/filter_bench.c -Iinclude -Lbuild/src -lfxkit -o filter_bench. Prints "RESULT name value" lines.
  */
 #include <stdio.h>
 #include <time.h>

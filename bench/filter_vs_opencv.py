@@ -8,12 +8,13 @@ Needs Debian's OpenCV (python3-opencv) and, for the end-to-end rows, vips
 (libvips-tools). Prints Markdown tables for docs/BENCHMARKS.md.
 
 1. Compute stage, 4096x2304 RGB u8: both timed in-process on warm buffers. fxkit through
-   bench/filter_bench.c (built here against BUILD/src/libfxkit.so): one plan, one warm-up
-   run, then the median of REPEAT runs of fx_filter_run. OpenCV: one warm-up call, then the
-   median of REPEAT calls, cv2.setNumThreads(T). The two alternate, ROUNDS times per case,
-   and each column is the median of its rounds' medians, so slow phases of a shared
-   machine fall on both. (filter_bench filters random samples, OpenCV a random image: the
-   work of every strategy here does not depend on the values.)
+   BUILD/bench/filter_bench (built by `make`; when missing, compiled here against
+   BUILD/src/libfxkit.so): one plan, one warm-up run, then the median of REPEAT runs of
+   fx_filter_run. OpenCV: one warm-up call, then the median of REPEAT calls,
+   cv2.setNumThreads(T). The two alternate, ROUNDS times per case, and each column is
+   the median of its rounds' medians, so slow phases of a shared machine fall on both.
+   (filter_bench filters random samples, OpenCV a random image: the work of every
+   strategy here does not depend on the values.)
 2. CLI end to end, a 4096x2304 PPM photo in and out: `fxkit filter -k gaussian:5` against
    `vips gaussblur IN OUT 1.1 --min-ampl 0.1` (sigma 1.1 is OpenCV's for k = 5; vips
    cuts its mask where it falls below min-ampl, and 0.1 gives the same 5 taps where its
@@ -48,10 +49,14 @@ SLOW_CALL_BUDGET_MS = 3000
 cv2.setNumThreads(threads)
 tmp = tempfile.mkdtemp(prefix="fxbench-")
 fxkit = os.path.join(build, "fxkit")
-bench = os.path.join(tmp, "filter_bench")
-subprocess.run(["gcc", "-O2", os.path.join(root, "bench", "filter_bench.c"),
-                "-I" + os.path.join(root, "include"), "-L" + os.path.join(build, "src"),
-                "-lfxkit", "-Wl,-rpath," + os.path.join(build, "src"), "-o", bench], check=True)
+# BUILD/bench/filter_bench when `make` built it, else compiled here.
+bench = os.path.join(build, "bench", "filter_bench")
+if not os.access(bench, os.X_OK):
+    bench = os.path.join(tmp, "filter_bench")
+    subprocess.run(["gcc", "-O2", os.path.join(root, "bench", "filter_bench.c"),
+                    "-I" + os.path.join(root, "include"), "-L" + os.path.join(build, "src"),
+                    "-lfxkit", "-Wl,-rpath," + os.path.join(build, "src"), "-o", bench],
+                   check=True)
 
 
 def results(args):

@@ -8,7 +8,8 @@
  * images on a GPU context: upload, compute, download), each --space, CLAHE on the
  * gray image, and a --gpu-block sweep. Normalize: the published GPU variant's preset on
  * a 20 s mono 44.1 kHz signal and a 6 min stereo one, one call, GPU against CPU.
- * Build: cc -O2 bench/gpu_jobs_bench.c -Iinclude -Lbuild/src -lfxkit (with CUDA).
+ * Build: `make` builds it into build/bench/gpu_jobs_bench when CUDA is on
+ * (bench/CMakeLists.txt); by hand: cc -O2 bench/gpu_jobs_bench.c -Iinclude -Lbuild/src -lfxkit.
  */
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,8 @@
  *
  *   gpu_pcie_bench [CHUNK_MIB]   (default 8: one batch of 2^20 doubles)
  *
- * Build: gcc -O2 bench/gpu_pcie_bench.c -I/usr/local/cuda/include
+ * Build: `make` builds it into build/bench/gpu_pcie_bench when CUDA is on
+ * (bench/CMakeLists.txt); by hand: gcc -O2 bench/gpu_pcie_bench.c -I/usr/local/cuda/include
  *        -L/usr/local/cuda/lib64 -lcudart_static -lpthread -ldl -lrt -o gpu_pcie_bench
  */
 #include <cuda_runtime.h>

@@ -7,7 +7,8 @@
  *
  *   normalize_gpu_bench [REPEAT]        (default 3; medians)
  *
- * Build (with CUDA): cc -O2 bench/normalize_gpu_bench.c -Iinclude -Isrc
+ * Build: `make` builds it into build/bench/normalize_gpu_bench when CUDA is on
+ * (bench/CMakeLists.txt); by hand: cc -O2 bench/normalize_gpu_bench.c -Iinclude -Isrc
  *   -I/usr/local/cuda/include build/src/libfxkit.a -lcudart ... -lm
  */
 #include <math.h>

@@ -5,7 +5,8 @@
  *
  *   png_encode_stages IMAGE [REPEAT]
  *
- * Build (uses internal headers; from the repository root after a Release build):
+ * Build: `make` builds it into build/bench/png_encode_stages (bench/CMakeLists.txt); by
+ * hand (uses internal headers; from the repository root after a Release build):
  *   cc -O2 -Iinclude -Isrc bench/png_encode_stages.c build/src/libfxkit.a \
  *      -lspng -lturbojpeg -lsndfile -lz -lfftw3f -lm -lpthread -o png_encode_stages
  * (drop -lfftw3f for a build without FFTW).

@@ -60,7 +60,7 @@ static const fx_option general_options[] = {
      "no progress bar or summary; errors only"},
     {"verbose", 'v', FX_OPT_BOOL, COMMON(verbose), 0, 0, 1, NULL, NULL, NULL,
      "show the library's info messages (same as --log-level info)"},
-    {"log-level", 0, FX_OPT_ENUM, COMMON(log_level), FX_LOG_WARNING, 0, 0, NULL,
+    {"log-level", 0, FX_OPT_ENUM, COMMON(log_level), FX_DEFAULT_LOG_LEVEL, 0, 0, NULL,
      fxcli_log_level_names, "LEVEL", "library messages to show"},
     {"help", 'h', FX_OPT_BOOL, COMMON(help), 0, 0, 1, NULL, NULL, NULL, "show this help"},
     FX_OPTION_END};

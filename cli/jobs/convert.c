@@ -46,12 +46,13 @@ typedef struct convert_options {
 
 #define OPT(field) offsetof(convert_options, field)
 
-/* The JPEG and PNG defaults are the library's (fx_image_write_options_init); a
- * unit test keeps them equal. */
+/* The JPEG and PNG defaults are the library's (fx_image_write_options_init): the
+ * quality from io.h; a unit test checks the PNG choices' order against it. */
 static const fx_option convert_table[] = {
     {"to", 0, FX_OPT_ENUM, OPT(to), TO_AUTO, 0, 0, NULL, format_names, "FORMAT",
      "output format for outputs named after inputs (auto: -o's extension, else the input's)"},
-    {"quality", 0, FX_OPT_INT, OPT(quality), 90, 1, 100, NULL, NULL, "N", "JPEG quality"},
+    {"quality", 0, FX_OPT_INT, OPT(quality), FX_DEFAULT_JPEG_QUALITY, FX_MIN_JPEG_QUALITY,
+     FX_MAX_JPEG_QUALITY, NULL, NULL, "N", "JPEG quality"},
     {"compression", 0, FX_OPT_ENUM, OPT(compression), COMPRESSION_FAST, 0, 0, NULL,
      compression_names, "LEVEL",
      "PNG compression: fast (own coder, on all threads) or a zlib level (0 = none, 9 = smallest)"},

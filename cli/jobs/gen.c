@@ -43,21 +43,22 @@ typedef struct gen_image_options {
 
 #define IMG(field) offsetof(gen_image_options, field)
 
-/* --cell's default is the library's (fx_gen_image_params_init); a unit test keeps them equal. */
+/* --channels, --seed and --cell default to the library's (gen.h); --size is the CLI's
+ * own (the library's default is 640x480). */
 static const fx_option gen_image_table[] = {
     {"kind", 'k', FX_OPT_ENUM, IMG(kind), FX_GEN_PHOTO, 0, 0, NULL, image_kinds, "KIND",
      "what to draw"},
     {"size", 's', FX_OPT_STRING, IMG(size), 0, 0, 0, "1024x768", NULL, "WxH",
      "width x height in pixels"},
-    {"channels", 'c', FX_OPT_INT, IMG(channels), 3, 1, FX_MAX_IMAGE_CHANNELS, NULL, NULL, "N",
+    {"channels", 'c', FX_OPT_INT, IMG(channels), FX_DEFAULT_GEN_IMAGE_CHANNELS, 1, FX_MAX_IMAGE_CHANNELS, NULL, NULL, "N",
      "1 gray, 2 gray+alpha, 3 RGB, 4 RGBA"},
     {"depth", 'd', FX_OPT_ENUM, IMG(depth), 0, 0, 0, NULL, depth_names, "BITS",
      "sample type: 8 or 16-bit integers, or 32-bit float"},
-    {"seed", 0, FX_OPT_INT, IMG(seed), 1, 0, MAX_SEED, NULL, NULL, "N",
+    {"seed", 0, FX_OPT_INT, IMG(seed), FX_DEFAULT_GEN_SEED, 0, MAX_SEED, NULL, NULL, "N",
      "random seed (file i of --count gets seed + i)"},
     {"count", 'n', FX_OPT_INT, IMG(count), 1, 1, MAX_COUNT, NULL, NULL, "N",
      "number of files (more than one needs -o FOLDER/)"},
-    {"cell", 0, FX_OPT_INT, IMG(cell), 32, 1, MAX_CELL, NULL, NULL, "N",
+    {"cell", 0, FX_OPT_INT, IMG(cell), FX_DEFAULT_GEN_CELL, 1, MAX_CELL, NULL, NULL, "N",
      "checker square size in pixels"},
     {"to", 0, FX_OPT_ENUM, IMG(to), 0, 0, 0, NULL, image_formats, "FORMAT",
      "file format of files named in a folder (a file -o names its own)"},
@@ -195,29 +196,29 @@ typedef struct gen_audio_options {
 
 #define AUD(field) offsetof(gen_audio_options, field)
 
-/* --frequency and --amplitude defaults are the library's (fx_gen_audio_params_init);
- * a unit test keeps them equal. */
+/* --duration, --channels, --seed, --frequency and --amplitude default to the
+ * library's (gen.h); --rate is the CLI's own (the library's default is 48 kHz). */
 static const fx_option gen_audio_table[] = {
     {"kind", 'k', FX_OPT_ENUM, AUD(kind), FX_GEN_TONES, 0, 0, NULL, audio_kinds, "KIND",
      "what to synthesise"},
-    {"duration", 0, FX_OPT_DOUBLE, AUD(duration), 10, 0, MAX_DURATION_S, NULL, NULL, "SECONDS",
+    {"duration", 0, FX_OPT_DOUBLE, AUD(duration), FX_DEFAULT_GEN_AUDIO_SECONDS, 0, MAX_DURATION_S, NULL, NULL, "SECONDS",
      "length in seconds"},
     {"frames", 0, FX_OPT_INT, AUD(frames), 0, 0, INT_MAX, NULL, NULL, "N",
      "length in frames, instead of --duration (0 = use --duration)"},
     {"rate", 'r', FX_OPT_INT, AUD(rate), 44100, 1, MAX_RATE, NULL, NULL, "HZ",
      "sample rate in frames per second"},
-    {"channels", 'c', FX_OPT_INT, AUD(channels), 2, 1, FX_DEFAULT_MAX_AUDIO_CHANNELS, NULL, NULL,
+    {"channels", 'c', FX_OPT_INT, AUD(channels), FX_DEFAULT_GEN_AUDIO_CHANNELS, 1, FX_DEFAULT_MAX_AUDIO_CHANNELS, NULL, NULL,
      "N", "number of channels"},
     {"sample-format", 0, FX_OPT_ENUM, AUD(sample_format), 0, 0, 0, NULL, sample_format_names, "FMT",
      "sample format of the file"},
-    {"seed", 0, FX_OPT_INT, AUD(seed), 1, 0, MAX_SEED, NULL, NULL, "N",
+    {"seed", 0, FX_OPT_INT, AUD(seed), FX_DEFAULT_GEN_SEED, 0, MAX_SEED, NULL, NULL, "N",
      "random seed (file i of --count gets seed + i)"},
     {"count", 'n', FX_OPT_INT, AUD(count), 1, 1, MAX_COUNT, NULL, NULL, "N",
      "number of files (more than one needs -o FOLDER/)"},
-    {"frequency", 0, FX_OPT_DOUBLE, AUD(frequency), 440, 0, MAX_FREQUENCY_HZ, NULL, NULL, "HZ",
-     "tone frequency"},
-    {"amplitude", 0, FX_OPT_DOUBLE, AUD(amplitude), 0.5, 0, 1, NULL, NULL, "X",
-     "peak level of the loudest part (1 = full scale)"},
+    {"frequency", 0, FX_OPT_DOUBLE, AUD(frequency), FX_DEFAULT_GEN_FREQUENCY, 0, MAX_FREQUENCY_HZ,
+     NULL, NULL, "HZ", "tone frequency"},
+    {"amplitude", 0, FX_OPT_DOUBLE, AUD(amplitude), FX_DEFAULT_GEN_AMPLITUDE, 0, 1, NULL, NULL,
+     "X", "peak level of the loudest part (1 = full scale)"},
     {"to", 0, FX_OPT_ENUM, AUD(to), 0, 0, 0, NULL, audio_formats, "FORMAT",
      "file format of files named in a folder (a file -o names its own)"},
     FX_OPTION_END};

@@ -29,6 +29,9 @@ typedef enum fx_log_level {
     FX_LOG_DEBUG = 3
 } fx_log_level;
 
+/* The level fx_context_options_init sets: warnings and errors are delivered. */
+#define FX_DEFAULT_LOG_LEVEL FX_LOG_WARNING
+
 /* Receives the library's messages (strategy chosen, fallbacks, errors). Called on
  * the thread that made the call into the library. */
 typedef void (*fx_log_fn)(void *user, fx_log_level level, const char *message);

@@ -20,12 +20,23 @@ typedef enum fx_gen_image_kind {
     FX_GEN_PHOTO = 3     /* smooth shapes, edges, texture and noise: photo-like statistics */
 } fx_gen_image_kind;
 
+/* Defaults of fx_gen_image_params_init and fx_gen_audio_params_init that the CLI
+ * shares (the image size and the audio rate are the library's own: 640x480 and
+ * 48 kHz). */
+#define FX_DEFAULT_GEN_SEED 1
+#define FX_DEFAULT_GEN_IMAGE_CHANNELS 3
+#define FX_DEFAULT_GEN_CELL 32
+#define FX_DEFAULT_GEN_AUDIO_CHANNELS 2
+#define FX_DEFAULT_GEN_AUDIO_SECONDS 10
+#define FX_DEFAULT_GEN_FREQUENCY 440.0
+#define FX_DEFAULT_GEN_AMPLITUDE 0.5
+
 typedef struct fx_gen_image_params {
     fx_gen_image_kind kind;
     int width, height, channels;
     fx_sample_type type;
     uint64_t seed;
-    int cell; /* checker square size in pixels (default 32) */
+    int cell; /* checker square size in pixels (default FX_DEFAULT_GEN_CELL) */
 } fx_gen_image_params;
 
 FX_API void fx_gen_image_params_init(fx_gen_image_params *p);
@@ -45,8 +56,8 @@ typedef struct fx_gen_audio_params {
     int channels;
     int rate;
     uint64_t seed;
-    double frequency; /* tone frequency in Hz (default 440) */
-    double amplitude; /* peak of the loudest part, 0..1 (default 0.5) */
+    double frequency; /* tone frequency in Hz (default FX_DEFAULT_GEN_FREQUENCY) */
+    double amplitude; /* peak of the loudest part, 0..1 (default FX_DEFAULT_GEN_AMPLITUDE) */
 } fx_gen_audio_params;
 
 FX_API void fx_gen_audio_params_init(fx_gen_audio_params *p);

@@ -54,9 +54,15 @@ typedef enum fx_png_filter {
     FX_PNG_FILTER_PAETH
 } fx_png_filter;
 
+/* JPEG quality: the default (fx_image_write_options_init) and the range accepted. */
+#define FX_DEFAULT_JPEG_QUALITY 90
+#define FX_MIN_JPEG_QUALITY 1
+#define FX_MAX_JPEG_QUALITY 100
+
 typedef struct fx_image_write_options {
     fx_image_format format; /* AUTO: from the path's extension */
-    int jpeg_quality;       /* 1..100, default 90 */
+    int jpeg_quality;       /* FX_MIN_JPEG_QUALITY..FX_MAX_JPEG_QUALITY, default
+                               FX_DEFAULT_JPEG_QUALITY */
     int png_compression;    /* FX_PNG_COMPRESSION_FAST (default) or zlib level 0..9 */
     fx_png_filter png_filter; /* default FX_PNG_FILTER_AUTO */
     /* fx_image_writer only: write at the path itself, not into a hidden file beside it

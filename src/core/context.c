@@ -9,7 +9,7 @@ void fx_context_options_init(fx_context_options *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->device = FX_DEVICE_AUTO;
-    opts->log_level = FX_LOG_WARNING;
+    opts->log_level = FX_DEFAULT_LOG_LEVEL;
 }
 
 static void fill_default_limits(fx_limits *limits)

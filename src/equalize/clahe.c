@@ -6,8 +6,6 @@
 
 #include "equalize_internal.h"
 
-#define INTERP_ROWS_PER_CHUNK 4
-
 typedef struct clahe_job {
     fx_equalize_plan *plan;
     const fx_image *in;
@@ -112,5 +110,6 @@ void fxi_eq_cpu_clahe(fx_equalize_plan *p, const fx_image *in, fx_image *out)
     for (int x = 0; x < p->width; x++)
         p->x_axis[x] = fxi_clahe_axis_at(x, inv_tw, g->tiles_x);
     if (p->tile_lutf) fxi_eq_clahe_u8_columns(p);
-    fxi_parallel_for(p->ctx, (size_t)p->height, INTERP_ROWS_PER_CHUNK, interpolate_rows, &job);
+    fxi_parallel_for(p->ctx, (size_t)p->height, FXI_EQ_INTERP_ROWS_PER_CHUNK, interpolate_rows,
+                     &job);
 }

@@ -10,6 +10,7 @@
 
 #include "core/internal.h"
 #include "equalize_math.h"
+#include "equalize_tuning.h"
 #include "fxkit/equalize.h"
 
 /* Key planes: three histograms for --space rgb, one otherwise. */
@@ -20,9 +21,6 @@
 #define FXI_EQ_DEFAULT_BINS_U16 4096
 /* A warp: the smallest GPU block. */
 #define FXI_WARP_THREADS 32
-/* Histograms per thread in the CPU's counting loops: consecutive pixels count into
- * different copies, so equal neighbours do not serialise on one counter. */
-#define FXI_EQ_SUB_HISTS 4
 #define FXI_EQ_U8_LEVELS 256
 /* Most tiles along one side of the CLAHE grid. */
 #define FXI_EQ_MAX_TILES 256
@@ -62,13 +60,6 @@ fxi_eq_hist_launch fxi_eq_hist_geometry(int tile_h, int tiles, int block, int mu
  * at least a warp). */
 unsigned fxi_eq_scan_threads(uint32_t bins, int block);
 
-/* The 8-bit fast GPU passes: a thread steps over FXI_EQ_FAST_GROUP pixels, and the
- * grid provides for FXI_EQ_FAST_THREADS_PER_SM threads an SM (an SM's maximum on sm_80
- * and sm_90: enough loads in flight to run at memory bandwidth whatever --gpu-block
- * is; eight 256-thread blocks, and the rgb histogram's 24 KiB of shared memory times
- * eight still fits). */
-#define FXI_EQ_FAST_GROUP 4
-#define FXI_EQ_FAST_THREADS_PER_SM 2048u
 /* Grid limit of the y dimension. */
 #define FXI_EQ_MAX_GRID_Y 65535u
 /* Grid of a pass over `height` rows of `units` thread steps each (pixels, or the fast

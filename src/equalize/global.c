@@ -5,7 +5,6 @@
 
 #include "equalize_internal.h"
 
-#define APPLY_ROWS_PER_CHUNK 8
 #define U8_LEVELS 256
 
 /* Output level of every key value, per plane: the bin's level, or the key itself
@@ -115,5 +114,5 @@ void fxi_eq_cpu_global(fx_equalize_plan *p, const fx_image *in, fx_image *out)
         fxi_eq_float_lut(p->hist, p->bins, p->scale, p->float_lut, &job.copy);
     else
         build_value_luts(p);
-    fxi_parallel_for(p->ctx, (size_t)p->height, APPLY_ROWS_PER_CHUNK, map_rows, &job);
+    fxi_parallel_for(p->ctx, (size_t)p->height, FXI_EQ_APPLY_ROWS_PER_CHUNK, map_rows, &job);
 }

@@ -3,10 +3,11 @@
  * Device images are equalized where they are: the work is queued on the context's
  * stream and the call returns (fxkit.h's equalize.h states the contract). Host
  * images go through the context's reusable device buffers in row bands: the CPU's
- * threads pack a band into one of STAGE_SLOTS pinned staging buffers while the
- * bands before it are copying on their own streams, so packing and PCIe transfers
- * overlap (pageable copies would go at a fraction of the bus speed), then the bands
- * come down the same way. The LUTs need every pixel's count, so the transfers can
+ * threads pack a band into one of FXI_EQ_STAGE_SLOTS pinned staging buffers (from the
+ * context's pinned pool; the sizes are in equalize_tuning.h) while the bands before it
+ * are copying on their own streams, so packing and PCIe transfers overlap (pageable
+ * copies would go at a fraction of the bus speed), then the bands come down the same
+ * way. The LUTs need every pixel's count, so the transfers can
  * hide only the passes over pixels:
  * - 8-bit fast path (fxi_equalize_fast_path_gpu): each band is counted on its staging
  *   stream right after its upload, and mapped on its stream right before its
@@ -24,12 +25,6 @@
 #include "equalize/equalize_gpu.h"
 #include "equalize/gpu_kernels.h"
 
-/* Threads per block unless --gpu-block says otherwise: 8 warps. */
-#define DEFAULT_BLOCK 256
-/* Host-image staging: bands in flight, and the bytes of one band. */
-#define STAGE_SLOTS 4
-#define STAGE_BAND_BYTES ((size_t)8 << 20)
-
 struct fxi_eq_gpu {
     uint32_t *hist;
     uint16_t *bin_lut;
@@ -38,13 +33,14 @@ struct fxi_eq_gpu {
     int *identity;
     uint8_t *mask;
     /* host-image staging, made on the first run with host images */
-    cudaStream_t streams[STAGE_SLOTS];
+    cudaStream_t streams[FXI_EQ_STAGE_SLOTS];
     /* the fast path's joins: the work queued so far on a staging stream (slot_marks)
      * or on the context's stream (context_mark), for the other side to wait for */
-    cudaEvent_t slot_marks[STAGE_SLOTS];
+    cudaEvent_t slot_marks[FXI_EQ_STAGE_SLOTS];
     cudaEvent_t context_mark;
-    void *pinned[STAGE_SLOTS];
-    size_t pinned_bytes; /* of each slot */
+    void *pinned[FXI_EQ_STAGE_SLOTS];       /* from the context's pinned pool */
+    size_t pinned_size[FXI_EQ_STAGE_SLOTS]; /* each block's size, for giving it back */
+    size_t pinned_bytes;                    /* usable in every slot */
 };
 
 static fx_status device_array(fx_context *ctx, size_t count, size_t size, void **out)
@@ -97,13 +93,16 @@ void fxi_equalize_gpu_release(fx_equalize_plan *p)
     fxi_device_free(p->ctx, g->mask);
     fxi_device_guard guard; /* the staging streams belong to the context's GPU */
     const int entered = fxi_device_enter(p->ctx, &guard) == FX_OK;
-    for (int i = 0; i < STAGE_SLOTS; i++) {
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++) {
         if (g->streams[i] && entered) {
             (void)cudaStreamSynchronize(g->streams[i]);
             (void)cudaStreamDestroy(g->streams[i]);
         }
         if (g->slot_marks[i] && entered) (void)cudaEventDestroy(g->slot_marks[i]);
-        fxi_pinned_free(p->ctx, g->pinned[i]);
+        if (entered) /* synchronised above: no copy uses the block any more */
+            fxi_pinned_give(p->ctx, g->pinned[i], g->pinned_size[i]);
+        else
+            fxi_pinned_free(p->ctx, g->pinned[i]);
     }
     if (g->context_mark && entered) (void)cudaEventDestroy(g->context_mark);
     if (entered) fxi_device_leave(&guard);
@@ -141,7 +140,7 @@ static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *
     a.value_lut = g->value_lut;
     a.float_lut = g->float_lut;
     a.identity = g->identity;
-    a.block = (unsigned)(p->gpu_block ? p->gpu_block : DEFAULT_BLOCK);
+    a.block = (unsigned)(p->gpu_block ? p->gpu_block : FXI_EQ_GPU_DEFAULT_BLOCK);
     return a;
 }
 
@@ -161,20 +160,21 @@ static fx_status staging_ready(fx_equalize_plan *p, size_t band_bytes)
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
     if (g->pinned_bytes >= band_bytes) return FX_OK;
-    for (int i = 0; i < STAGE_SLOTS; i++) {
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++) {
         if (!g->streams[i])
             FX_CUDA(cudaStreamCreateWithFlags(&g->streams[i], cudaStreamNonBlocking));
         if (!g->slot_marks[i])
             FX_CUDA(cudaEventCreateWithFlags(&g->slot_marks[i], cudaEventDisableTiming));
         FX_CUDA(cudaStreamSynchronize(g->streams[i]));
-        fxi_pinned_free(ctx, g->pinned[i]);
+        fxi_pinned_give(ctx, g->pinned[i], g->pinned_size[i]);
         g->pinned[i] = NULL;
+        g->pinned_size[i] = 0;
     }
     if (!g->context_mark)
         FX_CUDA(cudaEventCreateWithFlags(&g->context_mark, cudaEventDisableTiming));
     g->pinned_bytes = 0;
-    for (int i = 0; i < STAGE_SLOTS; i++)
-        FXI_TRY(fxi_pinned_alloc(ctx, band_bytes, &g->pinned[i]));
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++)
+        FXI_TRY(fxi_pinned_take(ctx, band_bytes, &g->pinned[i], &g->pinned_size[i]));
     g->pinned_bytes = band_bytes;
     return FX_OK;
 }
@@ -183,7 +183,7 @@ static fx_status staging_ready(fx_equalize_plan *p, size_t band_bytes)
 static fx_status slots_sync(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
-    for (int i = 0; i < STAGE_SLOTS; i++)
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++)
         FX_CUDA(cudaStreamSynchronize(p->gpu->streams[i]));
     return FX_OK;
 }
@@ -195,7 +195,7 @@ static fx_status slots_wait_for_context(fx_equalize_plan *p)
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
     FX_CUDA(cudaEventRecord(g->context_mark, ctx->cuda->stream));
-    for (int i = 0; i < STAGE_SLOTS; i++)
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++)
         FX_CUDA(cudaStreamWaitEvent(g->streams[i], g->context_mark, 0));
     return FX_OK;
 }
@@ -206,7 +206,7 @@ static fx_status context_waits_for_slots(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
-    for (int i = 0; i < STAGE_SLOTS; i++) {
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++) {
         FX_CUDA(cudaEventRecord(g->slot_marks[i], g->streams[i]));
         FX_CUDA(cudaStreamWaitEvent(ctx->cuda->stream, g->slot_marks[i], 0));
     }
@@ -222,7 +222,7 @@ static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
     for (int r0 = 0, b = 0; r0 < p->height; r0 += band_rows, b++) {
-        const int slot = b % STAGE_SLOTS;
+        const int slot = b % FXI_EQ_STAGE_SLOTS;
         const int rows = fxi_eq_band_height(r0, band_rows, p->height);
         FX_CUDA(cudaStreamSynchronize(g->streams[slot])); /* its last band has left */
         fxi_parallel_copy_rows(ctx, g->pinned[slot], row_bytes, fx_image_row(in, r0), in->stride,
@@ -243,11 +243,11 @@ static fx_status download_bands(fx_equalize_plan *p, const uint8_t *dev, fx_imag
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
-    int pending[STAGE_SLOTS];
-    for (int i = 0; i < STAGE_SLOTS; i++)
+    int pending[FXI_EQ_STAGE_SLOTS];
+    for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++)
         pending[i] = -1;
     for (int r0 = 0, b = 0;; r0 += band_rows, b++) {
-        const int slot = b % STAGE_SLOTS, done = r0 >= p->height;
+        const int slot = b % FXI_EQ_STAGE_SLOTS, done = r0 >= p->height;
         const int last = pending[slot];
         if (last >= 0) {
             FX_CUDA(cudaStreamSynchronize(g->streams[slot]));
@@ -258,7 +258,7 @@ static fx_status download_bands(fx_equalize_plan *p, const uint8_t *dev, fx_imag
         }
         if (done) {
             int any = 0;
-            for (int i = 0; i < STAGE_SLOTS; i++)
+            for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++)
                 any |= pending[i] >= 0;
             if (!any) break;
             continue;
@@ -313,7 +313,7 @@ static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *
     const size_t out_row = (size_t)p->width * (size_t)p->out_channels * sample;
     const size_t rows = (size_t)p->height;
     const size_t widest = in_row > out_row ? in_row : out_row;
-    const int band_rows = fxi_eq_band_rows(widest, STAGE_BAND_BYTES, p->height);
+    const int band_rows = fxi_eq_band_rows(widest, FXI_EQ_STAGE_BAND_BYTES, p->height);
     void *dev_in, *dev_out;
     FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, in_row * rows, &dev_in));
     FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, out_row * rows, &dev_out));

@@ -29,11 +29,9 @@ namespace
 
 constexpr unsigned FULL_WARP = 0xffffffffu;
 constexpr int WARP = 32;
-/* Shared memory a histogram block may use; more bins go straight to global memory. */
-constexpr size_t SHARED_HISTOGRAM_BYTES = 48 * 1024;
-/* Blocks per multiprocessor for the histogram and mapping passes: enough resident
- * warps to hide memory latency. */
-constexpr int BLOCKS_PER_SM = 4;
+/* launch and shared-memory sizes: equalize_tuning.h */
+constexpr size_t SHARED_HISTOGRAM_BYTES = FXI_EQ_GPU_SHARED_HISTOGRAM_BYTES;
+constexpr int BLOCKS_PER_SM = FXI_EQ_GPU_BLOCKS_PER_SM;
 constexpr unsigned MAX_SCAN_THREADS = 1024;
 
 template <typename T>
@@ -274,7 +272,7 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
  * pixels add once. The mapping pass reads the value LUT from shared memory and
  * computes with the equalize_math.h functions (fxi_hsv_f32_*, fxi_luma, ...). */
 
-constexpr int SUB_HISTS = 8;
+constexpr int SUB_HISTS = FXI_EQ_GPU_FAST_SUB_HISTS;
 constexpr int LEVELS_U8 = 256;
 constexpr int GROUP = FXI_EQ_FAST_GROUP; /* pixels per thread step */
 

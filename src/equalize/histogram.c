@@ -5,9 +5,6 @@
 
 #include "equalize_internal.h"
 
-/* Rows per chunk handed to a thread. */
-#define HIST_ROWS_PER_CHUNK 16
-
 /* One row, written for constant channels/type/mode so the compiler specialises
  * each call below. */
 static inline void count_row(const fx_equalize_plan *p, const uint8_t *row, const uint8_t *mask,
@@ -81,7 +78,7 @@ void fxi_eq_cpu_histogram(fx_equalize_plan *p, const fx_image *in)
     const size_t per_worker = (size_t)p->planes * p->bins;
     memset(p->hist_work, 0, (size_t)p->hist_workers * per_worker * sizeof *p->hist_work);
     hist_job job = {p, in};
-    fxi_parallel_for(p->ctx, (size_t)p->height, HIST_ROWS_PER_CHUNK, count_rows, &job);
+    fxi_parallel_for(p->ctx, (size_t)p->height, FXI_EQ_HIST_ROWS_PER_CHUNK, count_rows, &job);
     memcpy(p->hist, p->hist_work, per_worker * sizeof *p->hist);
     for (int w = 1; w < p->hist_workers; w++) {
         const uint32_t *h = p->hist_work + (size_t)w * per_worker;

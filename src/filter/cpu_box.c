@@ -11,9 +11,6 @@
 #include "filter/cpu_common.h"
 #include "core/cpu_simd.h"
 
-/* Each band re-sums kh rows to start: bands of several kernel heights amortise that. */
-#define BOX_BAND_PER_TAP 4
-#define BOX_MIN_BAND 16
 
 /* Working element: int32, int64 or (float images) double. */
 static size_t box_elem(const fxi_taps *t)
@@ -42,7 +39,6 @@ FXI_SIMD_VARIANTS(DEFINE_BOX)
 
 /* Exact sums below 2^24 (taps->float_exact) in float: window sums of kw pixels added
  * directly for narrow windows, the column sums slid by entering minus leaving row. */
-#define BOX_DIRECT_SUM_MAX 16
 #define DEFINE_BOX_F32X(suffix, attr)                                                              \
     attr static void hsum_u8_##suffix(float *h, const uint8_t *p, int64_t kw, int64_t n,           \
                                       int64_t C)                                                   \
@@ -133,7 +129,7 @@ static void box_block_f32x(const fxi_filter_job *job, const fxi_block *b, uint8_
         for (int64_t r = first_new; r < top + kh; r++) {
             const void *in = fxi_padded_row_view(job, raw ? FXI_ACC_RAW : FXI_ACC_F32, r, b->x0,
                                                  b->x1, t->ax, kw - 1 - t->ax, pad);
-            if (kw <= BOX_DIRECT_SUM_MAX) {
+            if (kw <= FXI_BOX_DIRECT_SUM_MAX) {
                 if (raw)
                     FXI_PICK(hsum_u8)(h, in, kw, n, C);
                 else
@@ -255,8 +251,8 @@ static void box_block(const fxi_filter_job *job, const fxi_cpu_state *s, const f
 fx_status fxi_box_geometry(fx_context *ctx, const fxi_taps *t, int width, int height, int channels,
                            fxi_cpu_state *s)
 {
-    int min_band = BOX_BAND_PER_TAP * t->kh;
-    if (min_band < BOX_MIN_BAND) min_band = BOX_MIN_BAND;
+    int min_band = FXI_BOX_BAND_PER_TAP * t->kh;
+    if (min_band < FXI_BOX_MIN_BAND) min_band = FXI_BOX_MIN_BAND;
     /* +1 row for the column sums and the output: (kh + 2) rows cover ring, pad, v, out. */
     return fxi_geometry(ctx, t, width, height, channels, min_band, FXI_BOX_TILE_MAX, box_elem(t),
                         FXI_BOX_U8_EXTRA_BYTES, FXI_BOX_OPS, s);

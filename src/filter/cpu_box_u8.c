@@ -26,13 +26,8 @@
 
 /* Column sums of kh samples fit uint16 while kh * 255 <= 65535. */
 #define COLUMN_SUM_MAX_ROWS (UINT16_MAX / UINT8_MAX)
-/* Windows this wide or narrower add their column sums directly (vector loops); wider
- * ones difference prefix sums along the row. */
-#define DIRECT_SUM_MAX_WIDTH 8
 /* Prefix sums are kept with this many zeros in front (P[i - C] for i < C reads 0). */
 #define PREFIX_LEAD 8
-/* Sums go to the finish this many pixels at a time, so they stay in L1. */
-#define FINISH_CHUNK 512
 /* A row index that stands for "no row" (nothing leaves the window). */
 #define NO_ROW INT64_MIN
 
@@ -296,8 +291,9 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
     const int64_t cols = b->x1 - b->x0 + kw - 1, first = b->x0 - t->ax;
     const int32_t num = (int32_t)t->num[0];
     const bool narrow = (int64_t)kw * kh * UINT8_MAX <= UINT16_MAX;
-    const bool fused = kw > DIRECT_SUM_MAX_WIDTH && diff_finish_fits(job);
-    const int64_t chunk = b->x1 - b->x0 < FINISH_CHUNK ? b->x1 - b->x0 : FINISH_CHUNK;
+    const bool fused = kw > FXI_BOX_U8_DIRECT_SUM_MAX_WIDTH && diff_finish_fits(job);
+    const int64_t chunk =
+        b->x1 - b->x0 < FXI_BOX_U8_FINISH_CHUNK ? b->x1 - b->x0 : FXI_BOX_U8_FINISH_CHUNK;
     uint16_t *v = (uint16_t *)(void *)scratch; /* column sums of the padded columns */
     uint16_t *h = v + fxi_align_up((size_t)(cols * C) * sizeof *v) / sizeof *v;
     int32_t *s = (int32_t *)(void *)(h + fxi_align_up((size_t)(chunk * C) * sizeof *h) / sizeof *h);
@@ -313,7 +309,7 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
                 update_columns(job, v, r, NO_ROW, first, cols);
         else
             update_columns(job, v, top + kh - 1, top - 1, first, cols);
-        if (kw > DIRECT_SUM_MAX_WIDTH) prefix(P, v, cols * C, C);
+        if (kw > FXI_BOX_U8_DIRECT_SUM_MAX_WIDTH) prefix(P, v, cols * C, C);
 #ifdef FXI_HAVE_AVX2_VARIANT
         if (fused) {
             uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
@@ -325,7 +321,7 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
             int64_t c1 = c0 + chunk < b->x1 ? c0 + chunk : b->x1;
             const uint16_t *vc = v + (c0 - b->x0) * C;
             int64_t n = (c1 - c0) * C;
-            if (kw > DIRECT_SUM_MAX_WIDTH) {
+            if (kw > FXI_BOX_U8_DIRECT_SUM_MAX_WIDTH) {
                 FXI_PICK(prefix_diff)(s, P + (c0 - b->x0) * C, kw, num, n, C);
             } else if (narrow) {
                 FXI_PICK(row_sum_u16)(h, vc, kw, n, C);

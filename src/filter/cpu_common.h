@@ -3,27 +3,11 @@
 #define FXKIT_FILTER_CPU_COMMON_H
 
 #include "filter/filter_internal.h"
+#include "filter/filter_tuning.h"
 
-/* Ring budget per worker (bytes): the rows a block keeps should stay near L2. */
-#define FXI_RING_BUDGET (2u << 20)
-#define FXI_TILE_MAX 256
-/* Box blocks touch two of their kh rows per output row, so they can be wider. */
-#define FXI_BOX_TILE_MAX 2048
-#define FXI_TILE_PER_TAP 4
-#define FXI_TILE_MIN 16
 #define FXI_SCRATCH_ALIGN 64
 /* The most parts a block cuts its scratch into, each starting aligned. */
 #define FXI_SCRATCH_PARTS 6
-/* Work (output samples x operations per output) below which a run stays on the calling
- * thread: there, handing blocks to the pool's threads and waiting for them costs more
- * than they save. Measured on runs back to back (a reused plan; the pool's threads are
- * still awake, src/core/pool.c) with `filter_bench reuse 1000 SIDE KERNEL 1|2` over sides
- * 16…256 on the 2-core development machine: 2 threads gain on RGB from ~24 x 24 on for
- * gaussian:5 (17 K) and sharpen (9 K), from ~48 x 48 for box:3 (55 K): this line lies
- * between (docs/BENCHMARKS.md). A pool that has gone to sleep costs ~10-15 us more. */
-#define FXI_SERIAL_MAX_WORK (32.0 * 1024)
-/* A box output's operations for that rule: about the cost of 8 separable taps. */
-#define FXI_BOX_OPS 8
 
 /* Offsets inside a worker's scratch, rounded up so every part starts aligned. */
 static inline size_t fxi_align_up(size_t bytes)

@@ -13,8 +13,6 @@
 #include "core/cpu_simd.h"
 #include "filter/cpu_taps.h"
 
-/* Bands shorter than this waste the ring's warm-up (kh rows per band). */
-#define DIRECT_MIN_BAND 8
 
 /* One output row: the non-zero taps in row-major order, as pointers into the kh rows
  * and weights of the accumulator's type, applied in groups (cpu_taps.h). */
@@ -108,7 +106,7 @@ fx_status fxi_direct_geometry(fx_context *ctx, const fxi_taps *t, int width, int
 {
     /* Room for a pointer and a weight per non-zero tap. */
     size_t extra = (size_t)t->nonzero * (sizeof(void *) + sizeof(int64_t));
-    return fxi_geometry(ctx, t, width, height, channels, DIRECT_MIN_BAND, FXI_TILE_MAX,
+    return fxi_geometry(ctx, t, width, height, channels, FXI_DIRECT_MIN_BAND, FXI_TILE_MAX,
                         fxi_acc_size(t->acc), extra, t->nonzero, s);
 }
 

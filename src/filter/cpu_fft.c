@@ -76,17 +76,6 @@ fx_status fxi_filter_fft(const fxi_filter_job *job, void *state)
  * with FFTW_ESTIMATE plans (measured on the 2-core EPYC: sides with 3^3 or 5^3 factors,
  * such as 216 or 250, ran 1.5-2x slower per point than 256). The side of each
  * dimension is chosen by a cost model, see choose_sides. */
-/* Sides considered when the kernel allows: working sets beyond the L2 cache slow FFTW
- * down per point (measured: 2048^2 about twice the time per point of 512^2), and big
- * tiles waste work at the image's edges. */
-#define FFT_MAX_SIDE 1024
-/* A plane of more points than this (4 MiB of floats) leaves the L2 caches of current
- * CPUs; the cost model charges such tiles extra per point. */
-#define FFT_CACHE_POINTS (1u << 20)
-#define FFT_CACHE_PENALTY 1.5
-/* Per point, reading the block and storing the results cost about as much as this
- * many log2 levels of the transforms (conversion, deinterleave, mean, multiply). */
-#define FFT_IO_LEVELS 4.0
 /* Planes start at multiples of this many floats, so every plane has the alignment of
  * the first, which the plans were made for (FFTW's new-array execute needs it). */
 #define FFT_PLANE_ALIGN_FLOATS 16
@@ -130,16 +119,16 @@ static int64_t ceil_div(int64_t a, int64_t b)
 /* Choose the transform size N x M for a kw x kh kernel on a width x height image with
  * `threads` workers: the pair of nice sides in [kernel, max side] that minimises the
  * modelled time, ceil(tiles / threads) rounds of one tile's cost, where a tile costs
- * N M (log2(N M) + FFT_IO_LEVELS) per channel, more beyond the cache. This takes big
+ * N M (log2(N M) + FXI_FFT_IO_LEVELS) per channel, more beyond the cache. This takes big
  * tiles for big images (less overlap: each tile recomputes kernel-1 rows and columns
  * of its neighbours), tiles no bigger than the image plus the kernel for small ones,
  * and enough tiles to keep every thread busy. The largest side considered is
- * FFT_MAX_SIDE, or twice the kernel where the kernel is larger. */
+ * FXI_FFT_MAX_SIDE, or twice the kernel where the kernel is larger. */
 static void choose_sides(int width, int height, int kw, int kh, int threads, int *n_rows,
                          int *n_cols)
 {
-    int max_r = fxi_fft_next_nice_side(kh * 2 > FFT_MAX_SIDE ? kh * 2 : FFT_MAX_SIDE);
-    int max_c = fxi_fft_next_nice_side(kw * 2 > FFT_MAX_SIDE ? kw * 2 : FFT_MAX_SIDE);
+    int max_r = fxi_fft_next_nice_side(kh * 2 > FXI_FFT_MAX_SIDE ? kh * 2 : FXI_FFT_MAX_SIDE);
+    int max_c = fxi_fft_next_nice_side(kw * 2 > FXI_FFT_MAX_SIDE ? kw * 2 : FXI_FFT_MAX_SIDE);
     /* no tile larger than the whole image plus its halo */
     int whole_r = fxi_fft_next_nice_side(height + kh - 1),
         whole_c = fxi_fft_next_nice_side(width + kw - 1);
@@ -153,8 +142,8 @@ static void choose_sides(int width, int height, int kw, int kh, int threads, int
         for (int c = fxi_fft_next_nice_side(kw); c <= max_c; c = fxi_fft_next_nice_side(c + 1)) {
             int64_t tiles = ceil_div(height, r - kh + 1) * ceil_div(width, c - kw + 1);
             double points = (double)r * c;
-            double per_point = log2(points) + FFT_IO_LEVELS;
-            if (points > FFT_CACHE_POINTS) per_point *= FFT_CACHE_PENALTY;
+            double per_point = log2(points) + FXI_FFT_IO_LEVELS;
+            if (points > FXI_FFT_CACHE_POINTS) per_point *= FXI_FFT_CACHE_PENALTY;
             double cost = (double)ceil_div(tiles, threads) * points * per_point;
             if (best < 0 || cost < best) {
                 best = cost;

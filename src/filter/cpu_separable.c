@@ -26,11 +26,6 @@
 #include <immintrin.h>
 #endif
 
-/* The uint16 ring of a narrow block (bytes): at most this, a quarter of a 512 KiB L2. */
-#define NARROW_RING_BUDGET (128 << 10)
-/* Each band re-does kh - 1 row passes: bands of several kernel heights amortise that. */
-#define SEPARABLE_BAND_PER_TAP 4
-#define SEPARABLE_MIN_BAND 16
 
 /* A pass: out = init + the taps of `weights` (zero taps left out) over the rows
  * in + k * step (row pass) or rows[k] (column pass), in tap order (cpu_taps.h). */
@@ -131,9 +126,7 @@ static bool narrow_rows(const fxi_taps *t)
 #define MADDUBS_TAP_MAX 127
 #define MADDUBS_PAIR_MAX 128
 #define MADDUBS_STEP 32
-/* Rows up to this many taps wide take vpmaddubsw (the tap pairs' factors are made once
- * per call, kept in registers); wider ones the plain pass. */
-#define MADDUBS_MAX_TAPS 16
+/* Rows up to FXI_MADDUBS_MAX_TAPS wide take it (filter_tuning.h). */
 
 /* The row pass of a narrow block: out[x] = sum of w[j] * in[x + j * step], x < n. */
 typedef struct narrow_row narrow_row;
@@ -144,7 +137,7 @@ struct narrow_row {
     pass_fn plain; /* the plain pass (row_plain) */
     uint16_t w[FX_KERNEL_MAX_SIDE];
     int count;
-    int16_t pair[(MADDUBS_MAX_TAPS + 1) / 2]; /* vpmaddubsw factors: w[2j] | w[2j+1] << 8 */
+    int16_t pair[(FXI_MADDUBS_MAX_TAPS + 1) / 2]; /* vpmaddubsw factors: w[2j] | w[2j+1] << 8 */
 };
 
 static void row_plain(const narrow_row *nr, uint16_t *out, const uint8_t *in, int64_t step,
@@ -179,7 +172,7 @@ FXI_AVX2_INLINE void maddubs_step(uint16_t *o, const uint8_t *p, const __m256i *
 FXI_AVX2_INLINE void maddubs_row(const narrow_row *nr, uint16_t *o, const uint8_t *p, int count,
                                  int64_t step, int64_t n)
 {
-    __m256i pair[(MADDUBS_MAX_TAPS + 1) / 2];
+    __m256i pair[(FXI_MADDUBS_MAX_TAPS + 1) / 2];
     for (int j = 0; j < count; j += 2)
         pair[j / 2] = _mm256_set1_epi16(nr->pair[j / 2]);
     int64_t x = 0;
@@ -237,7 +230,7 @@ static void narrow_row_init(const fxi_taps *t, narrow_row *nr)
     for (int j = 0; j < t->kw; j++)
         nr->w[j] = (uint16_t)t->num_row[j];
 #ifdef FXI_HAVE_AVX2_VARIANT
-    bool fits = fxi_cpu_has_avx2() && t->kw <= MADDUBS_MAX_TAPS;
+    bool fits = fxi_cpu_has_avx2() && t->kw <= FXI_MADDUBS_MAX_TAPS;
     for (int j = 0; j < t->kw && fits; j++)
         fits = t->num_row[j] <= MADDUBS_TAP_MAX &&
                (j % 2 || j + 1 == t->kw || t->num_row[j] + t->num_row[j + 1] <= MADDUBS_PAIR_MAX);
@@ -323,9 +316,6 @@ static void narrow_row_pass(const fxi_filter_job *job, const narrow_row *nr, int
     }
 }
 
-/* The column pass and the finish go NARROW_CHUNK pixels at a time, so the int32 sums
- * stay in L1 between the two. */
-#define NARROW_CHUNK 256
 
 /* The fused column pass below: uint16 taps, sums and the added rounding term in 31 bits. */
 #define FUSED_MAX_SUM 2147483647.0
@@ -336,34 +326,31 @@ static void narrow_row_pass(const fxi_filter_job *job, const narrow_row *nr, int
  * 0…255 by the two packs (which also undo the interleave). This is fxi_finish_exact's
  * MULSHIFT rule with mul = 1 (cv2.GaussianBlur's). */
 #ifdef FXI_HAVE_AVX2_VARIANT
-/* Outputs of one vector; a step takes FUSED_STEP_VECTORS of them at once, so each row
- * pointer and tap vector serves them all (the loop is bound by instructions). */
+/* Outputs of one vector; a step takes FXI_FUSED_STEP_VECTORS of them at once and
+ * FXI_FUSED_KEPT_TAPS tap vectors are made once per call (filter_tuning.h). */
 #define FUSED_LANES 16
-#define FUSED_STEP_VECTORS 2
-/* Tap vectors made once per call, not once per step: every kernel up to this height. */
-#define FUSED_KEPT_TAPS 32
 
 typedef struct fused_col {
     const uint16_t *const *rows;
     const uint16_t *w;
     int count, paired;
-    __m256i start, flip, taps[FUSED_KEPT_TAPS]; /* taps[k]: pair k, k + 1 or lone k */
+    __m256i start, flip, taps[FXI_FUSED_KEPT_TAPS]; /* taps[k]: pair k, k + 1 or lone k */
     __m128i by;
 } fused_col;
 
 /* The tap vector of pair k, k + 1 (k < paired) or of the lone tap k. */
 __attribute__((target("avx2"))) static inline __m256i fused_tap(const fused_col *c, int k)
 {
-    if (k < FUSED_KEPT_TAPS) return c->taps[k];
+    if (k < FXI_FUSED_KEPT_TAPS) return c->taps[k];
     return k < c->paired ? _mm256_set1_epi32((int)((uint32_t)c->w[k + 1] << 16 | c->w[k]))
                          : _mm256_set1_epi16((short)c->w[k]);
 }
 
-/* `vectors` (1 or FUSED_STEP_VECTORS) vectors of outputs from out + x. */
+/* `vectors` (1 or FXI_FUSED_STEP_VECTORS) vectors of outputs from out + x. */
 __attribute__((target("avx2"))) static inline void fused_step(const fused_col *c, uint8_t *out,
                                                               int64_t x, int vectors)
 {
-    __m256i lo[FUSED_STEP_VECTORS], hi[FUSED_STEP_VECTORS];
+    __m256i lo[FXI_FUSED_STEP_VECTORS], hi[FXI_FUSED_STEP_VECTORS];
     for (int v = 0; v < vectors; v++)
         lo[v] = hi[v] = c->start;
     int k = 0;
@@ -418,14 +405,14 @@ col_finish_u8_avx2(uint8_t *out, const uint16_t *const *rows, const uint16_t *w,
     c.start = _mm256_set1_epi32((int)start_sum);
     c.flip = _mm256_set1_epi16(offset ? (short)0x8000 : 0);
     c.by = _mm_cvtsi32_si128(shift);
-    for (int k = 0; k < c.paired && k < FUSED_KEPT_TAPS; k += 2)
+    for (int k = 0; k < c.paired && k < FXI_FUSED_KEPT_TAPS; k += 2)
         c.taps[k] = _mm256_set1_epi32((int)((uint32_t)w[k + 1] << 16 | w[k]));
-    for (int k = c.paired; k < count && k < FUSED_KEPT_TAPS; k++)
+    for (int k = c.paired; k < count && k < FXI_FUSED_KEPT_TAPS; k++)
         c.taps[k] = _mm256_set1_epi16((short)w[k]);
-    const int64_t step = FUSED_LANES * FUSED_STEP_VECTORS;
+    const int64_t step = FUSED_LANES * FXI_FUSED_STEP_VECTORS;
     int64_t x = 0;
     for (; x + step <= n; x += step)
-        fused_step(&c, out, x, FUSED_STEP_VECTORS);
+        fused_step(&c, out, x, FXI_FUSED_STEP_VECTORS);
     for (; x + FUSED_LANES <= n; x += FUSED_LANES)
         fused_step(&c, out, x, 1);
     /* The remainder as one more vector ending at n: it rewrites some outputs with the
@@ -684,8 +671,8 @@ static void separable_block_narrow(const fxi_filter_job *job, const fxi_block *b
             continue;
         }
 #endif
-        for (int64_t c0 = b->x0; c0 < b->x1; c0 += NARROW_CHUNK) {
-            int64_t c1 = c0 + NARROW_CHUNK < b->x1 ? c0 + NARROW_CHUNK : b->x1;
+        for (int64_t c0 = b->x0; c0 < b->x1; c0 += FXI_NARROW_CHUNK) {
+            int64_t c1 = c0 + FXI_NARROW_CHUNK < b->x1 ? c0 + FXI_NARROW_CHUNK : b->x1;
             for (int64_t i = 0, slot = top_slot; i < kh; i++, slot = ring_next(slot, kh))
                 rows[i] = ring + slot * n + (c0 - b->x0) * C;
             col(acc, NULL, rows, w_col, t->kh, 0, 0, (c1 - c0) * C);
@@ -737,14 +724,15 @@ static void separable_block(const fxi_filter_job *job, const fxi_cpu_state *s, c
 fx_status fxi_separable_geometry(fx_context *ctx, const fxi_taps *t, int width, int height,
                                  int channels, fxi_cpu_state *s)
 {
-    int min_band = SEPARABLE_BAND_PER_TAP * t->kh;
-    if (min_band < SEPARABLE_MIN_BAND) min_band = SEPARABLE_MIN_BAND;
+    int min_band = FXI_SEPARABLE_BAND_PER_TAP * t->kh;
+    if (min_band < FXI_SEPARABLE_MIN_BAND) min_band = FXI_SEPARABLE_MIN_BAND;
     const int64_t ops = (int64_t)t->kw + t->kh;
     /* Narrow rows take half the ring of 32-bit ones, so their tiles can be wider: long
      * runs of each image row, which the hardware prefetcher follows; but a tall kernel's
-     * ring of kh uint16 rows stays within NARROW_RING_BUDGET (a share of L2). */
+     * ring of kh uint16 rows stays within FXI_NARROW_RING_BUDGET (a share of L2). */
     if (narrow_rows(t)) {
-        int64_t tile = NARROW_RING_BUDGET / ((int64_t)t->kh * channels * (int64_t)sizeof(uint16_t));
+        int64_t tile =
+            FXI_NARROW_RING_BUDGET / ((int64_t)t->kh * channels * (int64_t)sizeof(uint16_t));
         tile = tile > FXI_BOX_TILE_MAX ? FXI_BOX_TILE_MAX
                : tile < FXI_TILE_MAX   ? FXI_TILE_MAX
                                        : tile;

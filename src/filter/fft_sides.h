@@ -8,9 +8,8 @@
 #include <stdint.h>
 
 #include "core/host_device.h"
+#include "filter/filter_tuning.h"
 
-/* Smaller transforms are all overhead. */
-#define FXI_FFT_MIN_SIDE 16
 
 /* Is n = 2^a, 3 * 2^a or 5 * 2^a? */
 static inline bool fxi_fft_nice_side(int n)

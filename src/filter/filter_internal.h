@@ -127,18 +127,10 @@ fx_status fxi_box_geometry(fx_context *ctx, const fxi_taps *t, int width, int he
                            fxi_cpu_state *s);
 
 /* Every strategy: filter job->src into job->dst on the context's threads. */
-typedef fx_status (*fxi_strategy_fn)(const fxi_filter_job *job, void *state);
-
 fx_status fxi_filter_direct(const fxi_filter_job *job, void *state);
 fx_status fxi_filter_separable(const fxi_filter_job *job, void *state);
 fx_status fxi_filter_box(const fxi_filter_job *job, void *state);
 fx_status fxi_filter_fft(const fxi_filter_job *job, void *state);
-
-/* Cut [0, n) into `parts` near-equal pieces: piece p is [start(p), start(p + 1)). */
-static inline int64_t fxi_split(int64_t n, int64_t parts, int64_t p)
-{
-    return n * p / parts;
-}
 
 /* FFT strategy: state made at plan time (transforms of the kernel, FFTW plans); NULL
  * state and FX_EUNSUPPORTED with a detail in a build without FFTW. */

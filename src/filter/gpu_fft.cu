@@ -10,9 +10,10 @@
 namespace
 {
 
-constexpr int BLOCK_X = 32, BLOCK_Y = 8;
-constexpr int MULTIPLY_THREADS = 256;
-constexpr unsigned int MULTIPLY_BLOCKS = 1024; /* per plane, at most */
+/* launch shapes: filter_tuning.h */
+constexpr int BLOCK_X = FXI_GPU_FFT_BLOCK_X, BLOCK_Y = FXI_GPU_FFT_BLOCK_Y;
+constexpr int MULTIPLY_THREADS = FXI_GPU_FFT_MULTIPLY_THREADS;
+constexpr unsigned int MULTIPLY_BLOCKS = FXI_GPU_FFT_MULTIPLY_BLOCKS; /* per plane, at most */
 
 /* Sample (x, c) of virtual row v as a float, borders applied: the CPU's padded rows
  * (fxi_padded_row with a float accumulator) hold the same value. */

@@ -4,12 +4,6 @@
 #include "filter/gpu_fft_geometry.h"
 #include "filter/fft_sides.h"
 
-/* Per point, packing the tile, multiplying the spectrum and extracting the outputs
- * cost about as much traffic as this many log2 levels of the transforms. */
-#define IO_LEVELS 8.0
-/* cuFFT's work area for a batch, as a share of its data: 2-D transforms of these
- * sides need at most about the data again. The real size is queried at plan time. */
-#define WORK_SHARE 1.0
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
@@ -24,7 +18,7 @@ static size_t plane_floats_of(int n_rows, int n_cols)
 size_t fxi_gpu_fft_batch_footprint(const fxi_gpu_fft_geometry *g, int64_t tiles)
 {
     double data = (double)g->plane_floats * sizeof(float) * (double)g->planes * (double)tiles;
-    double total = data * (1.0 + WORK_SHARE);
+    double total = data * (1.0 + FXI_GPU_FFT_WORK_SHARE);
     return total >= (double)SIZE_MAX ? SIZE_MAX : (size_t)total;
 }
 
@@ -75,7 +69,7 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
             if (fxi_gpu_fft_batch_footprint(&g, 1) > memory_budget) continue;
             const int64_t tiles = fxi_gpu_fft_tiles_x(&g, width) * fxi_gpu_fft_tiles_y(&g, height);
             const double points = (double)r * c;
-            const double cost = (double)tiles * points * (log2(points) + IO_LEVELS);
+            const double cost = (double)tiles * points * (log2(points) + FXI_GPU_FFT_IO_LEVELS);
             if (best < 0 || cost < best) {
                 best = cost;
                 *out = g;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "filter/fft_sides.h"
+#include "filter/filter_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,12 +23,6 @@ extern "C" {
 
 /* Sides are 2^a, 3 * 2^a or 5 * 2^a (cuFFT's fastest radices), at least this. */
 #define FXI_GPU_FFT_MIN_SIDE FXI_FFT_MIN_SIDE
-/* Largest side the cost model considers (or the next side above twice the kernel, when
- * that is larger): cuFFT transforms a row of up to 1024 points in one pass through
- * shared memory, so a 2-D transform of such tiles is two passes over memory. */
-#define FXI_GPU_FFT_MAX_SIDE 1024
-/* Data bytes of one batch need be no larger than this to keep the GPU busy. */
-#define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
 /* Planes of one batch: the extract kernel's grid.z holds tiles, pack's holds planes. */
 #define FXI_GPU_FFT_MAX_PLANES 65535
 

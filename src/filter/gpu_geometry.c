@@ -2,38 +2,6 @@
 #include "filter/gpu_geometry.h"
 #include "filter/band.h"
 
-/* direct: a warp across the row, 8 warps down, 4 output rows per thread */
-#define DIRECT_BLOCK_X 32
-#define DIRECT_BLOCK_Y 8
-#define DIRECT_ROWS_PER_THREAD 4
-/* separable: a warp across, 8 warps down, 16 output rows per thread (the row pass is
- * redone for kh - 1 halo rows per tile: tall tiles amortise it) */
-#define SEPARABLE_BLOCK_X 32
-#define SEPARABLE_BLOCK_Y 8
-#define SEPARABLE_ROWS_PER_THREAD 16
-/* box: 256 threads; column pass strips of at least 64 rows; row pass segments of at
- * least 32 pixels (each starts with a full window sum: strips and segments of several
- * kernel sizes amortise it) */
-#define BOX_THREADS 256
-#define BOX_MIN_STRIP 64
-#define BOX_MIN_SEGMENT 32
-#define BOX_PER_TAP 4
-/* ring layouts: 256 threads; 8 input rows per staging step; separable tiles at least 64
- * rows tall and twice the halo (the row pass is redone for at most a third of the rows);
- * box segments of 8 to 16 pixels (a segment's first window costs kw reads, each further
- * pixel two), tiles of at least 32 rows and kh / 2 (each starts with kh reads per column:
- * taller tiles would leave too few blocks for the GPU) */
-#define RING_THREADS 256
-#define RING_CHUNK_ROWS 8
-#define RING_MIN_TILE_ROWS 64
-#define RING_BOX_MIN_SEGMENT 8
-#define RING_BOX_MAX_SEGMENT 16
-#define RING_BOX_MIN_TILE_ROWS 32
-/* Wider boxes run faster as two passes (column sums through device memory, then row
- * sums): measured on the H200, 10000x6000 RGB u8, box:121 took 4.2 ms in the ring and
- * 3.0 ms in two passes, box:3 0.94 ms and 1.7 ms. */
-#define RING_BOX_MAX_KW 32
-
 static int64_t div_up(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -82,20 +50,20 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 /* The ring layouts (see gpu_geometry.h); false when their shared memory does not fit. */
 static bool separable_ring(const fxi_gpu_shape *s, const fxi_gpu_limits *lim, fxi_gpu_launch *g)
 {
-    const int64_t in_width = RING_THREADS + (int64_t)(s->kw - 1) * s->channels;
-    const int64_t ring_rows = s->kh - 1 + RING_CHUNK_ROWS;
+    const int64_t in_width = FXI_GPU_RING_THREADS + (int64_t)(s->kw - 1) * s->channels;
+    const int64_t ring_rows = s->kh - 1 + FXI_GPU_RING_CHUNK_ROWS;
     /* the ring, the staged rows and the two factors */
-    const uint64_t bytes =
-        (uint64_t)(ring_rows * RING_THREADS + RING_CHUNK_ROWS * in_width + s->kw + s->kh) *
-        (uint64_t)s->acc_size;
+    const uint64_t bytes = (uint64_t)(ring_rows * FXI_GPU_RING_THREADS +
+                                      FXI_GPU_RING_CHUNK_ROWS * in_width + s->kw + s->kh) *
+                           (uint64_t)s->acc_size;
     if (bytes > lim->shared_bytes) return false;
     g->ring = 1;
-    g->block_x = RING_THREADS;
+    g->block_x = FXI_GPU_RING_THREADS;
     g->block_y = 1;
-    g->tile_w = RING_THREADS;
-    g->tile_h = (int)max64(RING_MIN_TILE_ROWS, 2 * (int64_t)(s->kh - 1));
+    g->tile_w = FXI_GPU_RING_THREADS;
+    g->tile_h = (int)max64(FXI_GPU_RING_MIN_TILE_ROWS, 2 * (int64_t)(s->kh - 1));
     g->rows_per_thread = g->tile_h;
-    g->chunk_rows = RING_CHUNK_ROWS;
+    g->chunk_rows = FXI_GPU_RING_CHUNK_ROWS;
     g->ring_rows = (int)ring_rows;
     g->in_width = (int)in_width;
     g->shared_bytes = (size_t)bytes;
@@ -104,21 +72,22 @@ static bool separable_ring(const fxi_gpu_shape *s, const fxi_gpu_limits *lim, fx
 
 static bool box_ring(const fxi_gpu_shape *s, const fxi_gpu_limits *lim, fxi_gpu_launch *g)
 {
-    if (s->kw > RING_BOX_MAX_KW) return false;
-    const int groups = RING_THREADS / s->channels;
-    const int segment = (int)clamp64(s->kw / 4, RING_BOX_MIN_SEGMENT, RING_BOX_MAX_SEGMENT);
+    if (s->kw > FXI_GPU_RING_BOX_MAX_KW) return false;
+    const int groups = FXI_GPU_RING_THREADS / s->channels;
+    const int segment =
+        (int)clamp64(s->kw / 4, FXI_GPU_RING_BOX_MIN_SEGMENT, FXI_GPU_RING_BOX_MAX_SEGMENT);
     const int64_t pixels = (int64_t)groups * segment;
     const uint64_t padded = (uint64_t)(pixels + s->kw - 1) * (uint64_t)s->channels;
     const uint64_t sum_size = 8; /* int32, int64, or double for float kernels: the largest */
     const uint64_t bytes = padded * sum_size + (uint64_t)pixels * s->channels * s->out_sample;
     if (bytes > lim->shared_bytes) return false;
     g->ring = 1;
-    g->block_x = RING_THREADS;
+    g->block_x = FXI_GPU_RING_THREADS;
     g->block_y = 1;
     g->box_groups = groups;
     g->box_segment = segment;
     g->tile_w = (int)pixels;
-    g->tile_h = (int)max64(RING_BOX_MIN_TILE_ROWS, s->kh / 2);
+    g->tile_h = (int)max64(FXI_GPU_RING_BOX_MIN_TILE_ROWS, s->kh / 2);
     g->rows_per_thread = g->tile_h;
     g->in_width = (int)padded;
     g->shared_bytes = (size_t)bytes;
@@ -174,19 +143,19 @@ bool fxi_gpu_launch_geometry(int kernel, int block, const fxi_gpu_shape *s, int6
         break;
     }
     case FXI_GK_DIRECT:
-        g->block_x = DIRECT_BLOCK_X;
-        g->block_y = DIRECT_BLOCK_Y;
-        g->rows_per_thread = DIRECT_ROWS_PER_THREAD;
-        g->tile_w = DIRECT_BLOCK_X;
-        g->tile_h = DIRECT_BLOCK_Y * DIRECT_ROWS_PER_THREAD;
+        g->block_x = FXI_GPU_DIRECT_BLOCK_X;
+        g->block_y = FXI_GPU_DIRECT_BLOCK_Y;
+        g->rows_per_thread = FXI_GPU_DIRECT_ROWS_PER_THREAD;
+        g->tile_w = FXI_GPU_DIRECT_BLOCK_X;
+        g->tile_h = FXI_GPU_DIRECT_BLOCK_Y * FXI_GPU_DIRECT_ROWS_PER_THREAD;
         break;
     case FXI_GK_SEPARABLE: {
         if (separable_ring(s, lim, g)) break;
-        g->block_x = SEPARABLE_BLOCK_X;
-        g->block_y = SEPARABLE_BLOCK_Y;
-        g->rows_per_thread = SEPARABLE_ROWS_PER_THREAD;
-        g->tile_w = SEPARABLE_BLOCK_X;
-        g->tile_h = SEPARABLE_BLOCK_Y * SEPARABLE_ROWS_PER_THREAD;
+        g->block_x = FXI_GPU_SEPARABLE_BLOCK_X;
+        g->block_y = FXI_GPU_SEPARABLE_BLOCK_Y;
+        g->rows_per_thread = FXI_GPU_SEPARABLE_ROWS_PER_THREAD;
+        g->tile_w = FXI_GPU_SEPARABLE_BLOCK_X;
+        g->tile_h = FXI_GPU_SEPARABLE_BLOCK_Y * FXI_GPU_SEPARABLE_ROWS_PER_THREAD;
         const size_t row = (size_t)g->tile_w * (size_t)s->acc_size;
         if (row > lim->shared_bytes) {
             *why = "no shared memory for the separable row pass";
@@ -199,14 +168,14 @@ bool fxi_gpu_launch_geometry(int kernel, int block, const fxi_gpu_shape *s, int6
     }
     case FXI_GK_BOX: {
         if (box_ring(s, lim, g)) break;
-        g->block_x = BOX_THREADS;
+        g->block_x = FXI_GPU_BOX_THREADS;
         g->block_y = 1;
-        g->tile_w = BOX_THREADS;
-        g->box_strip = (int)max64(BOX_MIN_STRIP, (int64_t)BOX_PER_TAP * s->kh);
+        g->tile_w = FXI_GPU_BOX_THREADS;
+        g->box_strip = (int)max64(FXI_GPU_BOX_MIN_STRIP, (int64_t)FXI_GPU_BOX_PER_TAP * s->kh);
         g->tile_h = g->box_strip;
-        g->box_segment = (int)max64(BOX_MIN_SEGMENT, (int64_t)BOX_PER_TAP * s->kw);
+        g->box_segment = (int)max64(FXI_GPU_BOX_MIN_SEGMENT, (int64_t)FXI_GPU_BOX_PER_TAP * s->kw);
         g->box_items = rows * s->channels * div_up(s->width, g->box_segment);
-        g->box_grid_x = min64(div_up(g->box_items, BOX_THREADS), lim->max_grid_x);
+        g->box_grid_x = min64(div_up(g->box_items, FXI_GPU_BOX_THREADS), lim->max_grid_x);
         break;
     }
     default: *why = "unknown GPU kernel"; return false;

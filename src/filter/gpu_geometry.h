@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filter/filter_tuning.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,8 +85,8 @@ typedef struct fxi_gpu_launch {
     int box_groups;
 } fxi_gpu_launch;
 
-/* Block sizes of the published variants (--gpu-block), and the default. */
-#define FXI_GPU_BLOCK_DEFAULT 16
+/* Block sizes of the published variants (--gpu-block); the default is
+ * FXI_GPU_BLOCK_DEFAULT (filter_tuning.h). */
 bool fxi_gpu_block_valid(int block);
 
 /* Launch geometry of `kernel` for `rows` output rows of this shape with --gpu-block
@@ -129,10 +131,6 @@ bool fxi_gpu_plan_bands(const fxi_gpu_shape *s, size_t work_per_row, int64_t max
 /* Band b of a band set (0 <= b < count). */
 fxi_gpu_band fxi_gpu_band_at(const fxi_gpu_bands *bands, const fxi_gpu_shape *s, int64_t b);
 
-/* Target input bytes of one band: big enough for full-speed copies, small enough that
- * several bands keep upload, compute and download overlapping. */
-#define FXI_GPU_BAND_TARGET_BYTES ((size_t)32 << 20)
-#define FXI_GPU_MAX_STREAMS 3
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,9 @@ size_t fxi_gpu_taps_bytes_of(const fxi_filter_args &a)
 }
 
 enum { VAR_GLOBAL = 0, VAR_CONSTANT = 1, VAR_TEXTURE = 2 };
-/* Must match gpu_geometry.c. */
-constexpr int DIRECT_RPT = 4;
-constexpr int SEPARABLE_RPT = 16;
+/* The rows per thread gpu_geometry.c plans with (filter_tuning.h). */
+constexpr int DIRECT_RPT = FXI_GPU_DIRECT_ROWS_PER_THREAD;
+constexpr int SEPARABLE_RPT = FXI_GPU_SEPARABLE_ROWS_PER_THREAD;
 constexpr size_t DEFAULT_SHARED = FXI_GPU_DEFAULT_SHARED_BYTES;
 
 __constant__ unsigned char c_taps[FXI_GPU_CONSTANT_BYTES];

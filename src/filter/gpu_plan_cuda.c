@@ -19,18 +19,13 @@
 #include "filter/gpu_fft.h"
 #include "filter/gpu_kernels.h"
 
-/* Share of the free device memory the bands may take by default. */
-#define FREE_MEMORY_SHARE 0.8
-#define MAX_SHRINKS 12
 #define MIB ((size_t)1 << 20)
-/* fft: share of the memory budget its engines (batch buffers, cuFFT work areas) may
- * take, split over FXI_FFT_ENGINES; the bands get the rest. */
-#define FFT_MEMORY_SHARE 0.5
 
 typedef struct slot {
     cudaStream_t stream;
     void *dev_in, *dev_out, *dev_work;
-    void *pin_in, *pin_out;
+    void *pin_in, *pin_out;           /* the band's staging, from the context's pinned pool */
+    size_t pin_in_size, pin_out_size; /* their blocks' sizes, for giving them back */
     cudaEvent_t ev[4]; /* before upload, after upload, after compute, after download */
     int64_t band;      /* the band in flight, -1 for none */
 } slot;
@@ -108,8 +103,9 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
     l->texture_elements = (tex > 0 ? tex : ((int64_t)1 << 27)) - FXI_GPU_TEXTURE_ALIGN;
     l->max_grid_x = gx;
     l->max_grid_y = gy;
-    l->memory_budget = d->gpu_memory_mib > 0 ? (size_t)d->gpu_memory_mib * MIB
-                                             : (size_t)((double)free_bytes * FREE_MEMORY_SHARE);
+    l->memory_budget = d->gpu_memory_mib > 0
+                           ? (size_t)d->gpu_memory_mib * MIB
+                           : (size_t)((double)free_bytes * FXI_GPU_FREE_MEMORY_SHARE);
     l->max_streams = FXI_GPU_MAX_STREAMS;
     return FX_OK;
 }
@@ -185,7 +181,7 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
     for (int i = 0; i < FXI_GPU_MAX_STREAMS; i++)
         s->slots[i].band = -1;
     if (fft) {
-        s->fft_budget = (size_t)((double)s->lim.memory_budget * FFT_MEMORY_SHARE);
+        s->fft_budget = (size_t)((double)s->lim.memory_budget * FXI_GPU_FFT_MEMORY_SHARE);
         FXI_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
         FXI_TRY(fxi_gpu_fft_prepare(ctx, t, d->desc.width, d->desc.height, d->filter_channels,
                                    s->fft_budget / FXI_FFT_ENGINES, s->fft));
@@ -202,8 +198,8 @@ static void free_slots(gpu_state *s)
         fxi_device_free(ctx, sl->dev_in);
         fxi_device_free(ctx, sl->dev_out);
         fxi_device_free(ctx, sl->dev_work);
-        fxi_pinned_free(ctx, sl->pin_in);
-        fxi_pinned_free(ctx, sl->pin_out);
+        fxi_pinned_give(ctx, sl->pin_in, sl->pin_in_size);
+        fxi_pinned_give(ctx, sl->pin_out, sl->pin_out_size);
         for (int e = 0; e < 4; e++)
             if (sl->ev[e]) (void)cudaEventDestroy(sl->ev[e]);
         if (sl->stream) (void)cudaStreamDestroy(sl->stream);
@@ -317,8 +313,8 @@ static fx_status alloc_slots(gpu_state *s)
         FXI_TRY(fxi_device_alloc(ctx, b->in_bytes, &sl->dev_in));
         FXI_TRY(fxi_device_alloc(ctx, b->out_bytes, &sl->dev_out));
         FXI_TRY(fxi_device_alloc(ctx, b->work_bytes, &sl->dev_work));
-        FXI_TRY(fxi_pinned_alloc(ctx, b->in_bytes, &sl->pin_in));
-        FXI_TRY(fxi_pinned_alloc(ctx, b->out_bytes, &sl->pin_out));
+        FXI_TRY(fxi_pinned_take(ctx, b->in_bytes, &sl->pin_in, &sl->pin_in_size));
+        FXI_TRY(fxi_pinned_take(ctx, b->out_bytes, &sl->pin_out, &sl->pin_out_size));
         if (s->fft) FXI_TRY(fxi_gpu_fft_engine_ready(ctx, s->fft, 1 + i, s->shape.width, b->band_h));
     }
     /* The allocations were ordered on the context's stream; the bands use others. */
@@ -348,7 +344,7 @@ static fx_status bands_ready(gpu_state *s)
         fx_status st = alloc_slots(s);
         if (st == FX_OK) break;
         free_slots(s);
-        if (st != FX_ENOMEM || attempt == MAX_SHRINKS) return st;
+        if (st != FX_ENOMEM || attempt == FXI_GPU_MAX_SHRINKS) return st;
         lim.memory_budget /= 2;
         fxi_log(ctx, FX_LOG_INFO, "filter on the GPU: out of memory, retrying with %.1f MiB",
                 (double)lim.memory_budget / (double)MIB);

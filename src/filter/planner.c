@@ -3,13 +3,13 @@
  *
  * The planner's rules (auto) look at the kernel and the image, never the device, so a
  * result does not depend on where it ran:
- *   1. every tap the same and at least BOX_MIN_TAPS of them: box (running sums);
- *   2. rank 1 with at least SEPARABLE_MIN_TAPS taps: separable (kw + kh per output);
- *   3. otherwise direct, unless the non-zero taps reach FFT_MIN_TAPS and an fft is there
+ *   1. every tap the same and at least FXI_BOX_MIN_TAPS of them: box (running sums);
+ *   2. rank 1 with at least FXI_SEPARABLE_MIN_TAPS taps: separable (kw + kh per output);
+ *   3. otherwise direct, unless the non-zero taps reach FXI_FFT_MIN_TAPS and an fft is there
  *      (FFTW in the build on the CPU; cuFFT, always, on the GPU): then fft, which is
  *      within 1 unit of the exact result and far faster there.
- * The thresholds are crossover points measured with bench/filter_crossover.sh on the
- * 2-core development machine (docs/BENCHMARKS.md).
+ * The thresholds (filter_tuning.h says how they were chosen and how to re-measure them
+ * with bench/filter_bench.c) are crossover points on the 2-core development machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +17,8 @@
 
 #include "filter/cpu_common.h"
 #include "filter/filter_gpu.h"
+#include "filter/filter_tuning.h"
 
-#define BOX_MIN_TAPS 9
-#define SEPARABLE_MIN_TAPS 9
-#define FFT_MIN_TAPS 400
 
 struct fx_filter_plan {
     fx_context *ctx;
@@ -48,15 +46,15 @@ static const char *acc_words(const fxi_taps *t)
 static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *why, size_t size)
 {
     const int taps = t->kw * t->kh;
-    if (t->box && taps >= BOX_MIN_TAPS) {
+    if (t->box && taps >= FXI_BOX_MIN_TAPS) {
         snprintf(why, size, "all %d taps are equal: running sums, O(1) per output", taps);
         return FX_STRATEGY_BOX;
     }
-    if (t->rank1 && taps >= SEPARABLE_MIN_TAPS) {
+    if (t->rank1 && taps >= FXI_SEPARABLE_MIN_TAPS) {
         snprintf(why, size, "rank 1: %d + %d taps per output instead of %d", t->kw, t->kh, taps);
         return FX_STRATEGY_SEPARABLE;
     }
-    if (t->nonzero >= FFT_MIN_TAPS && fft_available) {
+    if (t->nonzero >= FXI_FFT_MIN_TAPS && fft_available) {
         snprintf(why, size,
                  "%d non-zero taps, not rank 1: FFT is far faster than direct here (results "
                  "within 1 unit of the exact sums)",

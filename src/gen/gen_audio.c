@@ -18,11 +18,6 @@
 #include "gen_internal.h"
 
 #define GEN_AUDIO_DEFAULT_RATE 48000
-#define GEN_AUDIO_DEFAULT_CHANNELS 2
-#define GEN_AUDIO_DEFAULT_SECONDS 10
-#define GEN_AUDIO_DEFAULT_SEED 1
-#define GEN_AUDIO_DEFAULT_FREQUENCY 440.0
-#define GEN_AUDIO_DEFAULT_AMPLITUDE 0.5
 
 #define TONE_SECTION_SECONDS 2.0
 #define TONE_GAP_SECONDS 0.25
@@ -42,11 +37,11 @@ void fx_gen_audio_params_init(fx_gen_audio_params *p)
     memset(p, 0, sizeof *p);
     p->kind = FX_GEN_TONES;
     p->rate = GEN_AUDIO_DEFAULT_RATE;
-    p->channels = GEN_AUDIO_DEFAULT_CHANNELS;
-    p->frames = (uint64_t)GEN_AUDIO_DEFAULT_SECONDS * GEN_AUDIO_DEFAULT_RATE;
-    p->seed = GEN_AUDIO_DEFAULT_SEED;
-    p->frequency = GEN_AUDIO_DEFAULT_FREQUENCY;
-    p->amplitude = GEN_AUDIO_DEFAULT_AMPLITUDE;
+    p->channels = FX_DEFAULT_GEN_AUDIO_CHANNELS;
+    p->frames = (uint64_t)FX_DEFAULT_GEN_AUDIO_SECONDS * GEN_AUDIO_DEFAULT_RATE;
+    p->seed = FX_DEFAULT_GEN_SEED;
+    p->frequency = FX_DEFAULT_GEN_FREQUENCY;
+    p->amplitude = FX_DEFAULT_GEN_AMPLITUDE;
 }
 
 static fx_status validate_audio_params(fx_context *ctx, const fx_gen_audio_params *p)

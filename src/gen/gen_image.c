@@ -20,9 +20,6 @@
 
 #define GEN_DEFAULT_WIDTH 640
 #define GEN_DEFAULT_HEIGHT 480
-#define GEN_DEFAULT_CHANNELS 3
-#define GEN_DEFAULT_SEED 1
-#define GEN_DEFAULT_CELL 32
 
 /* Rows per parallel chunk: at least this many samples, so that small images are
  * not split into chunks smaller than the cost of handing them out. */
@@ -40,10 +37,10 @@ void fx_gen_image_params_init(fx_gen_image_params *p)
     p->kind = FX_GEN_PHOTO;
     p->width = GEN_DEFAULT_WIDTH;
     p->height = GEN_DEFAULT_HEIGHT;
-    p->channels = GEN_DEFAULT_CHANNELS;
+    p->channels = FX_DEFAULT_GEN_IMAGE_CHANNELS;
     p->type = FX_U8;
-    p->seed = GEN_DEFAULT_SEED;
-    p->cell = GEN_DEFAULT_CELL;
+    p->seed = FX_DEFAULT_GEN_SEED;
+    p->cell = FX_DEFAULT_GEN_CELL;
 }
 
 void fxi_gen_store_unit(uint8_t *row, size_t i, fx_sample_type type, float v)

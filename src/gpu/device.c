@@ -128,7 +128,7 @@ void fxi_gpu_context_release(fx_context *ctx)
     }
     for (int i = 0; i < FXI_BUFFER_SLOTS; i++)
         fxi_pinned_free(ctx, s->pinned_buffers[i].ptr);
-    fxi_pinned_free(ctx, s->pinned_spare.ptr);
+    fxi_pinned_pool_release(ctx);
     if (entered) fxi_device_leave(&guard);
     (void)cudaGetLastError();
     free(s);

@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include "fxkit/fxkit.h"
+#include "gpu/gpu_tuning.h"
 
 #ifdef __cplusplus
 /* core/internal.h has no C++ guards of its own; its includes are above, so only
@@ -55,7 +56,9 @@ struct fxi_cuda_state {
     int memory_pools; /* stream-ordered allocation supported (else cudaMalloc) */
     fxi_buffer device_buffers[FXI_BUFFER_SLOTS]; /* stream-ordered device memory */
     fxi_buffer pinned_buffers[FXI_BUFFER_SLOTS]; /* page-locked host staging */
-    fxi_buffer pinned_spare; /* a pinned block given back, for the next taker */
+    /* the pinned pool's free blocks (pinned_pool.c): pinned_free[0..pinned_free_count) */
+    fxi_buffer pinned_free[FXI_PINNED_POOL_BLOCKS];
+    int pinned_free_count;
 };
 
 /* ---- errors ---- */
@@ -106,19 +109,33 @@ fx_status fxi_pinned_alloc(fx_context *ctx, size_t bytes, void **out);
 void fxi_pinned_free(fx_context *ctx, void *ptr);
 
 /* The context's reusable buffers: at least `bytes` in slot `slot`, grown (the old
- * contents dropped) when too small. Valid until the next call for the same slot
+ * contents dropped) when too small; the pinned ones come from the pinned pool below
+ * (a grown one's old block goes back to it). Valid until the next call for the same slot
  * or the context's end. */
 fx_status fxi_device_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out);
 fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes, void **out);
 
-/* Page-locked host memory that a caller holds across calls (a stream's buffers):
- * the context's spare block when it is large enough, else a new allocation.
- * fxi_pinned_give hands it back; the context keeps the larger of it and its spare
- * for the next taker, so a batch of streams on one context pins memory once
- * (cudaHostAlloc and cudaFreeHost cost milliseconds and serialise the process's
- * CUDA calls). `size` receives the block's size, which the giver passes back. */
+/* ---- the pinned pool (pinned_pool.c): one per context, for every job's staging ----
+ *
+ * Page-locked host blocks that callers hold across calls (the filter's band
+ * staging, equalize's band staging, a normalize stream's slot ring, the context's
+ * pinned buffers above). cudaHostAlloc and cudaFreeHost cost milliseconds and
+ * serialise the process's CUDA calls, so a block given back is kept, not freed, and
+ * serves the next taker that fits: a batch of files or streams on one context pins
+ * its memory once.
+ *
+ * fxi_pinned_take: the smallest free block of at least `bytes`, else a new block of
+ * exactly `bytes`; `size` receives the block's size (>= bytes), which the giver
+ * passes back. bytes == 0 gives NULL and size 0. The block's contents are undefined.
+ * fxi_pinned_give: hands the block back (safe with NULL). The giver first makes sure
+ * no queued copy still reads or writes it (synchronises the streams that used it).
+ * The pool keeps at most FXI_PINNED_POOL_BLOCKS free blocks; beyond that the
+ * smallest is freed. fxi_pinned_pool_release (the context's release) frees every
+ * free block; blocks still taken are their holder's to give back first.
+ * Like the context, the pool is used by one thread at a time. */
 fx_status fxi_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size);
 void fxi_pinned_give(fx_context *ctx, void *ptr, size_t size);
+void fxi_pinned_pool_release(fx_context *ctx);
 
 /* Asynchronous copies on the context's stream. From pageable host memory the
  * runtime stages the data and the call returns once the source may be reused;

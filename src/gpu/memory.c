@@ -121,43 +121,13 @@ fx_status fxi_pinned_buffer(fx_context *ctx, fxi_buffer_slot slot, size_t bytes,
     if (b->size < bytes) {
         /* Queued copies may still read or write the old buffer. */
         if (b->ptr) FXI_TRY(fxi_stream_sync(ctx));
-        fxi_pinned_free(ctx, b->ptr);
+        fxi_pinned_give(ctx, b->ptr, b->size);
         b->ptr = NULL;
         b->size = 0;
-        FXI_TRY(fxi_pinned_alloc(ctx, bytes, &b->ptr));
-        b->size = bytes;
+        FXI_TRY(fxi_pinned_take(ctx, bytes, &b->ptr, &b->size));
     }
     *out = b->ptr;
     return FX_OK;
-}
-
-fx_status fxi_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size)
-{
-    *out = NULL;
-    *size = 0;
-    FXI_TRY(fxi_cuda_require(ctx, "pinned memory"));
-    fxi_buffer *spare = &ctx->cuda->pinned_spare;
-    if (spare->ptr && spare->size >= bytes) {
-        *out = spare->ptr;
-        *size = spare->size;
-        *spare = (fxi_buffer){0};
-        return FX_OK;
-    }
-    FXI_TRY(fxi_pinned_alloc(ctx, bytes, out));
-    *size = bytes;
-    return FX_OK;
-}
-
-void fxi_pinned_give(fx_context *ctx, void *ptr, size_t size)
-{
-    if (!ptr || !ctx || !ctx->cuda) return;
-    fxi_buffer *spare = &ctx->cuda->pinned_spare;
-    if (spare->ptr && spare->size >= size) {
-        fxi_pinned_free(ctx, ptr);
-        return;
-    }
-    fxi_pinned_free(ctx, spare->ptr);
-    *spare = (fxi_buffer){ptr, size};
 }
 
 fx_status fxi_copy_h2d(fx_context *ctx, void *dst_device, const void *src_host, size_t bytes)
@@ -208,9 +178,6 @@ fx_status fxi_stream_sync_yielding(fx_context *ctx)
     GUARDED(wait_yielding(ctx->cuda->stream));
 }
 
-/* Bytes per thread's share of a parallel host copy: 1 MiB. */
-#define COPY_BYTES_PER_TASK ((size_t)1 << 20)
-
 typedef struct row_copy {
     uint8_t *dst;
     size_t dst_stride;
@@ -237,5 +204,5 @@ void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const
 {
     if (rows == 0 || row_bytes == 0) return;
     row_copy c = {dst, dst_stride, src, src_stride, row_bytes};
-    fxi_parallel_for(ctx, rows, COPY_BYTES_PER_TASK / row_bytes + 1, copy_rows, &c);
+    fxi_parallel_for(ctx, rows, FXI_COPY_BYTES_PER_TASK / row_bytes + 1, copy_rows, &c);
 }

@@ -10,10 +10,7 @@
 
 #include "io/io_internal.h"
 
-#define DEFAULT_JPEG_QUALITY 90
 #define DEFAULT_PNG_COMPRESSION FX_PNG_COMPRESSION_FAST
-#define MIN_JPEG_QUALITY 1
-#define MAX_JPEG_QUALITY 100
 
 static const uint8_t PNG_SIGNATURE[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 static const uint8_t JPEG_SIGNATURE[] = {0xff, 0xd8, 0xff}; /* SOI and the next marker */
@@ -52,7 +49,7 @@ void fx_image_write_options_init(fx_image_write_options *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->format = FX_IMAGE_AUTO;
-    opts->jpeg_quality = DEFAULT_JPEG_QUALITY;
+    opts->jpeg_quality = FX_DEFAULT_JPEG_QUALITY;
     opts->png_compression = DEFAULT_PNG_COMPRESSION;
 }
 
@@ -308,9 +305,10 @@ fx_status fxi_write_format(fx_context *ctx, const char *path, const fx_image_wri
                  "unknown image extension (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .pfm)");
     FXI_RETURN_IF(*fmt < FX_IMAGE_PNG || *fmt > FX_IMAGE_PFM, FX_EINVAL, "unknown image format %d",
                  (int)*fmt);
-    FXI_RETURN_IF(opts->jpeg_quality < MIN_JPEG_QUALITY || opts->jpeg_quality > MAX_JPEG_QUALITY,
+    FXI_RETURN_IF(opts->jpeg_quality < FX_MIN_JPEG_QUALITY ||
+                      opts->jpeg_quality > FX_MAX_JPEG_QUALITY,
                  FX_EINVAL, "JPEG quality %d is outside %d..%d", opts->jpeg_quality,
-                 MIN_JPEG_QUALITY, MAX_JPEG_QUALITY);
+                 FX_MIN_JPEG_QUALITY, FX_MAX_JPEG_QUALITY);
     FXI_RETURN_IF(opts->png_compression != FX_PNG_COMPRESSION_FAST &&
                      (opts->png_compression < 0 || opts->png_compression > FX_PNG_COMPRESSION_MAX),
                  FX_EINVAL, "PNG compression %d is neither fast (%d) nor a level 0..%d",

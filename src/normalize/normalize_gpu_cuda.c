@@ -16,7 +16,7 @@
 #include "normalize/normalize_kernels.h"
 
 struct fxi_normalize_gpu {
-    double *host; /* the slot ring, pinned (the context's spare for the next stream) */
+    double *host; /* the slot ring, pinned (from the context's pinned pool) */
     double *ring; /* its copy on the device */
     size_t pinned_size; /* of the host block, at least the ring's */
 };

@@ -18,17 +18,10 @@
 #include <stdint.h>
 
 #include "normalize_math.h"
+#include "normalize_tuning.h"
 
-/* 256 threads (8 warps) per block and at most 8 blocks per multiprocessor; each
- * thread strides over the rest, so a batch of any size is one launch. The ramp
- * is memory-bound: more blocks would not add bandwidth. */
-#define FXI_NM_RAMP_THREADS 256
-#define FXI_NM_RAMP_BLOCKS_PER_SM 8
-/* Samples per batch: 8 MiB of doubles each way, long enough that a transfer
- * runs at the bus's speed, short enough that each worker's pinned staging stays
- * small (pinning memory is slow and serialised by the driver) and indices stay
- * well inside 32 bits. */
-#define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
+/* The ramp's launch shape and batch size (FXI_NM_RAMP_THREADS,
+ * FXI_NM_RAMP_BLOCKS_PER_SM, FXI_NM_BATCH_SAMPLES) are in normalize_tuning.h. */
 
 /* The frame levels of a run of frames in consecutive slots: one block per frame
  * and gain channel measures the peak and, with want_rms, the sum of squares. */

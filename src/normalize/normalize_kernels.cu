@@ -10,9 +10,8 @@ namespace
 
 constexpr unsigned WARP = 32;
 constexpr unsigned FULL_MASK = 0xffffffffu;
-/* Threads per frame and gain channel in the levels kernel: 8 warps share the
- * maximum (a batch may hold only a few long frames). */
-constexpr unsigned LEVELS_THREADS = 256;
+/* threads per frame and gain channel in the levels kernel: normalize_tuning.h */
+constexpr unsigned LEVELS_THREADS = FXI_NM_LEVELS_THREADS;
 constexpr unsigned LEVELS_WARPS = LEVELS_THREADS / WARP;
 
 /* fxi_nm_frame_levels with a block per frame and gain channel (fxi_nm_levels_block's

@@ -26,12 +26,7 @@
 #include "normalize/normalize_gpu.h"
 #include "normalize_internal.h"
 #include "normalize_ramp.h"
-
-/* Samples per parallel chunk of the gain ramp. The ramp is memory-bound and
- * vectorised: splitting frames smaller than this costs more in thread
- * wake-ups than it gains (ffmpeg's default frames, 500 ms of stereo 44.1 kHz,
- * run on one thread, leaving the other cores to reading and writing). */
-#define RAMP_GRAIN_SAMPLES ((size_t)1 << 18)
+#include "normalize_tuning.h"
 
 struct fx_normalize {
     fx_context *ctx;
@@ -233,7 +228,7 @@ static fx_status ramp_next(fx_normalize *n, double *dst, size_t count)
         uint64_t since = n->timing ? fx_time_ns() : 0;
         fxi_nm_ramp_job job = {&n->p, slot_of(n, frame) + at, dst, n->previous, to,
                                length, n->amplify_pos};
-        size_t grain = RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
+        size_t grain = FXI_NM_RAMP_GRAIN_SAMPLES / (size_t)n->p.channels + 1;
         fxi_parallel_for(n->ctx, count, grain, ramp_range, &job);
         stage_add(n, &n->times.gain_ms, &since);
     }

@@ -1,5 +1,5 @@
 /* Host <-> device copies: pinned and pageable, odd sizes, 2D with padded
- * pitches on both sides; reusable buffers. */
+ * pitches on both sides; reusable buffers; the pinned pool. */
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
@@ -118,45 +118,103 @@ FXT_TEST(context_buffers_reuse_and_grow)
     fx_context_destroy(ctx); /* releases all of them */
 }
 
-/* Device images: upload from a padded host image, download into another, same
- * pixels; mismatched shapes and directions are refused with a detail. */
-/* A given-back pinned block serves the next taker that fits; a larger request gets a
- * new block, and giving both back keeps the larger; the blocks are usable for copies. */
-FXT_TEST(pinned_spare_is_reused)
+/* Take a block of `bytes` from the pool; its size is checked by the caller. */
+static void *take(fx_context *ctx, size_t bytes, size_t *size)
 {
-    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
-    void *a, *b, *c;
-    size_t a_size, b_size, c_size;
-    if (FXT_CHECK_OK(fxi_pinned_take(ctx, 1u << 20, &a, &a_size), ctx)) {
-        FXT_CHECK(a_size == 1u << 20);
-        fxi_pinned_give(ctx, a, a_size);
-        if (FXT_CHECK_OK(fxi_pinned_take(ctx, 1000, &b, &b_size), ctx)) {
-            FXT_CHECK(b == a && b_size == a_size); /* the spare, whole */
-            if (FXT_CHECK_OK(fxi_pinned_take(ctx, 3u << 20, &c, &c_size), ctx)) {
-                FXT_CHECK(c != b && c_size == 3u << 20);
-                uint8_t *dev;
-                memset(c, 0x5a, c_size);
-                if (FXT_CHECK_OK(fxi_device_alloc(ctx, c_size, (void **)&dev), ctx)) {
-                    FXT_CHECK_OK(fxi_copy_h2d(ctx, dev, c, c_size), ctx);
-                    FXT_CHECK_OK(fxi_copy_d2h(ctx, b, dev + c_size - b_size, b_size), ctx);
-                    FXT_CHECK_OK(fxi_stream_sync_yielding(ctx), ctx);
-                    FXT_CHECK(((uint8_t *)b)[0] == 0x5a && ((uint8_t *)b)[b_size - 1] == 0x5a);
-                    fxi_device_free(ctx, dev);
-                }
-                fxi_pinned_give(ctx, c, c_size);
-            }
-            fxi_pinned_give(ctx, b, b_size); /* the smaller one is freed */
-            void *d;
-            size_t d_size;
-            if (FXT_CHECK_OK(fxi_pinned_take(ctx, 2u << 20, &d, &d_size), ctx)) {
-                FXT_CHECK(d == c && d_size == 3u << 20);
-                fxi_pinned_give(ctx, d, d_size);
-            }
-        }
-    }
-    fx_context_destroy(ctx); /* frees the spare */
+    void *p = NULL;
+    *size = 0;
+    FXT_CHECK_OK(fxi_pinned_take(ctx, bytes, &p, size), ctx);
+    return p;
 }
 
+/* The pinned pool: a given-back block serves the next taker that fits, the smallest
+ * fitting one first; a larger request gets a new block of its exact size; blocks
+ * taken at once are distinct; every block kept stays usable for copies. */
+FXT_TEST(pinned_pool_take_give_reuse)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    const size_t one = 1u << 20, three = 3u << 20;
+    size_t a_size, b_size, c_size, d_size, e_size, z_size;
+    void *z = take(ctx, 0, &z_size);
+    FXT_CHECK(z == NULL && z_size == 0);
+    void *a = take(ctx, one, &a_size);
+    FXT_CHECK(a != NULL && a_size == one);
+    fxi_pinned_give(ctx, a, a_size);
+    void *b = take(ctx, 1000, &b_size); /* the free block, whole */
+    FXT_CHECK(b == a && b_size == one);
+    void *c = take(ctx, three, &c_size); /* nothing free: new, exact */
+    FXT_CHECK(c != NULL && c != b && c_size == three);
+    /* a block from the pool carries a copy: 0x5a up, then back into the other */
+    uint8_t *dev;
+    memset(c, 0x5a, c_size);
+    memset(b, 0, b_size);
+    if (FXT_CHECK_OK(fxi_device_alloc(ctx, c_size, (void **)&dev), ctx)) {
+        FXT_CHECK_OK(fxi_copy_h2d(ctx, dev, c, c_size), ctx);
+        FXT_CHECK_OK(fxi_copy_d2h(ctx, b, dev + c_size - b_size, b_size), ctx);
+        FXT_CHECK_OK(fxi_stream_sync_yielding(ctx), ctx);
+        FXT_CHECK(((uint8_t *)b)[0] == 0x5a && ((uint8_t *)b)[b_size - 1] == 0x5a);
+        fxi_device_free(ctx, dev);
+    }
+    fxi_pinned_give(ctx, c, c_size);
+    fxi_pinned_give(ctx, b, b_size); /* both kept: 1 MiB and 3 MiB free */
+    void *d = take(ctx, 2u << 20, &d_size); /* only the 3 MiB block fits */
+    FXT_CHECK(d == c && d_size == three);
+    void *e = take(ctx, 10, &e_size); /* the 1 MiB block is left */
+    FXT_CHECK(e == b && e_size == one);
+    fxi_pinned_give(ctx, d, d_size);
+    fxi_pinned_give(ctx, e, e_size);
+    d = take(ctx, 10, &d_size); /* both free: the smaller one */
+    FXT_CHECK(d == b && d_size == one);
+    e = take(ctx, 10, &e_size); /* then the other: distinct while both are taken */
+    FXT_CHECK(e == c && e_size == three);
+    fxi_pinned_give(ctx, d, d_size);
+    fxi_pinned_give(ctx, e, e_size);
+    fx_context_destroy(ctx); /* frees the pool */
+}
+
+/* A full pool keeps the largest blocks: giving back one more block than it holds
+ * frees the smallest. */
+FXT_TEST(pinned_pool_full_frees_the_smallest)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    enum { BLOCKS = FXI_PINNED_POOL_BLOCKS + 1, KIB = 1024 };
+    void *p[BLOCKS];
+    size_t size[BLOCKS];
+    for (int i = 0; i < BLOCKS; i++) /* 1 KiB, 2 KiB, ... all taken at once */
+        p[i] = take(ctx, (size_t)(i + 1) * KIB, &size[i]);
+    for (int i = 0; i < BLOCKS; i++)
+        fxi_pinned_give(ctx, p[i], size[i]);
+    FXT_CHECK_EQ(ctx->cuda->pinned_free_count, FXI_PINNED_POOL_BLOCKS);
+    size_t s;
+    void *q = take(ctx, 1, &s); /* the 1 KiB block is gone: the 2 KiB one is smallest */
+    FXT_CHECK(q == p[1] && s == 2 * KIB);
+    fxi_pinned_give(ctx, q, s);
+    /* giving back a block smaller than every kept one frees it instead */
+    void *tiny = NULL;
+    if (FXT_CHECK_OK(fxi_pinned_alloc(ctx, 16, &tiny), ctx)) fxi_pinned_give(ctx, tiny, 16);
+    q = take(ctx, 1, &s);
+    FXT_CHECK(q == p[1] && s == 2 * KIB);
+    fxi_pinned_give(ctx, q, s);
+    fx_context_destroy(ctx);
+}
+
+/* The context's pinned buffers come from the pool: a grown buffer's old block goes
+ * back to it and serves the next taker. */
+FXT_TEST(pinned_buffer_gives_back_to_the_pool)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
+    void *small, *big;
+    FXT_CHECK_OK(fxi_pinned_buffer(ctx, FXI_BUFFER_OUT, 4096, &small), ctx);
+    FXT_CHECK_OK(fxi_pinned_buffer(ctx, FXI_BUFFER_OUT, 1u << 20, &big), ctx);
+    size_t s;
+    void *q = take(ctx, 100, &s);
+    FXT_CHECK(q == small && s == 4096);
+    fxi_pinned_give(ctx, q, s);
+    fx_context_destroy(ctx);
+}
+
+/* Device images: upload from a padded host image, download into another, same
+ * pixels; mismatched shapes and directions are refused with a detail. */
 FXT_TEST(device_image_round_trip)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_GPU, 1);
@@ -189,7 +247,9 @@ FXT_TEST(device_image_round_trip)
 
 GPU_TEST_MAIN(FXT_CASE(round_trip_pageable), FXT_CASE(round_trip_pinned),
               FXT_CASE(round_trip_2d_padded), FXT_CASE(context_buffers_reuse_and_grow),
-              FXT_CASE(pinned_spare_is_reused), FXT_CASE(device_image_round_trip))
+              FXT_CASE(pinned_pool_take_give_reuse),
+              FXT_CASE(pinned_pool_full_frees_the_smallest),
+              FXT_CASE(pinned_buffer_gives_back_to_the_pool), FXT_CASE(device_image_round_trip))
 #else
 int main(void)
 {

@@ -198,10 +198,15 @@ FXT_TEST(table_defaults_match_the_library)
     fx_gen_image_params ip;
     fx_gen_image_params_init(&ip);
     FXT_CHECK_EQ(default_of("gen image", "cell"), ip.cell);
+    FXT_CHECK_EQ(default_of("gen image", "channels"), ip.channels);
+    FXT_CHECK_EQ(default_of("gen image", "seed"), (long long)ip.seed);
     fx_gen_audio_params ap;
     fx_gen_audio_params_init(&ap);
     FXT_CHECK(default_of("gen audio", "frequency") == ap.frequency);
     FXT_CHECK(default_of("gen audio", "amplitude") == ap.amplitude);
+    FXT_CHECK_EQ(default_of("gen audio", "channels"), ap.channels);
+    FXT_CHECK_EQ(default_of("gen audio", "seed"), (long long)ap.seed);
+    FXT_CHECK(default_of("gen audio", "duration") * ap.rate == (double)ap.frames);
     /* The log-level choices are indexed by fx_log_level. */
     FXT_CHECK(!strcmp(fxcli_log_level_names[FX_LOG_ERROR], "error"));
     FXT_CHECK(!strcmp(fxcli_log_level_names[FX_LOG_DEBUG], "debug"));

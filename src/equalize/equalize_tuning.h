@@ -1,0 +1,59 @@
+/* The equalize job's performance knobs, in one place: chunk sizes of the CPU passes,
+ * the GPU's block and grid sizes and its host-image staging, each with the
+ * measurement that chose it or, where none was recorded, what it trades off ("not
+ * measured"). Changing one changes speed, never the output bytes: the constants that
+ * define the arithmetic (bins, levels, OpenCV's fixed-point colour factors in
+ * equalize_math.h) stay beside the code they define. Plain #defines, usable from C
+ * and CUDA. The GPU plumbing shared by every job is in src/gpu/gpu_tuning.h. */
+#ifndef FXKIT_EQUALIZE_TUNING_H
+#define FXKIT_EQUALIZE_TUNING_H
+
+#include <stddef.h>
+
+/* ---- CPU (histogram.c, global.c, clahe.c, fast_u8.c, clahe_u8.c) ---- */
+
+/* Rows per chunk handed to a thread by the counting pass, the mapping pass and
+ * CLAHE's interpolation: larger chunks cost less scheduling, smaller ones balance
+ * the threads on short images. Not measured. */
+#define FXI_EQ_HIST_ROWS_PER_CHUNK 16
+#define FXI_EQ_APPLY_ROWS_PER_CHUNK 8
+#define FXI_EQ_INTERP_ROWS_PER_CHUNK 4
+/* Histograms per thread in the CPU's counting loops (a power of two): consecutive
+ * pixels count into different copies, so equal neighbours do not serialise on one
+ * counter. More copies cost more cache and a longer merge. Not measured against
+ * other counts. */
+#define FXI_EQ_SUB_HISTS 4
+
+/* ---- GPU (gpu_cuda.c, geometry.c, gpu_kernels.cu) ---- */
+
+/* Threads per block unless --gpu-block says otherwise: 8 warps. Not measured against
+ * other sizes here (docs/BENCHMARKS.md has the --gpu-block sweep of
+ * bench/gpu_jobs_bench.c). */
+#define FXI_EQ_GPU_DEFAULT_BLOCK 256
+/* The 8-bit fast GPU passes: a thread steps over FXI_EQ_FAST_GROUP pixels, and the
+ * grid provides for FXI_EQ_FAST_THREADS_PER_SM threads an SM (an SM's maximum on sm_80
+ * and sm_90: enough loads in flight to run at memory bandwidth whatever --gpu-block
+ * is; eight 256-thread blocks, and the rgb histogram's 24 KiB of shared memory times
+ * eight still fits). */
+#define FXI_EQ_FAST_GROUP 4
+#define FXI_EQ_FAST_THREADS_PER_SM 2048u
+/* Shared memory a histogram block may use; more bins go straight to global memory.
+ * Not measured against other sizes (48 KiB is what every GPU gives a block without
+ * opting in). */
+#define FXI_EQ_GPU_SHARED_HISTOGRAM_BYTES ((size_t)48 * 1024)
+/* Blocks per multiprocessor for the histogram and mapping passes: enough resident
+ * warps to hide memory latency. Not measured against other counts. */
+#define FXI_EQ_GPU_BLOCKS_PER_SM 4
+/* The 8-bit fast histogram counts into this many shared copies (warp % copies), so a
+ * warp's equal keys collide in one copy only. Not measured against other counts. */
+#define FXI_EQ_GPU_FAST_SUB_HISTS 8
+/* Host images cross in row bands through pinned staging (from the context's pinned
+ * pool): FXI_EQ_STAGE_SLOTS bands in flight, each on its own stream, of at most
+ * FXI_EQ_STAGE_BAND_BYTES. Measured on the H200 (docs/BENCHMARKS.md, "equalize on
+ * the GPU", 10000x6000 RGB): 8 MiB bands on 4 streams gave hsv host to host 7.43 ms,
+ * against 6.5 ms for the two transfers alone at 55 GB/s; a restructured staging (one
+ * pinned block, one banded path) measured 9.75 ms and was reverted. */
+#define FXI_EQ_STAGE_SLOTS 4
+#define FXI_EQ_STAGE_BAND_BYTES ((size_t)8 << 20)
+
+#endif

@@ -1,0 +1,203 @@
+/* The filter job's performance knobs, in one place: block, band and tile sizes,
+ * thresholds and crossover points of the CPU strategies and the GPU plan, each with
+ * the measurement that chose it or, where none was recorded, what it trades off
+ * ("not measured"). Changing one changes speed, never the output bytes: the
+ * constants that define the arithmetic (OpenCV's rounding rules, exactness limits,
+ * SIMD lane counts) stay beside the code they define.
+ *
+ * Plain #defines, usable from C and CUDA. The CLI's streaming thresholds (when a
+ * huge image is filtered band by band, and the band size) are the CLI's own:
+ * STREAM_ABOVE_BYTES and STREAM_BAND_BYTES in cli/jobs/filter_stream.c. The GPU
+ * plumbing shared by every job (the pinned pool, host copies) is in
+ * src/gpu/gpu_tuning.h. */
+#ifndef FXKIT_FILTER_TUNING_H
+#define FXKIT_FILTER_TUNING_H
+
+#include <stddef.h>
+
+/* ---- the planner's crossover points (planner.c, strategy auto) ----
+ *
+ * Chosen on the 2-core development machine; the script once named for them
+ * (bench/filter_crossover.sh) is not in the repository and its numbers were not
+ * recorded in docs/BENCHMARKS.md. To re-measure, time each strategy forced on the
+ * same kernel with bench/filter_bench.c (built by `make` into build/bench/) over
+ * growing kernel sizes and take the size where the faster one changes, e.g.
+ *   build/bench/filter_bench compute box:K 4096 2304 3 7 2 box
+ *   build/bench/filter_bench compute box:K 4096 2304 3 7 2 direct
+ * for box against direct, gaussian:K with separable against direct, and kernels of
+ * growing non-zero tap counts with fft against direct. */
+/* Every tap the same and at least this many taps: box (running sums). */
+#define FXI_BOX_MIN_TAPS 9
+/* Rank 1 with at least this many taps: separable (kw + kh per output). */
+#define FXI_SEPARABLE_MIN_TAPS 9
+/* At least this many non-zero taps (not rank 1): fft, where an fft is there. */
+#define FXI_FFT_MIN_TAPS 400
+
+/* ---- CPU blocks and bands (cpu_common.h, cpu_direct.c, cpu_separable.c, cpu_box.c) ---- */
+
+/* Ring budget per worker (bytes): the rows a block keeps should stay near L2. Not
+ * measured. */
+#define FXI_RING_BUDGET (2u << 20)
+/* Block (tile) width limits: FXI_TILE_PER_TAP kernel widths, within
+ * [FXI_TILE_MIN, FXI_TILE_MAX]. Wider blocks amortise the halo, narrower ones keep
+ * the ring in cache. Not measured. */
+#define FXI_TILE_MAX 256
+/* Box blocks touch two of their kh rows per output row, so they can be wider. Not
+ * measured. */
+#define FXI_BOX_TILE_MAX 2048
+#define FXI_TILE_PER_TAP 4
+#define FXI_TILE_MIN 16
+/* Work (output samples x operations per output) below which a run stays on the calling
+ * thread: there, handing blocks to the pool's threads and waiting for them costs more
+ * than they save. Measured on runs back to back (a reused plan; the pool's threads are
+ * still awake, src/core/pool.c) with `filter_bench reuse 1000 SIDE KERNEL 1|2` over sides
+ * 16…256 on the 2-core development machine: 2 threads gain on RGB from ~24 x 24 on for
+ * gaussian:5 (17 K) and sharpen (9 K), from ~48 x 48 for box:3 (55 K): this line lies
+ * between (docs/BENCHMARKS.md). A pool that has gone to sleep costs ~10-15 us more. */
+#define FXI_SERIAL_MAX_WORK (32.0 * 1024)
+/* A box output's operations for that rule: about the cost of 8 separable taps. Not
+ * measured on its own. */
+#define FXI_BOX_OPS 8
+
+/* direct: bands shorter than this waste the ring's warm-up (kh rows per band). Not
+ * measured. */
+#define FXI_DIRECT_MIN_BAND 8
+/* separable: each band re-does kh - 1 row passes: bands of FXI_SEPARABLE_BAND_PER_TAP
+ * kernel heights, at least FXI_SEPARABLE_MIN_BAND rows, amortise that. Not measured. */
+#define FXI_SEPARABLE_BAND_PER_TAP 4
+#define FXI_SEPARABLE_MIN_BAND 16
+/* separable, 8-bit narrow rows: the uint16 ring of a block (bytes) is at most this, a
+ * quarter of a 512 KiB L2. Not measured. */
+#define FXI_NARROW_RING_BUDGET (128 << 10)
+/* separable, 8-bit: the column pass and the finish go this many pixels at a time, so
+ * the int32 sums stay in L1 between the two. Not measured. */
+#define FXI_NARROW_CHUNK 256
+/* box: each band re-sums kh rows to start: bands of FXI_BOX_BAND_PER_TAP kernel
+ * heights, at least FXI_BOX_MIN_BAND rows, amortise that. Not measured. */
+#define FXI_BOX_BAND_PER_TAP 4
+#define FXI_BOX_MIN_BAND 16
+/* box, exact float sums: windows up to this many pixels wide are added directly,
+ * wider ones slid by entering minus leaving sample. Not measured. */
+#define FXI_BOX_DIRECT_SUM_MAX 16
+/* box, 8-bit: windows this wide or narrower add their column sums directly (vector
+ * loops); wider ones difference prefix sums along the row. Not measured. */
+#define FXI_BOX_U8_DIRECT_SUM_MAX_WIDTH 8
+/* box, 8-bit: sums go to the finish this many pixels at a time, so they stay in L1.
+ * Not measured. */
+#define FXI_BOX_U8_FINISH_CHUNK 512
+
+/* separable, AVX2 paths (cpu_separable.c). Not measured against other values.
+ * Narrow rows up to this many taps wide take vpmaddubsw (the tap pairs' factors are
+ * made once per call, kept in registers); wider ones the plain pass. */
+#define FXI_MADDUBS_MAX_TAPS 16
+/* The fused column pass and finish: a step takes this many vectors of outputs at
+ * once, so each row pointer and tap vector serves them all (the loop is bound by
+ * instructions)... */
+#define FXI_FUSED_STEP_VECTORS 2
+/* ... and tap vectors are made once per call, not once per step, for every kernel up
+ * to this height. */
+#define FXI_FUSED_KEPT_TAPS 32
+
+/* ---- CPU fft (cpu_fft.c, fft_sides.h) ---- */
+
+/* Smaller transforms are all overhead (also the GPU fft's smallest side). Not
+ * measured. */
+#define FXI_FFT_MIN_SIDE 16
+/* Sides considered when the kernel allows: working sets beyond the L2 cache slow FFTW
+ * down per point (measured: 2048^2 about twice the time per point of 512^2), and big
+ * tiles waste work at the image's edges. */
+#define FXI_FFT_MAX_SIDE 1024
+/* A plane of more points than this (4 MiB of floats) leaves the L2 caches of current
+ * CPUs; the cost model charges such tiles FXI_FFT_CACHE_PENALTY times per point. The
+ * penalty is not measured (the 2x above is for 2048^2 against 512^2). */
+#define FXI_FFT_CACHE_POINTS (1u << 20)
+#define FXI_FFT_CACHE_PENALTY 1.5
+/* Per point, reading the block and storing the results cost about as much as this
+ * many log2 levels of the transforms (conversion, deinterleave, mean, multiply). An
+ * estimate, not measured. */
+#define FXI_FFT_IO_LEVELS 4.0
+
+/* ---- GPU launch geometry (gpu_geometry.c, gpu_geometry.h) ----
+ * The block shapes below are not measured one by one unless said; the ring/two-pass
+ * box crossover is. */
+
+/* Block size of the published variants (--gpu-block) by default. */
+#define FXI_GPU_BLOCK_DEFAULT 16
+/* direct: a warp across the row, 8 warps down, 4 output rows per thread */
+#define FXI_GPU_DIRECT_BLOCK_X 32
+#define FXI_GPU_DIRECT_BLOCK_Y 8
+#define FXI_GPU_DIRECT_ROWS_PER_THREAD 4
+/* separable: a warp across, 8 warps down, 16 output rows per thread (the row pass is
+ * redone for kh - 1 halo rows per tile: tall tiles amortise it) */
+#define FXI_GPU_SEPARABLE_BLOCK_X 32
+#define FXI_GPU_SEPARABLE_BLOCK_Y 8
+#define FXI_GPU_SEPARABLE_ROWS_PER_THREAD 16
+/* box: 256 threads; column pass strips of at least 64 rows; row pass segments of at
+ * least 32 pixels (each starts with a full window sum: strips and segments of several
+ * kernel sizes amortise it) */
+#define FXI_GPU_BOX_THREADS 256
+#define FXI_GPU_BOX_MIN_STRIP 64
+#define FXI_GPU_BOX_MIN_SEGMENT 32
+#define FXI_GPU_BOX_PER_TAP 4
+/* ring layouts: 256 threads; 8 input rows per staging step; separable tiles at least 64
+ * rows tall and twice the halo (the row pass is redone for at most a third of the rows);
+ * box segments of 8 to 16 pixels (a segment's first window costs kw reads, each further
+ * pixel two), tiles of at least 32 rows and kh / 2 (each starts with kh reads per column:
+ * taller tiles would leave too few blocks for the GPU) */
+#define FXI_GPU_RING_THREADS 256
+#define FXI_GPU_RING_CHUNK_ROWS 8
+#define FXI_GPU_RING_MIN_TILE_ROWS 64
+#define FXI_GPU_RING_BOX_MIN_SEGMENT 8
+#define FXI_GPU_RING_BOX_MAX_SEGMENT 16
+#define FXI_GPU_RING_BOX_MIN_TILE_ROWS 32
+/* Wider boxes run faster as two passes (column sums through device memory, then row
+ * sums): measured on the H200, 10000x6000 RGB u8, box:121 took 4.2 ms in the ring and
+ * 3.0 ms in two passes, box:3 0.94 ms and 1.7 ms. */
+#define FXI_GPU_RING_BOX_MAX_KW 32
+
+/* ---- GPU bands of host images (gpu_geometry.c, gpu_plan_cuda.c) ---- */
+
+/* Target input bytes of one band: big enough for full-speed copies, small enough that
+ * several bands keep upload, compute and download overlapping. Each stream in flight
+ * holds a pinned staging block of its band's input and one of its output, from the
+ * context's pinned pool. Not measured against other sizes. */
+#define FXI_GPU_BAND_TARGET_BYTES ((size_t)32 << 20)
+/* Bands in flight, each on its own stream: the upload of one, the kernel of another
+ * and the download of a third overlap. Not measured against other counts. */
+#define FXI_GPU_MAX_STREAMS 3
+/* Share of the free device memory the bands may take by default (--gpu-memory
+ * overrides it): the rest is left to other users of the GPU. Not measured. */
+#define FXI_GPU_FREE_MEMORY_SHARE 0.8
+/* Halvings of the memory cap tried when an allocation fails before out of memory is
+ * reported (2^-12 of the first cap). Not measured. */
+#define FXI_GPU_MAX_SHRINKS 12
+
+/* ---- GPU fft (gpu_fft_geometry.c, gpu_fft_geometry.h, gpu_plan_cuda.c) ---- */
+
+/* Largest side the cost model considers (or the next side above twice the kernel, when
+ * that is larger): cuFFT transforms a row of up to 1024 points in one pass through
+ * shared memory, so a 2-D transform of such tiles is two passes over memory. */
+#define FXI_GPU_FFT_MAX_SIDE 1024
+/* Data bytes of one batch need be no larger than this to keep the GPU busy. Not
+ * measured against other sizes. */
+#define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
+/* Per point, packing the tile, multiplying the spectrum and extracting the outputs
+ * cost about as much traffic as this many log2 levels of the transforms. An estimate,
+ * not measured. */
+#define FXI_GPU_FFT_IO_LEVELS 8.0
+/* cuFFT's work area for a batch, as a share of its data: 2-D transforms of these
+ * sides need at most about the data again. The real size is queried at plan time. */
+#define FXI_GPU_FFT_WORK_SHARE 1.0
+/* The fft's own kernels (gpu_fft.cu): pack and extract blocks of 32 x 8 threads (a
+ * warp across, 8 down); the spectrum multiply 256 threads a block and at most 1024
+ * blocks per plane, each thread striding over the rest. Not measured against other
+ * shapes. */
+#define FXI_GPU_FFT_BLOCK_X 32
+#define FXI_GPU_FFT_BLOCK_Y 8
+#define FXI_GPU_FFT_MULTIPLY_THREADS 256
+#define FXI_GPU_FFT_MULTIPLY_BLOCKS 1024u
+/* Share of the memory budget the fft engines (batch buffers, cuFFT work areas) may
+ * take, split over FXI_FFT_ENGINES; the bands get the rest. Not measured. */
+#define FXI_GPU_FFT_MEMORY_SHARE 0.5
+
+#endif

@@ -1,0 +1,20 @@
+/* Performance knobs of the GPU plumbing shared by every job (src/gpu), each with
+ * the measurement that chose it or, where none was made, what it trades off. The
+ * jobs' own knobs are in src/filter/filter_tuning.h, src/equalize/equalize_tuning.h
+ * and src/normalize/normalize_tuning.h. */
+#ifndef FXKIT_GPU_TUNING_H
+#define FXKIT_GPU_TUNING_H
+
+/* Free blocks the context's pinned pool keeps for reuse (fxi_pinned_take/give):
+ * enough for the filter's bands (2 blocks per stream, FXI_GPU_MAX_STREAMS streams),
+ * equalize's 4 bands and a few normalize streams at once. More keeps more host
+ * memory pinned; fewer means pinning again (cudaHostAlloc costs milliseconds and
+ * serialises the process's CUDA calls). Not measured. */
+#define FXI_PINNED_POOL_BLOCKS 16
+
+/* Bytes per task of a parallel host copy (fxi_parallel_copy_rows, filling and
+ * emptying pinned staging): 1 MiB. Smaller tasks cost more scheduling, larger ones
+ * leave threads idle on small images. Not measured. */
+#define FXI_COPY_BYTES_PER_TASK ((size_t)1 << 20)
+
+#endif

@@ -1,0 +1,41 @@
+/* The normalize job's performance knobs, in one place: the CPU ramp's chunk size and
+ * the GPU's launch shape and batch size, each with the measurement that chose it or,
+ * where none was recorded, what it trades off ("not measured"). Changing one changes
+ * speed, never the output bytes: the constants that define the arithmetic (ffmpeg's
+ * weights and bounds in normalize_internal.h, normalize_math.h) stay beside the code
+ * they define. Plain #defines, usable from C and CUDA. The CLI's reader/writer
+ * pipeline sizes are the CLI's own (cli/jobs/normalize_pipeline.c); the GPU plumbing
+ * shared by every job (the pinned pool that holds a stream's slot ring) is in
+ * src/gpu/gpu_tuning.h. */
+#ifndef FXKIT_NORMALIZE_TUNING_H
+#define FXKIT_NORMALIZE_TUNING_H
+
+#include <stddef.h>
+
+/* Samples per parallel chunk of the gain ramp on the CPU (normalize_stream.c). The
+ * ramp is memory-bound and vectorised: splitting frames smaller than this costs more
+ * in thread wake-ups than it gains (ffmpeg's default frames, 500 ms of stereo
+ * 44.1 kHz, run on one thread, leaving the other cores to reading and writing). Not
+ * measured against other sizes. */
+#define FXI_NM_RAMP_GRAIN_SAMPLES ((size_t)1 << 18)
+
+/* GPU ramp (normalize_gpu_plan.h): 256 threads (8 warps) per block and at most 8
+ * blocks per multiprocessor; each thread strides over the rest, so a batch of any
+ * size is one launch. The ramp is memory-bound: more blocks would not add bandwidth.
+ * Not measured against other shapes. */
+#define FXI_NM_RAMP_THREADS 256
+#define FXI_NM_RAMP_BLOCKS_PER_SM 8
+/* GPU levels kernel (normalize_kernels.cu): threads per frame and gain channel; 8
+ * warps share the maximum (a batch may hold only a few long frames). Not measured
+ * against other counts. */
+#define FXI_NM_LEVELS_THREADS 256u
+/* GPU samples per batch: 8 MiB of doubles each way, long enough that a transfer runs
+ * at the bus's speed, short enough that each worker's pinned staging stays small
+ * (pinning memory is slow and serialised by the driver) and indices stay well inside
+ * 32 bits. Measured with bench/gpu_pcie_bench.c on the H200 (pinned chunks of this
+ * size up and down per thread): 48.5 GB/s both ways with one thread, 89-98 GB/s with
+ * 4-16 threads (docs/BENCHMARKS.md, "normalize on the GPU", 19:50 UTC); other batch
+ * sizes were not compared. */
+#define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
+
+#endif
