@@ -5,9 +5,10 @@
  * constants that define the arithmetic (OpenCV's rounding rules, exactness limits,
  * SIMD lane counts) stay beside the code they define.
  *
- * Plain #defines, usable from C and CUDA. The CLI's streaming thresholds (when a
- * huge image is filtered band by band, and the band size) are the CLI's own:
- * STREAM_ABOVE_BYTES and STREAM_BAND_BYTES in cli/jobs/filter_stream.c. The GPU
+ * Plain #defines, usable from C and CUDA. The streaming thresholds (when a huge
+ * image is filtered band by band, and the band size) are public, as callers choose
+ * band sizes too: FX_FILTER_STREAM_ABOVE_BYTES and FX_FILTER_STREAM_BAND_BYTES in
+ * include/fxkit/filter.h (the choice: src/filter/stream.c). The GPU
  * plumbing shared by every job (the pinned pool, host copies) is in
  * src/gpu/gpu_tuning.h. */
 #ifndef FXKIT_FILTER_TUNING_H
