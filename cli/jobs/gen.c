@@ -41,14 +41,17 @@ typedef struct gen_image_options {
     int to;
 } gen_image_options;
 
+#define FXCLI_STR_(x) #x
+#define FXCLI_STR(x) FXCLI_STR_(x)
+#define DEFAULT_SIZE FXCLI_STR(FX_DEFAULT_GEN_IMAGE_WIDTH) "x" FXCLI_STR(FX_DEFAULT_GEN_IMAGE_HEIGHT)
 #define IMG(field) offsetof(gen_image_options, field)
 
-/* --channels, --seed and --cell default to the library's (gen.h); --size is the CLI's
- * own (the library's default is 640x480). */
+/* Every default is the library's (gen.h); --size's is text, so it is written from
+ * the library's width and height. */
 static const fx_option gen_image_table[] = {
     {"kind", 'k', FX_OPT_ENUM, IMG(kind), FX_GEN_PHOTO, 0, 0, NULL, image_kinds, "KIND",
      "what to draw"},
-    {"size", 's', FX_OPT_STRING, IMG(size), 0, 0, 0, "1024x768", NULL, "WxH",
+    {"size", 's', FX_OPT_STRING, IMG(size), 0, 0, 0, DEFAULT_SIZE, NULL, "WxH",
      "width x height in pixels"},
     {"channels", 'c', FX_OPT_INT, IMG(channels), FX_DEFAULT_GEN_IMAGE_CHANNELS, 1, FX_MAX_IMAGE_CHANNELS, NULL, NULL, "N",
      "1 gray, 2 gray+alpha, 3 RGB, 4 RGBA"},
@@ -197,7 +200,7 @@ typedef struct gen_audio_options {
 #define AUD(field) offsetof(gen_audio_options, field)
 
 /* --duration, --channels, --seed, --frequency and --amplitude default to the
- * library's (gen.h); --rate is the CLI's own (the library's default is 48 kHz). */
+ * library's (gen.h). */
 static const fx_option gen_audio_table[] = {
     {"kind", 'k', FX_OPT_ENUM, AUD(kind), FX_GEN_TONES, 0, 0, NULL, audio_kinds, "KIND",
      "what to synthesise"},
@@ -205,7 +208,7 @@ static const fx_option gen_audio_table[] = {
      "length in seconds"},
     {"frames", 0, FX_OPT_INT, AUD(frames), 0, 0, INT_MAX, NULL, NULL, "N",
      "length in frames, instead of --duration (0 = use --duration)"},
-    {"rate", 'r', FX_OPT_INT, AUD(rate), 44100, 1, MAX_RATE, NULL, NULL, "HZ",
+    {"rate", 'r', FX_OPT_INT, AUD(rate), FX_DEFAULT_GEN_AUDIO_RATE, 1, MAX_RATE, NULL, NULL, "HZ",
      "sample rate in frames per second"},
     {"channels", 'c', FX_OPT_INT, AUD(channels), FX_DEFAULT_GEN_AUDIO_CHANNELS, 1, FX_DEFAULT_MAX_AUDIO_CHANNELS, NULL, NULL,
      "N", "number of channels"},

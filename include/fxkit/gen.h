@@ -20,13 +20,15 @@ typedef enum fx_gen_image_kind {
     FX_GEN_PHOTO = 3     /* smooth shapes, edges, texture and noise: photo-like statistics */
 } fx_gen_image_kind;
 
-/* Defaults of fx_gen_image_params_init and fx_gen_audio_params_init that the CLI
- * shares (the image size and the audio rate are the library's own: 640x480 and
- * 48 kHz). */
+/* Defaults of fx_gen_image_params_init and fx_gen_audio_params_init, which the CLI's
+ * `fxkit gen` options show and use too (one copy). */
 #define FX_DEFAULT_GEN_SEED 1
+#define FX_DEFAULT_GEN_IMAGE_WIDTH 1024
+#define FX_DEFAULT_GEN_IMAGE_HEIGHT 768
 #define FX_DEFAULT_GEN_IMAGE_CHANNELS 3
 #define FX_DEFAULT_GEN_CELL 32
 #define FX_DEFAULT_GEN_AUDIO_CHANNELS 2
+#define FX_DEFAULT_GEN_AUDIO_RATE 44100
 #define FX_DEFAULT_GEN_AUDIO_SECONDS 10
 #define FX_DEFAULT_GEN_FREQUENCY 440.0
 #define FX_DEFAULT_GEN_AMPLITUDE 0.5

@@ -173,8 +173,9 @@ void fxi_eq_tile_lut(uint32_t *hist, uint32_t bins, uint32_t limit, uint32_t are
 
 /* ---- 8-bit fast paths (fast_u8.c): 256 bins, gray (1 channel), hsv, luma (3) ---- */
 
-/* Mapping (type, mode and channels: value_lut always has the 256 levels of 8-bit
- * samples) and counting (also 256 bins, so that a key is its bin). */
+/* Whether the mapping pass and the counting pass run fast: equalize_math.h's
+ * fxi_eq_u8_fast_path, the rule the GPU applies too (mapping: 8-bit, a global LUT;
+ * counting also 256 bins, so that a key is its bin, and no mask). */
 int fxi_eq_u8_fast_map(const fx_equalize_plan *plan);
 int fxi_eq_u8_fast(const fx_equalize_plan *plan);
 /* lut8/lut32/lutf from value_lut. */

@@ -17,7 +17,6 @@
 
 #include "gen_internal.h"
 
-#define GEN_AUDIO_DEFAULT_RATE 48000
 
 #define TONE_SECTION_SECONDS 2.0
 #define TONE_GAP_SECONDS 0.25
@@ -36,9 +35,9 @@ void fx_gen_audio_params_init(fx_gen_audio_params *p)
 {
     memset(p, 0, sizeof *p);
     p->kind = FX_GEN_TONES;
-    p->rate = GEN_AUDIO_DEFAULT_RATE;
+    p->rate = FX_DEFAULT_GEN_AUDIO_RATE;
     p->channels = FX_DEFAULT_GEN_AUDIO_CHANNELS;
-    p->frames = (uint64_t)FX_DEFAULT_GEN_AUDIO_SECONDS * GEN_AUDIO_DEFAULT_RATE;
+    p->frames = (uint64_t)FX_DEFAULT_GEN_AUDIO_SECONDS * FX_DEFAULT_GEN_AUDIO_RATE;
     p->seed = FX_DEFAULT_GEN_SEED;
     p->frequency = FX_DEFAULT_GEN_FREQUENCY;
     p->amplitude = FX_DEFAULT_GEN_AMPLITUDE;

@@ -18,8 +18,6 @@
 
 #include "gen_internal.h"
 
-#define GEN_DEFAULT_WIDTH 640
-#define GEN_DEFAULT_HEIGHT 480
 
 /* Rows per parallel chunk: at least this many samples, so that small images are
  * not split into chunks smaller than the cost of handing them out. */
@@ -35,8 +33,8 @@ void fx_gen_image_params_init(fx_gen_image_params *p)
 {
     memset(p, 0, sizeof *p);
     p->kind = FX_GEN_PHOTO;
-    p->width = GEN_DEFAULT_WIDTH;
-    p->height = GEN_DEFAULT_HEIGHT;
+    p->width = FX_DEFAULT_GEN_IMAGE_WIDTH;
+    p->height = FX_DEFAULT_GEN_IMAGE_HEIGHT;
     p->channels = FX_DEFAULT_GEN_IMAGE_CHANNELS;
     p->type = FX_U8;
     p->seed = FX_DEFAULT_GEN_SEED;
