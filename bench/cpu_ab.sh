@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 "$b/fxkit" gen audio --kind speech --duration 360 --rate 44100 --channels 2 -o "$work/talk.wav" >/dev/null
 
 filter() { "$1/bench/filter_bench" compute "$2" 4096 2304 3 9 "$threads" "$3" | awk '/^RESULT compute_ms/ {print $3}'; }
-equalize() { "$1/bench/equalize_bench" "$work/photo.ppm" "$threads" 9 "$@" 2>/dev/null | awk '/^RESULT/ {print $2}'; }
+equalize() { local build=$1; shift; "$build/bench/equalize_bench" "$work/photo.ppm" "$threads" 9 "$@" 2>/dev/null | awk '/^RESULT/ {print $2}'; }
 normalize() { # median of 5 wall times in ms
     local t0 t1 i times=()
     for i in 1 2 3 4 5; do
