@@ -184,12 +184,14 @@ FXI_SIMD_VARIANTS(DEFINE_BOX_DIFF)
  * box's two 8-bit rules: MULSHIFT with 32-bit products ((S + add) * mul >> shift) and
  * FLOAT_SCALE (nearest-even of float(S) * mul: vcvtps2dq rounds to nearest even, as
  * nearbyintf in the default rounding mode). The packs saturate to 0…255 (the rules'
- * clamp) and the final permute undoes their lane order. */
+ * clamp) and the final permute undoes their lane order. `first` is the row element of
+ * out[0]: FLOAT_SCALE's vector steps stop at scalar_from, where the double rule of the
+ * row's tail takes over (fxi_finish_exact_at, as the steps' leftovers). */
 #ifdef FXI_HAVE_AVX2_VARIANT
 #define DIFF_FINISH_STEP 32
 __attribute__((target("avx2"))) static void diff_finish_u8_avx2(uint8_t *out, const uint32_t *P,
                                                                 int64_t kw, int64_t C, int64_t n,
-                                                                const fxi_finish *f)
+                                                                int64_t first, const fxi_finish *f)
 {
     const uint32_t *hi = P + (kw - 1) * C, *lo = P - C;
     const bool scale = f->mode == FXI_ROUND_FLOAT_SCALE;
@@ -200,8 +202,10 @@ __attribute__((target("avx2"))) static void diff_finish_u8_avx2(uint8_t *out, co
     const __m256i vadd = _mm256_set1_epi32((int)add), vmul = _mm256_set1_epi32((int)mul);
     const __m128i by = _mm_cvtsi32_si128(shift);
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t vector_end = scale ? f->scalar_from - first : n;
+    vector_end = vector_end < 0 ? 0 : vector_end > n ? n : vector_end;
     int64_t x = 0;
-    for (; x + DIFF_FINISH_STEP <= n; x += DIFF_FINISH_STEP) {
+    for (; x + DIFF_FINISH_STEP <= vector_end; x += DIFF_FINISH_STEP) {
         __m256i q[4];
         for (int k = 0; k < 4; k++) {
             __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(hi + x + 8 * k));
@@ -218,7 +222,7 @@ __attribute__((target("avx2"))) static void diff_finish_u8_avx2(uint8_t *out, co
                             _mm256_permutevar8x32_epi32(bytes, order));
     }
     for (; x < n; x++) /* the rules themselves (exact here: fits' conditions) */
-        out[x] = (uint8_t)fxi_finish_exact(f, (double)(int32_t)(hi[x] - lo[x]));
+        out[x] = (uint8_t)fxi_finish_exact_at(f, (double)(int32_t)(hi[x] - lo[x]), first + x);
 }
 #endif
 
@@ -313,7 +317,7 @@ void fxi_box_block_u8(const fxi_filter_job *job, const fxi_block *b, uint8_t *sc
 #ifdef FXI_HAVE_AVX2_VARIANT
         if (fused) {
             uint8_t *out = (uint8_t *)fx_image_row(job->dst, y) + b->x0 * C;
-            diff_finish_u8_avx2(out, P, kw, C, (b->x1 - b->x0) * C, &t->finish);
+            diff_finish_u8_avx2(out, P, kw, C, (b->x1 - b->x0) * C, b->x0 * C, &t->finish);
             continue;
         }
 #endif

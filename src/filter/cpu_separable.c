@@ -323,7 +323,7 @@ static void narrow_row_pass(const fxi_filter_job *job, const narrow_row *nr, int
 /* The column pass and a fixed-point finish in one loop, for 8-bit outputs: the exact
  * 32-bit products of uint16 row results and uint16 taps (the low and high halves of
  * vpmullw/vpmulhuw, interleaved), summed from `add` in 32 bits, shifted and saturated to
- * 0…255 by the two packs (which also undo the interleave). This is fxi_finish_exact's
+ * 0…255 by the two packs (which also undo the interleave). This is fxi_finish_exact_at's
  * MULSHIFT rule with mul = 1 (cv2.GaussianBlur's). */
 #ifdef FXI_HAVE_AVX2_VARIANT
 /* Outputs of one vector; a step takes FXI_FUSED_STEP_VECTORS of them at once and

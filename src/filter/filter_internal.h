@@ -89,10 +89,11 @@ typedef struct fxi_taps {
     float maxval; /* 255, 65535 (integer images) */
 } fxi_taps;
 
-/* Resolve kernel + options for images of `type` into taps (allocated; free with
- * fxi_taps_free). */
+/* Resolve kernel + options for images of `type` whose rows hold `row_elements` samples
+ * (width * channels: where cv2.blur's scalar row tail starts; 0 when there is no image)
+ * into taps (allocated; free with fxi_taps_free). */
 fx_status fxi_taps_resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_options *o,
-                           fx_sample_type type, fxi_taps *t);
+                           fx_sample_type type, int64_t row_elements, fxi_taps *t);
 void fxi_taps_free(fxi_taps *t);
 
 /* ---- strategies ---- */

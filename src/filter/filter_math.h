@@ -6,7 +6,10 @@
  *   for any overhang (a kernel larger than the image, 1xN and Nx1 images).
  * - Finishing an exact sum: integer kernels accumulate S = sum of numerator * sample
  *   exactly; the output is S / den rounded by the kernel's rule. Every rule is computed
- *   in double, where it is exact for |S| < 2^53 (the planner checks the bound).
+ *   in double, where it is exact for |S| < 2^53 (the planner checks the bound), except
+ *   cv2.blur's float rule, which is OpenCV's float arithmetic. cv2.blur's rules depend on
+ *   the element's place in its row (its SIMD blocks and scalar tail), so the finish
+ *   takes the element index x * channels + c.
  *
  * Keep this header to the C/CUDA common subset: no VLAs, no C++.
  */
@@ -41,18 +44,28 @@ static inline FX_HD int64_t fxi_border_index(int64_t p, int64_t n, int border)
 
 /* How an exact sum becomes an output sample. */
 enum {
-    FXI_ROUND_HALF_EVEN = 0,  /* (S + bias) / den, nearest, ties to even */
-    FXI_ROUND_MULSHIFT = 1,   /* floor((S + add) * mul / 2^shift): fixed-point rules */
-    FXI_ROUND_FLOAT_SCALE = 2 /* nearest-even of float(S) * float(mul): cv2.blur on 16-bit */
+    FXI_ROUND_HALF_EVEN = 0, /* (S + bias) / den, nearest, ties to even */
+    FXI_ROUND_MULSHIFT = 1,  /* floor((S + add) * mul / 2^shift): fixed-point rules */
+    /* cv2.blur with int32 sums (16-bit areas <= 2^15, 8-bit areas in (256, 2^23]):
+     * nearest-even of float(S) * float(mul) (its SIMD blocks) for the elements of a row
+     * before scalar_from, of S * scale in double (its scalar tail) from there on */
+    FXI_ROUND_FLOAT_SCALE = 2,
+    /* nearest-even of S * scale in double: cv2.blur with double sums (16-bit areas
+     * above 2^15, 8-bit above 2^23) */
+    FXI_ROUND_DOUBLE_SCALE = 3
 };
 
 typedef struct fxi_finish {
     int mode;
-    double den;    /* HALF_EVEN: the kernel's common denominator (> 0) */
-    double bias;   /* HALF_EVEN: offset * den, added before dividing */
-    double add;    /* MULSHIFT */
-    double mul;    /* MULSHIFT */
-    double unit;   /* MULSHIFT: 2^-shift */
+    double den;   /* HALF_EVEN: the kernel's common denominator (> 0) */
+    double bias;  /* HALF_EVEN: offset * den, added before dividing */
+    double add;   /* MULSHIFT */
+    double mul;   /* MULSHIFT */
+    double unit;  /* MULSHIFT: 2^-shift */
+    double scale; /* FLOAT_SCALE, DOUBLE_SCALE: 1 / area in double (mul: in float) */
+    /* FLOAT_SCALE: the first element (x * channels + c) of a row that the double rule
+     * finishes, row elements - row elements % FXI_OPENCV_BOX_TAIL_BLOCK */
+    int64_t scalar_from;
     double maxval; /* 255 or 65535: outputs saturate to [0, maxval] */
     /* Integer shortcuts of the same rules, for the CPU's vector loops (-1/0 when none):
      * HALF_EVEN with den = 2^pow2_shift and a whole-number offset; MULSHIFT whose sums are
@@ -71,14 +84,24 @@ static inline FX_HD double fxi_saturate(double v, double maxval)
     return v > maxval ? maxval : v;
 }
 
-/* The output sample for the exact sum s. */
-static inline FX_HD double fxi_finish_exact(const fxi_finish *f, double s)
+/* cv2.blur (box_filter.simd.hpp, ColumnSum<int, uchar/ushort>) finishes a row of
+ * int32 column sums in SIMD blocks with the float rule, the last of them 128 bits wide
+ * (8 outputs, 8- and 16-bit alike, whatever the SIMD width), then the remaining
+ * row elements % 8 in scalar code with the double rule. */
+#define FXI_OPENCV_BOX_TAIL_BLOCK 8
+
+/* The output sample for the exact sum s at element `element` (x * channels + c) of its
+ * row: every strategy, CPU and GPU, finishes exact sums here (or in loops that are this
+ * function written out, rows.c). */
+static inline FX_HD double fxi_finish_exact_at(const fxi_finish *f, double s, int64_t element)
 {
     double q;
     if (f->mode == FXI_ROUND_HALF_EVEN)
         q = nearbyint((s + f->bias) / f->den);
-    else if (f->mode == FXI_ROUND_FLOAT_SCALE)
+    else if (f->mode == FXI_ROUND_FLOAT_SCALE && element < f->scalar_from)
         q = nearbyintf((float)s * (float)f->mul);
+    else if (f->mode == FXI_ROUND_FLOAT_SCALE || f->mode == FXI_ROUND_DOUBLE_SCALE)
+        q = nearbyint(s * f->scale);
     else
         q = floor((s + f->add) * f->mul * f->unit);
     return fxi_saturate(q, f->maxval);

@@ -84,17 +84,19 @@ __device__ __forceinline__ A fetch_texture(const fxi_filter_args &a, cudaTexture
     }
 }
 
-__device__ __forceinline__ double finished(const fxi_filter_args &a, float acc)
+/* The output value of an accumulator at row element e (x * channels + c: the exact
+ * finish's rule can depend on it, filter_math.h). */
+__device__ __forceinline__ double finished(const fxi_filter_args &a, float acc, int64_t)
 {
     return a.integer_image ? fxi_finish_float(acc, a.maxval) : acc;
 }
-__device__ __forceinline__ double finished(const fxi_filter_args &a, int32_t s)
+__device__ __forceinline__ double finished(const fxi_filter_args &a, int32_t s, int64_t e)
 {
-    return fxi_finish_exact(&a.finish, static_cast<double>(s));
+    return fxi_finish_exact_at(&a.finish, static_cast<double>(s), e);
 }
-__device__ __forceinline__ double finished(const fxi_filter_args &a, int64_t s)
+__device__ __forceinline__ double finished(const fxi_filter_args &a, int64_t s, int64_t e)
 {
-    return fxi_finish_exact(&a.finish, static_cast<double>(s));
+    return fxi_finish_exact_at(&a.finish, static_cast<double>(s), e);
 }
 
 /* Output row r, element e: the finished accumulator, or the unfiltered channel (alpha)
@@ -115,7 +117,7 @@ __device__ __forceinline__ void store(const fxi_filter_args &a, int64_t r, int64
         }
         return;
     }
-    const double v = finished(a, acc);
+    const double v = finished(a, acc, e);
     switch (a.src_type) {
     case FX_U8: d[e] = static_cast<uint8_t>(v); break;
     case FX_U16: reinterpret_cast<uint16_t *>(d)[e] = static_cast<uint16_t>(v); break;

@@ -8,7 +8,7 @@
  * zero taps, separable a row pass from 0 over the row factors then a column pass from
  * the offset over the column factors, each skipping zeros; every step an explicit
  * __fmaf_rn (and nvcc --fmad=false for the rest). Borders come from fxi_border_index,
- * the finish from fxi_finish_exact / fxi_finish_float (filter_math.h), so CPU and GPU
+ * the finish from fxi_finish_exact_at / fxi_finish_float (filter_math.h), so CPU and GPU
  * give the same bytes. Box on float images sums in double like the CPU, in another
  * order: there the two may differ in the last bit of the double sum.
  *

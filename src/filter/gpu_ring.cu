@@ -170,7 +170,8 @@ template <typename S, typename A, typename T> __global__ void k_box_ring(const f
                 for (int j = 0; j < a.kw; j++)
                     h += col[(x0 + j) * C + ch];
                 for (int x = x0;; x++) {
-                    out[x * C + ch] = as_sample<T>(finished(a, box_value<S, A>(a, h)));
+                    out[x * C + ch] =
+                        as_sample<T>(finished(a, box_value<S, A>(a, h), (p0 + x) * C + ch));
                     if (x + 1 >= x1) break;
                     h += col[(x + a.kw) * C + ch] - col[x * C + ch];
                 }

@@ -84,7 +84,7 @@ fx_status fx_kernel_weights(fx_context *ctx, const fx_kernel *k, fx_sample_type 
     fx_filter_options o;
     fx_filter_options_init(&o);
     fxi_taps t;
-    FXI_TRY(fxi_taps_resolve(ctx, k, &o, type, &t));
+    FXI_TRY(fxi_taps_resolve(ctx, k, &o, type, 0, &t)); /* weights only: no image */
     size_t taps = (size_t)t.kw * (size_t)t.kh;
     for (size_t i = 0; i < taps; i++)
         weights[i] = t.acc == FXI_ACC_F32 ? t.w[i] : (double)t.num[i] / t.finish.den;

@@ -99,7 +99,7 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
                  o->border);
     FXI_RETURN_IF(o->strategy < 0 || o->strategy >= FX_STRATEGY_COUNT, FX_EUNSUPPORTED,
                  "filter: strategy %d is not one of this build's strategies", o->strategy);
-    FXI_TRY(fxi_taps_resolve(ctx, kernel, o, d->type, &p->taps));
+    FXI_TRY(fxi_taps_resolve(ctx, kernel, o, d->type, (int64_t)d->width * d->channels, &p->taps));
     p->border = o->border;
     FXI_TRY(fxi_parse_border_value(ctx, o->border_value, d->channels, p->border_value));
     if (d->type != FX_F32)

@@ -110,7 +110,8 @@ void fxi_padded_row(const fxi_filter_job *job, fxi_acc acc, int64_t y, int64_t x
 
 /* Finishing a whole row when every channel is filtered: one loop per (accumulator,
  * output type), the rounding rule chosen outside it, so each vectorises. The
- * arithmetic is fxi_finish_exact / fxi_finish_float's, written out for the loop. */
+ * arithmetic is fxi_finish_exact_at / fxi_finish_float's, written out for the loop;
+ * `first` is the row element of in[0] (FLOAT_SCALE's rule changes at scalar_from). */
 /* Clamp to [0, max]: two selections the compiler turns into max and min. */
 
 static inline int32_t clamp_i32(int32_t v, int32_t max)
@@ -161,7 +162,8 @@ static inline float clamp_f32(float v, float max)
         }                                                                                          \
     }
 #define DEFINE_FINISH_EXACT(SIN, S, D, name, attr)                                                 \
-    attr static void finish_##name(const fxi_finish *f, const SIN *in, D *d, int64_t n)            \
+    attr static void finish_##name(const fxi_finish *f, const SIN *in, D *d, int64_t n,            \
+                                   int64_t first)                                                  \
     {                                                                                              \
         const double max = f->maxval;                                                              \
         if (f->mode == FXI_ROUND_HALF_EVEN) {                                                      \
@@ -212,10 +214,18 @@ static inline float clamp_f32(float v, float max)
                 d[x] = (D)CLAMP(q, max);                                                           \
             }                                                                                      \
         } else {                                                                                   \
+            /* FLOAT_SCALE: the float rule before scalar_from; both: the double rule after */      \
+            int64_t split = f->mode == FXI_ROUND_FLOAT_SCALE ? f->scalar_from - first : 0;         \
+            split = split < 0 ? 0 : split > n ? n : split;                                         \
             const float mul = (float)f->mul;                                                       \
-            for (int64_t x = 0; x < n; x++) {                                                      \
+            for (int64_t x = 0; x < split; x++) {                                                  \
                 float q = nearbyintf((float)((S)in[x]) * mul);                                     \
                 d[x] = (D)CLAMP(q, (float)max);                                                    \
+            }                                                                                      \
+            const double scale = f->scale;                                                         \
+            for (int64_t x = split; x < n; x++) {                                                  \
+                double q = nearbyint((double)((S)in[x]) * scale);                                  \
+                d[x] = (D)CLAMP(q, max);                                                           \
             }                                                                                      \
         }                                                                                          \
     }
@@ -223,7 +233,7 @@ FXI_SIMD_VARIANTS(DEFINE_FINISH)
 
 /* Every channel filtered: the vectorised loops. False when this combination has none. */
 static bool store_fast(const fxi_filter_job *job, fxi_acc acc, uint8_t *row, int64_t n,
-                       const void *values)
+                       int64_t first, const void *values)
 {
     const fxi_taps *t = job->taps;
     const fxi_finish *f = &t->finish;
@@ -237,21 +247,21 @@ static bool store_fast(const fxi_filter_job *job, fxi_acc acc, uint8_t *row, int
     switch (acc) {
     case FXI_ACC_I32:
         if (u8)
-            FXI_PICK(finish_i32_u8)(f, values, row, n);
+            FXI_PICK(finish_i32_u8)(f, values, row, n, first);
         else
-            FXI_PICK(finish_i32_u16)(f, values, (uint16_t *)(void *)row, n);
+            FXI_PICK(finish_i32_u16)(f, values, (uint16_t *)(void *)row, n, first);
         return true;
     case FXI_ACC_I64:
         if (u8)
-            FXI_PICK(finish_i64_u8)(f, values, row, n);
+            FXI_PICK(finish_i64_u8)(f, values, row, n, first);
         else
-            FXI_PICK(finish_i64_u16)(f, values, (uint16_t *)(void *)row, n);
+            FXI_PICK(finish_i64_u16)(f, values, (uint16_t *)(void *)row, n, first);
         return true;
     case FXI_ACC_F32X:
         if (u8)
-            FXI_PICK(finish_f32x_u8)(f, values, row, n);
+            FXI_PICK(finish_f32x_u8)(f, values, row, n, first);
         else
-            FXI_PICK(finish_f32x_u16)(f, values, (uint16_t *)(void *)row, n);
+            FXI_PICK(finish_f32x_u16)(f, values, (uint16_t *)(void *)row, n, first);
         return true;
     default:
         if (u8)
@@ -282,7 +292,7 @@ void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, in
     const int64_t C = job->channels, F = job->filter_channels, n = (x1 - x0) * C;
     uint8_t *row = fx_image_row(dst, y);
     if (F == C &&
-        store_fast(job, acc, row + (size_t)(x0 * C) * fx_sample_size(dst->type), n, values))
+        store_fast(job, acc, row + (size_t)(x0 * C) * fx_sample_size(dst->type), n, x0 * C, values))
         return;
     for (int64_t i = 0; i < n; i++) {
         if (F < C && i % C >= F) continue; /* alpha passes through */
@@ -294,7 +304,7 @@ void fxi_store_row(const fxi_filter_job *job, fxi_acc acc, int y, int64_t x0, in
             double s = acc == FXI_ACC_I32    ? ((const int32_t *)values)[i]
                        : acc == FXI_ACC_F32X ? ((const float *)values)[i]
                                              : (double)((const int64_t *)values)[i];
-            v = fxi_finish_exact(&t->finish, s);
+            v = fxi_finish_exact_at(&t->finish, s, x0 * C + i);
         }
         int64_t at = x0 * C + i;
         switch (dst->type) {

@@ -25,8 +25,11 @@
 /* cv2.blur's fixed-point divide for 8-bit sums of areas up to 256 (box_filter.simd.hpp). */
 #define OPENCV_BOX_SHIFT 23
 #define OPENCV_BOX_MAX_AREA 256
-/* cv2.blur on 16-bit images with int32 sums (areas up to 2^15): float(S) * float(1/area). */
-#define OPENCV_BOX16_MAX_AREA 32768
+/* cv2.blur's sums are int32 up to these areas (16-bit, 8-bit images) and double above
+ * (box_filter.simd.hpp, getRowSumFilter's sumType): the float rule in the SIMD blocks
+ * and the double rule in the row's scalar tail, then the double rule everywhere. */
+#define OPENCV_BOX16_MAX_AREA 32768      /* 2^15 */
+#define OPENCV_BOX8_INT_MAX_AREA 8388608 /* 2^23 */
 #define U32_LIMIT 4294967296.0
 
 static double sample_max(fx_sample_type type)
@@ -280,8 +283,20 @@ static void integer_shortcuts(const fxi_taps *t, size_t n, fxi_finish *f, int64_
     f->u32_product = f->u32_mulshift && (bound + f->add) * f->mul < U32_LIMIT;
 }
 
+/* cv2.blur beyond the fixed-point divide: float(S) * float(1/area) in its SIMD blocks and
+ * S * (1/area) in double in each row's scalar tail, or in double everywhere once its
+ * sums are double. */
+static void opencv_box_scale(int64_t area, fx_sample_type type, int64_t row_elements, fxi_finish *f)
+{
+    const int64_t int_max = type == FX_U8 ? OPENCV_BOX8_INT_MAX_AREA : OPENCV_BOX16_MAX_AREA;
+    f->mode = area <= int_max ? FXI_ROUND_FLOAT_SCALE : FXI_ROUND_DOUBLE_SCALE;
+    f->scale = 1.0 / (double)area;
+    f->mul = (float)f->scale;
+    f->scalar_from = row_elements - row_elements % FXI_OPENCV_BOX_TAIL_BLOCK;
+}
+
 static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_options *o,
-                         fx_sample_type type, fxi_taps *t, double *dw)
+                         fx_sample_type type, int64_t row_elements, fxi_taps *t, double *dw)
 {
     const int kw = k->width, kh = k->height;
     const size_t n = (size_t)kw * kh;
@@ -341,10 +356,8 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
             f->unit = 1.0 / (double)den;
         } else if (plain && k->box && type == FX_U8 && (int64_t)n <= OPENCV_BOX_MAX_AREA) {
             opencv_box_finish((int64_t)n, f); /* num are all 1 and den = n */
-        } else if (plain && k->box && (type == FX_U8 || (int64_t)n <= OPENCV_BOX16_MAX_AREA)) {
-            /* cv2.blur beyond the fixed-point divide: float(S) * float(1/area) */
-            f->mode = FXI_ROUND_FLOAT_SCALE;
-            f->mul = (float)(1.0 / (double)n);
+        } else if (plain && k->box) {
+            opencv_box_scale((int64_t)n, type, row_elements, f); /* num are all 1, den = n */
         } else {
             reduce(t->num, n, &den);
         }
@@ -397,7 +410,7 @@ static fx_status resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_op
 }
 
 fx_status fxi_taps_resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_options *o,
-                           fx_sample_type type, fxi_taps *t)
+                           fx_sample_type type, int64_t row_elements, fxi_taps *t)
 {
     memset(t, 0, sizeof *t);
     FXI_RETURN_IF(!fx_sample_size(type), FX_EINVAL, "unknown sample type %d", (int)type);
@@ -405,7 +418,7 @@ fx_status fxi_taps_resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_
                  "--scale and --offset must be finite numbers");
     double *dw;
     FXI_TRY(fxi_malloc(ctx, (size_t)k->width * k->height * sizeof *dw, (void **)&dw));
-    fx_status st = resolve(ctx, k, o, type, t, dw);
+    fx_status st = resolve(ctx, k, o, type, row_elements, t, dw);
     free(dw);
     if (st != FX_OK) fxi_taps_free(t);
     return st;

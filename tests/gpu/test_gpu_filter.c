@@ -118,16 +118,17 @@ static const kspec generic_kernels[] = {
     {"emboss", 1, NULL},
     {"box:45x3", 0.37, NULL}, /* float weights, wider than most images */
     {"1 0 2 0 1; 0 0 0 0 0; 3 0 -1 0 2; 1 1 1 1 1; 0 0 0 0 9 / 21", 1, "1,4"},
+    {"box:20x15", 1, NULL}, /* cv2.blur's float rule, double in each row's last W % 8 */
 };
 static const kspec separable_kernels[] = {
     {"gaussian:5", 1, NULL},  {"gaussian:9:2.0", 1, NULL}, {"0.1 0.3 0.2 0 0.25", 1, "4,0"},
-    {"gaussian:41", 1, NULL}, {"box:3x7", 1, NULL},
+    {"gaussian:41", 1, NULL}, {"box:3x7", 1, NULL},        {"box:26x14", 1, NULL},
 };
+/* box:4x5 scaled: float weights, double sums; box:17x16: cv2.blur's float rule and its
+ * row tail's double rule (by element index); box:182x181: on 16-bit, its double sums. */
 static const kspec box_kernels[] = {
-    {"box:5", 1, NULL},
-    {"box:3x7", 1, "0,6"},
-    {"box:45", 1, NULL},
-    {"box:4x5", 0.3, NULL}, /* float weights: double sums */
+    {"box:5", 1, NULL},     {"box:3x7", 1, "0,6"},  {"box:45", 1, NULL},
+    {"box:4x5", 0.3, NULL}, {"box:17x16", 1, NULL}, {"box:182x181", 1, NULL},
 };
 
 /* fft: non-separable, float and exact, anchors, offsets (emboss), larger than most

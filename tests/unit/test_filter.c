@@ -84,13 +84,21 @@ typedef struct ref_kernel {
 
 enum { REF_HALF_EVEN = 0, REF_CV_BLUR = 1 };
 
-/* cv2.blur's rounding of a window sum s over `area` samples (the box preset): 8-bit
- * areas up to 256 divide in fixed point, ((s + dd) * ds) >> 23, with ds = 2^23 / area
- * rounded and dd = area / 2 (+1 when ds was rounded down); otherwise
- * float(s) * float(1 / area), rounded half to even. */
-static double ref_cv_blur(int64_t s, int64_t area, fx_sample_type t)
+/* cv2.blur's rounding of a window sum s over `area` samples (the box preset) at element
+ * `element` of a row of `row_elements` (width * channels), as box_filter.simd.hpp does
+ * it: 8-bit areas up to 256 divide in fixed point, ((s + dd) * ds) >> 23, with
+ * ds = 2^23 / area rounded and dd = area / 2 (+1 when ds was rounded down). Larger
+ * areas with int32 sums (8-bit up to 2^23, 16-bit up to 2^15): SIMD blocks of 8 outputs
+ * take float(s) * float(1 / area), rounded half to even, and the scalar code finishes
+ * the row's last row_elements % 8 with s * (1. / area) in double, rounded half to even
+ * (cvRound). Double sums (larger areas): the scalar rule everywhere. */
+#define REF_CV_BLOCK 8
+static double ref_cv_blur(int64_t s, int64_t area, fx_sample_type t, int64_t element,
+                          int64_t row_elements)
 {
     double q;
+    const int64_t int_sums = t == FX_U8 ? (int64_t)1 << 23 : (int64_t)1 << 15;
+    const int64_t blocks_end = row_elements / REF_CV_BLOCK * REF_CV_BLOCK;
     if (t == FX_U8 && area <= 256) {
         double scale = ldexp(1, 23) / (double)area;
         int64_t ds = (int64_t)floor(scale), dd = area / 2;
@@ -99,8 +107,12 @@ static double ref_cv_blur(int64_t s, int64_t area, fx_sample_type t)
         else
             ds += 1;
         q = (double)(((s + dd) * ds) >> 23);
+    } else if (area <= int_sums && element < blocks_end) {
+        float product = (float)s * (float)(1.0 / (double)area);
+        q = rintf(product);
     } else {
-        q = nearbyintf((float)s * (float)(1.0 / (double)area));
+        double scale = 1.0 / (double)area;
+        q = rint((double)s * scale);
     }
     return q < 0 ? 0 : q > maxval(t) ? maxval(t) : q;
 }
@@ -114,7 +126,9 @@ static double ref_output(const ref_kernel *k, const fx_image *src, int x, int y,
             for (int j = 0; j < k->kw; j++)
                 s += k->num[i * k->kw + j] *
                      (int64_t)ref_sample(src, x + j - k->ax, y + i - k->ay, c, mode, constant);
-        if (k->rule == REF_CV_BLUR) return ref_cv_blur(s, k->den, src->type);
+        if (k->rule == REF_CV_BLUR)
+            return ref_cv_blur(s, k->den, src->type, (int64_t)x * src->channels + c,
+                               (int64_t)src->width * src->channels);
         return ref_round(s, k->den, k->offset, maxval(src->type));
     }
     float acc = (float)k->offset;
@@ -511,6 +525,116 @@ FXT_TEST(box_u8_matches_cv_blur_rule)
     }
 }
 
+/* The box preset beyond the fixed-point divide, on images whose rows (width * channels)
+ * are not multiples of 8, so cv2.blur's float rule and its scalar tail's double rule
+ * both apply, by every exact strategy: 8-bit areas above 256, 16-bit areas below and
+ * above 2^15 (double sums). Samples k and k + 1 make window sums fall on ties, where the
+ * two rules part most often (box_finish_follows_cv_blur checks that they do part). */
+static const shape tail_shapes[] = {{13, 4}, {37, 3}, {5, 2}, {17, 3}, {1, 2}};
+static const shape huge_tail_shapes[] = {{13, 2}, {3, 1}}; /* the reference: 33k per output */
+FXT_TEST(box_preset_row_tail_every_strategy)
+{
+    static int64_t ones[182 * 181];
+    for (size_t i = 0; i < sizeof ones / sizeof *ones; i++)
+        ones[i] = 1;
+    static const struct {
+        const char *text;
+        int kw, kh;
+        bool huge; /* few shapes, no direct */
+    } boxes[] = {{"box:20x15", 20, 15, false},
+                 {"box:26x14", 26, 14, false},
+                 {"box:17x17", 17, 17, false},
+                 {"box:40x40", 40, 40, false},
+                 {"box:182x181", 182, 181, true}};
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++) {
+        const int kw = boxes[i].kw, kh = boxes[i].kh;
+        const check_set random = boxes[i].huge
+                                     ? (check_set){SHAPES(huge_tail_shapes), FILL_RANDOM, false}
+                                     : (check_set){SHAPES(tail_shapes), FILL_RANDOM, false};
+        ref_kernel box = {kw, kh, kw / 2, kh / 2, ones, (int64_t)kw * kh, NULL, 0, REF_CV_BLUR};
+        check_kernel_on(&random, boxes[i].text, &box, FX_STRATEGY_BOX, NULL, 0);
+        check_kernel_on(&random, boxes[i].text, &box, FX_STRATEGY_SEPARABLE, NULL, 0);
+        if (!boxes[i].huge)
+            check_kernel_on(&random, boxes[i].text, &box, FX_STRATEGY_DIRECT, NULL, 0);
+    }
+}
+
+/* fxi_finish_exact_at with the finish the planner makes for the box preset, against
+ * ref_cv_blur, at the elements around the start of the row's tail: over every window
+ * sum of small areas, a stride through those of large ones and every tie
+ * (2m + 1) * area / 2; and the reference's two rules do part on some of those sums. */
+typedef struct finish_case {
+    const char *text;
+    fx_sample_type type;
+    int64_t area, row_elements;
+    const fxi_finish *f;
+    int bad;
+    int64_t parted;
+} finish_case;
+
+static void check_finish_sum(finish_case *fc, int64_t s)
+{
+    const int64_t W = fc->row_elements, tail = W - W % REF_CV_BLOCK;
+    const int64_t elements[] = {0, tail - 1, tail, W - 1};
+    for (size_t e = 0; e < sizeof elements / sizeof *elements; e++) {
+        if (elements[e] < 0 || elements[e] >= W) continue;
+        double want = ref_cv_blur(s, fc->area, fc->type, elements[e], W);
+        double got = fxi_finish_exact_at(fc->f, (double)s, elements[e]);
+        if (got != want && fc->bad++ < 5)
+            fprintf(stderr, "  %s %s, sum %lld, element %lld of %lld: %g, want %g\n", fc->text,
+                    fx_sample_type_name(fc->type), (long long)s, (long long)elements[e],
+                    (long long)W, got, want);
+    }
+    if (tail > 0 && tail < W &&
+        ref_cv_blur(s, fc->area, fc->type, tail - 1, W) !=
+            ref_cv_blur(s, fc->area, fc->type, tail, W))
+        fc->parted++;
+}
+
+FXT_TEST(box_finish_follows_cv_blur)
+{
+    static const struct {
+        fx_sample_type type;
+        int kw, kh;
+        int64_t row_elements;
+    } cases[] = {
+        {FX_U8, 20, 15, 69},    {FX_U8, 17, 16, 53},     {FX_U8, 26, 14, 7},
+        {FX_U8, 100, 100, 83},  {FX_U8, 4095, 2049, 61}, {FX_U16, 3, 3, 45},
+        {FX_U16, 5, 5, 87},     {FX_U16, 13, 9, 6},      {FX_U16, 40, 40, 45},
+        {FX_U16, 181, 181, 29}, {FX_U16, 202, 202, 45},  {FX_U16, 182, 181, 13},
+    };
+    const int64_t exhaustive_max = (int64_t)1 << 23;
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    int64_t parted = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "box:%dx%d", cases[i].kw, cases[i].kh);
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_parse(ctx, text, &k), ctx)) continue;
+        fx_filter_options o;
+        fx_filter_options_init(&o);
+        fxi_taps t;
+        const int64_t area = (int64_t)cases[i].kw * cases[i].kh;
+        if (FXT_CHECK_OK(fxi_taps_resolve(ctx, k, &o, cases[i].type, cases[i].row_elements, &t),
+                         ctx)) {
+            finish_case fc = {text, cases[i].type, area, cases[i].row_elements, &t.finish, 0, 0};
+            const int64_t top = (int64_t)maxval(cases[i].type) * area;
+            const int64_t step = top <= exhaustive_max ? 1 : top / exhaustive_max + 1;
+            for (int64_t s = 0; s <= top; s += step)
+                check_finish_sum(&fc, s);
+            if (step > 1 && area % 2 == 0)
+                for (int64_t m = 1; m * (area / 2) <= top; m += 2)
+                    check_finish_sum(&fc, m * (area / 2));
+            FXT_CHECK(fc.bad == 0);
+            parted += fc.parted;
+            fxi_taps_free(&t);
+        }
+        fx_kernel_free(k);
+    }
+    FXT_CHECK(parted > 0); /* the rules do part: these cases can fail */
+    fx_context_destroy(ctx);
+}
+
 /* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
 FXT_TEST(kernel_larger_than_image)
 {
@@ -731,7 +855,8 @@ FXT_TEST(alpha_convolve_and_offset)
 FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
-         FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(gaussian_u8_separable_equals_direct),
+         FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(box_preset_row_tail_every_strategy),
+         FXT_CASE(box_finish_follows_cv_blur), FXT_CASE(gaussian_u8_separable_equals_direct),
          FXT_CASE(gaussian_u8_separable_every_width), FXT_CASE(serial_and_threaded_runs_agree),
          FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
          FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
