@@ -20,9 +20,8 @@ def cli_message(cli, *args):
 
 def test_error_hierarchy():
     assert issubclass(fxkit.Error, Exception)
-    subclasses = [c for c in vars(fxkit).values()
-                  if isinstance(c, type) and issubclass(c, fxkit.Error) and c is not fxkit.Error]
-    assert len(subclasses) >= 4, f"usage, format, I/O and GPU errors: {subclasses}"
+    for name in ("UsageError", "FormatError", "FileError", "GPUError"):
+        assert issubclass(getattr(fxkit, name), fxkit.Error), name
 
 
 # --- arrays -------------------------------------------------------------------------
@@ -126,7 +125,7 @@ def test_unknown_keyword_raises():
     (lambda: fxkit.Normalizer(44100, 2, frame_ms=5), ["normalize", "--frame-ms", "5"], "out of range"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
 def test_bad_options_raise_with_the_cli_message(cli, inputs, call, cli_args, fragment):
-    with pytest.raises(fxkit.Error) as e:
+    with pytest.raises(fxkit.UsageError) as e:
         call()
     msg = str(e.value)
     if fragment:
@@ -140,9 +139,11 @@ def test_bad_options_raise_with_the_cli_message(cli, inputs, call, cli_args, fra
     assert detail in msg, f"python: {msg!r}\ncli:    {want!r}"
 
 
-def test_io_error_is_not_usage_error(tmp_path):
-    with pytest.raises(fxkit.Error) as io:
+def test_error_kinds(tmp_path):
+    with pytest.raises(fxkit.FileError):
         fxkit.read(str(tmp_path / "missing.png"))
-    with pytest.raises(fxkit.Error) as usage:
+    (tmp_path / "bad.ppm").write_bytes(b"P6\n4 4\n255\n" + b"\0" * 5)
+    with pytest.raises(fxkit.FormatError):
+        fxkit.read(str(tmp_path / "bad.ppm"))
+    with pytest.raises(fxkit.UsageError):
         fxkit.filter(IMG, "box:3", border="foo")
-    assert type(io.value) is not type(usage.value)
