@@ -26,7 +26,7 @@ endif
 # built into it by pip (scikit-build-core, build folder build-pip/), then pytest.
 PYTHON      ?= python3
 PYVENV      ?= build-venv
-PY_PACKAGES ?= numpy==2.2.6 pytest==8.3.5 scikit-build-core==0.11.5 nanobind==2.7.0 \
+PY_PACKAGES ?= numpy==2.4.6 pytest==9.2.0 scikit-build-core==1.1.2 nanobind==3.1.0 \
                opencv-python-headless==4.11.0.86
 GENERATOR   := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CTEST       := ctest --output-on-failure -j $(JOBS)

@@ -145,7 +145,7 @@ def test_write_audio_float64_equals_cli_convert(cli, tmp_path):
 
 def test_write_audio_flac_round_trip(tmp_path):
     samples, rate = fxkit.read_audio(sample("speech_mono_44k.wav"))
-    fxkit.write_audio(str(tmp_path / "a.flac"), samples, rate)
+    fxkit.write_audio(str(tmp_path / "a.flac"), samples, rate, sample_format="s16")
     assert (tmp_path / "a.flac").read_bytes()[:4] == b"fLaC"
     back, rate2 = fxkit.read_audio(str(tmp_path / "a.flac"))
     assert rate2 == rate
