@@ -70,7 +70,7 @@ def _filter_any(spec, image, out, depth, device, threads):
     if g is None:
         return spec(image, out, depth, device, threads)
     if depth not in _DEPTHS:
-        raise UsageError("depth: '%s' is not same, u8, u16 or f32" % depth)
+        raise UsageError("--depth: '%s' is not one of: same, u8, u16, f32" % depth)
     dtype = _DEPTHS[depth] or _dtype_name(g[0].dtype)
     return _gpu.run(spec, g, out, g[0].shape, dtype,
                     lambda gpu: _C._thread_stream(gpu, threads), depth, device, threads)

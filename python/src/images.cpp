@@ -192,7 +192,7 @@ fx_sample_type depth_type(const std::string &depth, fx_sample_type in)
 {
     if (depth == "same") return in;
     fx_sample_type t = parse_sample_type(depth);
-    if (!t) raise(FX_EINVAL, "depth: '" + depth + "' is not same, u8, u16 or f32");
+    if (!t) raise(FX_EINVAL, "--depth: '" + depth + "' is not one of: same, u8, u16, f32");
     return t;
 }
 
