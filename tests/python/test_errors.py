@@ -60,6 +60,14 @@ def test_non_arrays_raise(obj):
         fxkit.filter(obj, "box:3")
 
 
+@pytest.mark.parametrize("kernel", [np.ones(3), np.ones((3, 3, 3)), np.ones((0, 3)),
+                                    np.array([[1.0, np.nan, 1.0]]), np.array([[np.inf]]),
+                                    np.array([["a", "b"]]), "", 42])
+def test_bad_kernels_raise(kernel):
+    with pytest.raises((fxkit.Error, TypeError)):
+        fxkit.filter(IMG, kernel)
+
+
 def test_equalize_refuses_float():
     with pytest.raises(fxkit.Error):
         fxkit.equalize(np.zeros((8, 8), np.float32))

@@ -154,6 +154,27 @@ def test_numpy_kernel_equals_text_kernel(cli, inputs, tmp_path):
     assert_same(fxkit.filter(img, text), want, "text weights")
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float32, np.float64])
+def test_integer_and_float_weight_arrays(cli, inputs, tmp_path, dtype):
+    """A weights array of any numeric dtype: the preset's bytes (sharpen, edge)."""
+    img = read_pnm(inputs["photo_rgb.ppm"])
+    for preset, weights in [("sharpen", [[0, -1, 0], [-1, 5, -1], [0, -1, 0]]),
+                            ("edge", [[-1, -1, -1], [-1, 8, -1], [-1, -1, -1]])]:
+        cli("filter", "-k", preset, inputs["photo_rgb.ppm"], "-o", tmp_path / f"{preset}.ppm")
+        assert_same(fxkit.filter(img, np.array(weights, dtype)), read_pnm(str(tmp_path / f"{preset}.ppm")),
+                    f"{preset} as {np.dtype(dtype).name} weights")
+
+
+def test_weights_array_views(cli, inputs, tmp_path):
+    """Non-contiguous weight arrays (a transposed view, a reversed view) are read by value."""
+    img = read_pnm(inputs["photo_gray.pgm"])
+    w = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], np.float64) / 45
+    for name, view, text in [("transposed", w.T, "1 4 7; 2 5 8; 3 6 9 / 45"),
+                             ("reversed", w[::-1, ::-1], "9 8 7; 6 5 4; 3 2 1 / 45")]:
+        cli("filter", "-k", text, inputs["photo_gray.pgm"], "-o", tmp_path / f"{name}.pgm")
+        assert_same(fxkit.filter(img, view), read_pnm(str(tmp_path / f"{name}.pgm")), name)
+
+
 def test_list_kernels_names_the_presets(cli):
     listing = fxkit.list_kernels()
     text = listing if isinstance(listing, str) else " ".join(map(str, listing))

@@ -98,6 +98,7 @@ def test_torch_equalize_equals_cpu(torch, inputs, name, kwargs):
     got = fxkit.equalize(t, **kwargs)
     assert isinstance(got, torch.Tensor) and got.is_cuda and got.device == t.device
     assert_same(got.cpu().numpy(), want, f"torch equalize {name}")
+    assert_same(t.cpu().numpy(), img, "input untouched")
 
 
 def test_numpy_on_the_gpu_equals_cpu(inputs):
