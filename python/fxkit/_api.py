@@ -66,11 +66,12 @@ def _dtype_name(dtype):
 
 def _filter_any(spec, image, out, depth, device, threads):
     """filter() for what is not a numpy array: GPU arrays, or anything nanobind reads."""
-    g = _gpu.prepare(image)
-    if g is None:
-        return spec(image, out, depth, device, threads)
     if depth not in _DEPTHS:
         raise UsageError("--depth: '%s' is not one of: same, u8, u16, f32" % depth)
+    # another depth converts on the device, which wants tight rows
+    g = _gpu.prepare(image, tight=_DEPTHS[depth] is not None)
+    if g is None:
+        return spec(image, out, depth, device, threads)
     dtype = _DEPTHS[depth] or _dtype_name(g[0].dtype)
     return _gpu.run(spec, g, out, g[0].shape, dtype,
                     lambda gpu: _C._thread_stream(gpu, threads), depth, device, threads)
@@ -257,7 +258,7 @@ class FilterPlan:
     def __call__(self, image, out=None):
         if type(image) is _ndarray:
             return self._p(image, out)
-        g = _gpu.prepare(image)
+        g = _gpu.prepare(image, tight=self._out_dtype != self.dtype.name)
         if g is None:
             return self._p(image, out)
         return _gpu.run(self._p, g, out, g[0].shape, self._out_dtype,

@@ -20,21 +20,24 @@ def _framework(obj):
     return None
 
 
-def prepare(image):
+def prepare(image, tight=False):
     """(array, gpu index, framework) for an array in GPU memory, or None for host arrays.
-    The array is made contiguous when its pixels are not (a copy by its own library)."""
+    The array is made contiguous when its pixels are not packed, or (tight) when its rows
+    are not either (a copy by its own library)."""
     fw = _framework(image)
     if fw == "torch":
         if not image.is_cuda:
             return None
         if image.requires_grad:
             image = image.detach()
-        if not _pixels_contiguous(image.shape, image.stride()):
+        if not (image.is_contiguous() if tight else
+                _pixels_contiguous(image.shape, image.stride())):
             image = image.contiguous()
         return image, image.device.index or 0, fw
     if fw == "cupy":
         es = image.itemsize
-        if not _pixels_contiguous(image.shape, tuple(s // es for s in image.strides)):
+        if not (image.flags.c_contiguous if tight else
+                _pixels_contiguous(image.shape, tuple(s // es for s in image.strides))):
             import cupy
             image = cupy.ascontiguousarray(image)
         return image, image.device.id, fw

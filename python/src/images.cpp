@@ -202,11 +202,6 @@ template <typename GetPlan>
 void filter_images(fx_context *ctx, const fx_image &in, fx_image &out, GetPlan get_plan)
 {
     const fx_sample_type work = in.type > out.type ? in.type : out.type;
-    if (in.memory == FX_MEMORY_DEVICE && work != out.type)
-        raise(FX_EUNSUPPORTED, "depth: a GPU image is filtered at its own type or wider, not "
-                               "narrowed (convert the result yourself)");
-    if (in.memory == FX_MEMORY_DEVICE && work != in.type)
-        raise(FX_EUNSUPPORTED, "depth: widening a GPU image is not supported (convert it first)");
     Temps t;
     const fx_image *src = &in;
     if (work != in.type) {

@@ -62,13 +62,19 @@ if cp is not None:
                                        fxkit.equalize(c, adaptive=True, clip=2, device="cpu")))
     g = fxkit.equalize(cp.asarray(c), space="gray")
     check("cupy equalize gray", g.shape == c.shape[:2] and np.array_equal(g.get(), fxkit.equalize(c, space="gray", device="cpu")))
+    for depth in ("f32", "u16"):
+        check("cupy depth " + depth, np.array_equal(fxkit.filter(ca, "sobel-x", depth=depth).get(),
+                                                    fxkit.filter(a, "sobel-x", depth=depth, device="cpu")))
+    fa = cp.asarray(a.astype(np.float32) / 255)
+    check("cupy depth u8 (narrowed)", np.array_equal(fxkit.filter(fa, "gaussian:5", depth="u8").get(),
+                                                     fxkit.filter(a.astype(np.float32) / 255, "gaussian:5", depth="u8", device="cpu")))
     p = fxkit.FilterPlan("gaussian:5", a.shape, a.dtype)
     check("FilterPlan on cupy", np.array_equal(p(ca).get(), ref) and np.array_equal(p(a), ref))
     ep = fxkit.EqualizePlan(c.shape, c.dtype)
     check("EqualizePlan on cupy", np.array_equal(ep(cp.asarray(c)).get(), fxkit.equalize(c, device="cpu")))
     for bad, what in ((lambda: fxkit.filter(ca, "box:3", device="cpu"), "device=cpu with a GPU array"),
                       (lambda: fxkit.filter(ca, "box:3", out=np.empty_like(a)), "host out for a GPU image"),
-                      (lambda: fxkit.filter(ca, "box:3", depth="f32"), "depth on a GPU image")):
+                      (lambda: fxkit.filter(ca, "box:3", depth="s8"), "a bad depth")):
         try:
             bad()
             check(what + " raises", False)
