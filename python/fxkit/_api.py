@@ -119,9 +119,12 @@ out : array, optional
 
 
 def _doc(title, summary, rows, generic_doc, returns):
+    """Title, summary, then Parameters: the positional ones (the summary's lines from the
+    first "NAME : ..." on), the table's rows, the binding's own keywords."""
+    text, _, positional = summary.partition("\n\n")
     entries = "\n".join(_sig.describe(r) for r in rows)
-    return "%s\n\n%s\n\nParameters\n----------\n%s\n%s\n\nReturns\n-------\n%s\n" % (
-        title, summary, entries, generic_doc, returns)
+    return "%s\n\n%s\n\nParameters\n----------\n%s%s\n%s\n\nReturns\n-------\n%s\n" % (
+        title, text, positional + "\n" if positional else "", entries, generic_doc, returns)
 
 
 _ns = dict(_filter_specs=_filter_specs, _new_filter_spec=_new_filter_spec,
