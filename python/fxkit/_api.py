@@ -7,7 +7,7 @@ import numpy as _np
 from . import _fxkit as _C
 from . import _gpu
 from . import _signatures as _sig
-from ._errors import UsageError
+from ._errors import FileError, UsageError
 
 _ndarray = _np.ndarray
 
@@ -40,6 +40,14 @@ def _remember(cache, key, spec):
 
 
 def _new_filter_spec(kernel, opts):
+    if isinstance(kernel, str) and kernel.startswith("@"):
+        # -k @FILE: weights from a file, read at each call (the file may change)
+        try:
+            with open(kernel[1:], encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise FileError("-k %s: %s" % (kernel, e.strerror or e)) from None
+        return _C._FilterSpec(text, _FILTER_NAMES, opts)
     spec = _C._FilterSpec(kernel, _FILTER_NAMES, opts)
     if isinstance(kernel, str):
         _remember(_filter_specs, (kernel, opts), spec)
@@ -139,8 +147,8 @@ filter = _sig.make_function(
          "    a CuPy array / PyTorch CUDA tensor (filtered on its GPU, returned as the same\n"
          "    library's array)\n"
          "kernel : str or 2-D array\n"
-         "    a preset (\"gaussian:5\", \"box:3x5\", \"sharpen\"; see list_kernels()) or weights\n"
-         "    (\"1 2 1; 2 4 2; 1 2 1 / 16\"), or a 2-D array of weights",
+         "    a preset (\"gaussian:5\", \"box:3x5\", \"sharpen\"; see list_kernels()), weights\n"
+         "    (\"1 2 1; 2 4 2; 1 2 1 / 16\"), \"@FILE\" with weights, or a 2-D array of weights",
          _FILTER_ROWS, _GENERIC_DOC, "array: the filtered image (out when given)"))
 
 _EQUALIZE_GENERIC = [("mask", None), ("device", "auto"), ("threads", 0), ("out", None)]

@@ -401,6 +401,22 @@ nb::object new_numpy_image(int height, int width, int channels, int ndim, fx_sam
 
 // ---- options ----
 
+// Sequences join with ',' ("V,V,V", "X,Y"), or with 'x' where the row's metavar says
+// so ("CxR"): tiles=(8, 4) is "8x4".
+static std::string option_text_for(const fx_option *row, nb::handle value)
+{
+    if ((nb::isinstance<nb::tuple>(value) || nb::isinstance<nb::list>(value)) && row->metavar &&
+        std::strlen(row->metavar) == 3 && row->metavar[1] == 'x') {
+        std::string s;
+        for (nb::handle item : value) {
+            if (!s.empty()) s += "x";
+            s += option_text(item);
+        }
+        return s;
+    }
+    return option_text(value);
+}
+
 std::string option_text(nb::handle value)
 {
     if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
@@ -437,7 +453,7 @@ void set_options(const fx_option *table, void *obj, nb::handle names, nb::handle
             if (ch == '_') ch = '-';
         const fx_option *row = fx_option_find(table, name.c_str());
         if (!row || name.size() == 1) raise(FX_EINVAL, "unknown option '" + name + "'");
-        keep.push_back(std::make_unique<std::string>(option_text(value)));
+        keep.push_back(std::make_unique<std::string>(option_text_for(row, value)));
         check(ctx, fx_option_set(ctx, row, obj, keep.back()->c_str()));
     }
 }
