@@ -74,7 +74,7 @@ nb::object write_samples(const double *data, size_t frames, int channels, int nd
 {
     const size_t n = frames * channels;
     const size_t es = k == S_F64 ? 8 : k == S_F32 ? 4 : 2;
-    void *buf = std::malloc(n * es ? n * es : 1);
+    void *buf = std::malloc(n ? n * es : 1);
     if (!buf) raise(FX_ENOMEM, "out of memory");
     nb::capsule owner(buf, [](void *p) noexcept { std::free(p); });
     for (size_t i = 0; i < n; i++) {
