@@ -101,6 +101,9 @@ def cli_filter(cli, inputs, tmp_path, name, kernel, kwargs):
 @pytest.mark.parametrize("name,kernel,kwargs", CLI_CASES,
                          ids=[f"{n}:{k}:{kw}" for n, k, kw in CLI_CASES])
 def test_same_bytes_as_cli(cli, inputs, tmp_path, name, kernel, kwargs):
+    if kwargs.get("strategy") == "fft" and "fft" not in str(fxkit.info().get("features")) \
+            and not fxkit.info().get("gpus"):
+        pytest.skip("a build without FFTW has no fft strategy on the CPU")
     img = read_pnm(inputs[name])
     want = cli_filter(cli, inputs, tmp_path, name, kernel, kwargs)
     got = fxkit.filter(img, kernel, **kwargs)
