@@ -140,6 +140,9 @@ def test_sample_types_same_as_cli(cli, tmp_path, fmt, dtype):
 def test_ffmpeg_itself(tmp_path):
     if not have_ffmpeg():
         pytest.skip("ffmpeg is not installed")
+    version = subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True).stdout.split()[2]
+    if not version.startswith("5.1"):
+        pytest.skip(f"ffmpeg {version}: the bit-exact peer is ffmpeg 5.1's dynaudnorm (Debian 12)")
     src = sample("speech_stereo_44k_24bit.wav")
     raw = subprocess.run(["ffmpeg", "-v", "error", "-i", src, "-af", "dynaudnorm=f=300:g=21:p=0.9",
                           "-f", "f64le", "-acodec", "pcm_f64le", "-"], capture_output=True, check=True).stdout
