@@ -137,15 +137,30 @@ def test_sample_types_same_as_cli(cli, tmp_path, fmt, dtype):
     assert_same(fxkit.normalize(x, 44100, window=11), want, fmt)
 
 
-def test_ffmpeg_itself(tmp_path):
+FFMPEG_CASES = [
+    ("speech_stereo_44k_24bit.wav", "f=300:g=21:p=0.9", dict(frame_ms=300, window=21, peak=0.9)),
+    ("speech_mono_44k.wav", "f=500", {}),
+    ("speech_stereo_44k_24bit.wav", "n=0:c=1:s=3:m=5", dict(coupling=False, correct_dc=True, compress=3,
+                                                          max_gain=5)),
+    ("speech_mono_44k.wav", "r=0.1:f=200:g=9", dict(target_rms=0.1, frame_ms=200, window=9)),
+]
+
+
+@pytest.mark.parametrize("name,ffopts,kwargs", FFMPEG_CASES, ids=[c[1] for c in FFMPEG_CASES])
+def test_ffmpeg_itself(name, ffopts, kwargs):
+    """ffmpeg 5.1's -af dynaudnorm on the same file, its f64 samples bit for bit, for
+    the one call and for a Normalizer fed in uneven blocks."""
     if not have_ffmpeg():
         pytest.skip("ffmpeg is not installed")
     version = subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True).stdout.split()[2]
     if not version.startswith("5.1"):
         pytest.skip(f"ffmpeg {version}: the bit-exact peer is ffmpeg 5.1's dynaudnorm (Debian 12)")
-    src = sample("speech_stereo_44k_24bit.wav")
-    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", src, "-af", "dynaudnorm=f=300:g=21:p=0.9",
+    src = sample(name)
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", src, "-af", "dynaudnorm=" + ffopts,
                           "-f", "f64le", "-acodec", "pcm_f64le", "-"], capture_output=True, check=True).stdout
     x, rate, _ = read_wav(src)
     want = np.frombuffer(raw, "<f8").reshape(-1, x.shape[1])
-    assert_same(fxkit.normalize(x, rate, frame_ms=300, window=21, peak=0.9), want, "ffmpeg dynaudnorm")
+    assert_same(fxkit.normalize(x, rate, **kwargs), want, f"ffmpeg dynaudnorm={ffopts}")
+    n = fxkit.Normalizer(rate, x.shape[1], **kwargs)
+    parts = [n.push(x[i:i + 12345]) for i in range(0, len(x), 12345)] + [n.flush()]
+    assert_same(np.concatenate(parts), want, f"Normalizer, ffmpeg dynaudnorm={ffopts}")
