@@ -141,3 +141,48 @@ def test_cupy_bad_dtype_raises(cp):
         fxkit.filter(cp.zeros((8, 8), cp.int32), "box:3")
     with pytest.raises(fxkit.Error):
         fxkit.filter(cp.zeros((8, 8, 5), cp.uint8), "box:3")
+
+
+def test_cupy_on_a_side_stream(cp, inputs):
+    """Inputs made by work queued on CuPy's current (non-default) stream, results read
+    on it: the library's work must be ordered with that stream."""
+    img = read_pnm(inputs["astronaut.ppm"])
+    want = fxkit.filter(np.ascontiguousarray(255 - img), "gaussian:9", device="cpu")
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        for _ in range(3):
+            d = 255 - cp.asarray(img)            # queued on `stream`
+            got = fxkit.filter(d, "gaussian:9")
+            host = cp.asnumpy(got, stream=stream)
+            stream.synchronize()
+            assert_same(host, want, "side stream")
+
+
+def test_torch_on_a_side_stream(torch, inputs):
+    img = read_pnm(inputs["astronaut.ppm"])
+    want = fxkit.equalize(np.ascontiguousarray(255 - img), device="cpu")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            t = 255 - torch.from_numpy(img.copy()).cuda(non_blocking=True)
+            got = fxkit.equalize(t)
+            host = got.cpu().numpy()
+            assert_same(host, want, "side stream")
+
+
+def test_cupy_mask(cp, inputs):
+    img = read_pnm(inputs["photo_rgb.ppm"])
+    mask = np.zeros(img.shape[:2], np.uint8)
+    mask[10:80, 20:150] = 255
+    want = fxkit.equalize(img, mask=mask, device="cpu")
+    assert_same(cp.asnumpy(fxkit.equalize(cp.asarray(img), mask=cp.asarray(mask))), want, "cupy mask")
+
+
+def test_normalize_on_the_gpu_equals_ffmpeg_golden():
+    """normalize with device='gpu': ffmpeg 5.1's samples (the golden of sample-stereo-24bit)."""
+    import os
+    from conftest import TESTDATA, read_wav, sample, sha256
+    with open(os.path.join(TESTDATA, "normalize", "goldens.txt")) as f:
+        want = [ln.split("|")[4].strip() for ln in f if ln.startswith("sample-stereo-24bit|")][0]
+    x, rate, _ = read_wav(sample("speech_stereo_44k_24bit.wav"))
+    assert sha256(fxkit.normalize(x, rate, device="gpu").astype("<f8")) == want
