@@ -99,6 +99,13 @@ def test_same_bytes_as_cli(cli, inputs, tmp_path, name, kwargs):
     assert_same(fxkit.equalize(img, **kwargs), want, f"{name} {kwargs}")
 
 
+def test_tiles_as_a_pair(cli, inputs, tmp_path):
+    """tiles=(C, R) as --tiles CxR."""
+    img = read_pnm(inputs["photo_gray.pgm"])
+    want = cli_equalize(cli, inputs["photo_gray.pgm"], tmp_path, {"adaptive": True, "tiles": "3x5"}, 1)
+    assert_same(fxkit.equalize(img, adaptive=True, tiles=(3, 5)), want, "tiles=(3, 5)")
+
+
 def test_rgba_alpha_passes(cli, inputs, tmp_path):
     img = read_png(inputs["rgba.png"])
     cli("equalize", inputs["rgba.png"], "-o", tmp_path / "eq.png")

@@ -178,6 +178,14 @@ def test_weights_array_views(cli, inputs, tmp_path):
         assert_same(fxkit.filter(img, view), read_pnm(str(tmp_path / f"{name}.pgm")), name)
 
 
+def test_kernel_from_file(cli, inputs, tmp_path):
+    """kernel='@FILE' as -k @FILE (weights with comments)."""
+    (tmp_path / "k.txt").write_text("# a tilted blur\n1 2 0\n2 4 2   # middle row\n0 2 1\n/ 14\n")
+    cli("filter", "-k", f"@{tmp_path / 'k.txt'}", inputs["photo_rgb.ppm"], "-o", tmp_path / "f.ppm")
+    img = read_pnm(inputs["photo_rgb.ppm"])
+    assert_same(fxkit.filter(img, f"@{tmp_path / 'k.txt'}"), read_pnm(str(tmp_path / "f.ppm")), "@FILE")
+
+
 def test_list_kernels_names_the_presets(cli):
     listing = fxkit.list_kernels()
     text = listing if isinstance(listing, str) else " ".join(map(str, listing))
