@@ -60,6 +60,43 @@ def test_docstrings_read_like_help(cli, func, job, phrases):
         assert p in doc, f"help(fxkit.{job}) lacks {p!r}"
 
 
+def help_entries(text):
+    """{option: its help text, whitespace collapsed, without '(default: …)'} of the job's
+    own options in `fxkit JOB --help` (before the Output: section)."""
+    part = text.split("\nOptions:\n", 1)[1].split("\nOutput:")[0]
+    out, cur = {}, None
+    for line in part.splitlines():
+        m = re.match(r"^\s+(?:-\w, )?--(?:\[no-\])?([a-z][a-z0-9-]*)(?:\s\S+)?\s{2,}(.*)$", line)
+        if m:
+            cur = m.group(1)
+            out[cur] = m.group(2)
+            continue
+        m = re.match(r"^\s+(?:-\w, )?--(?:\[no-\])?([a-z][a-z0-9-]*)\s+\S+$", line)
+        if m:  # a long option and its argument alone on their line
+            cur = m.group(1)
+            out[cur] = ""
+            continue
+        if cur and line.startswith(" " * 20):
+            out[cur] += " " + line.strip()
+    return {k: re.split(r"\s*\(default: ", " ".join(v.split()))[0] for k, v in out.items()}
+
+
+CLI_ONLY = {"kernel", "depth", "list-kernels", "explain", "stream-rows", "sample-format", "gain-log",
+            "stage-log"}
+
+
+@pytest.mark.parametrize("func,job", [(fxkit.filter, "filter"), (fxkit.equalize, "equalize"),
+                                      (fxkit.normalize, "normalize")])
+def test_docstring_has_each_options_help(cli, func, job):
+    """help(fxkit.JOB) holds the help text of each option as `fxkit JOB --help` prints it
+    (both come from the library's option table)."""
+    entries = help_entries(cli(job, "--help").stdout)
+    assert len(entries) >= 8
+    doc = " ".join((func.__doc__ or "").split())
+    missing = {o: h for o, h in entries.items() if o not in CLI_ONLY and h not in doc}
+    assert not missing, missing
+
+
 def test_filter_defaults_match_cli_defaults(inputs):
     """Calling with the documented defaults spelled out gives the call without them."""
     from conftest import assert_same, read_pnm
