@@ -18,7 +18,7 @@ def photo(inputs):
 
 def cli_filter_of(cli, tmp_path, img, kernel="gaussian:5"):
     img = np.ascontiguousarray(img)
-    ext = ".pgm" if img.ndim == 2 else ".ppm"
+    ext = ".pfm" if img.dtype == np.float32 else (".pgm" if img.ndim == 2 else ".ppm")
     write_pnm(tmp_path / ("v_in" + ext), img)
     cli("filter", "-k", kernel, tmp_path / ("v_in" + ext), "-o", tmp_path / ("v_out" + ext))
     return read_pnm(str(tmp_path / ("v_out" + ext)))
@@ -39,7 +39,9 @@ def views(img):
 
 
 @pytest.mark.parametrize("which", range(6))
-def test_views_filter_like_their_copy(cli, tmp_path, photo, which):
+@pytest.mark.parametrize("src", ["photo_rgb.ppm", "photo16_rgb.ppm", "photo_f32_rgb.pfm"])
+def test_views_filter_like_their_copy(cli, inputs, tmp_path, src, which):
+    photo = read_pnm(inputs[src])
     name, view = views(photo)[which]
     assert np.array_equal(view, photo)
     want = cli_filter_of(cli, tmp_path, photo)
