@@ -24,8 +24,11 @@ endif
 # The Python binding's tests: a virtual environment with these pinned packages from PyPI
 # (opencv-python-headless: the cv2 comparisons; ~60 MB, a few seconds), the binding
 # built into it by pip (scikit-build-core, build folder build-pip/), then pytest.
+# PYVENV_FLAGS=--system-site-packages lets the tests see a machine's CuPy and PyTorch
+# (the GPU tests skip without them).
 PYTHON      ?= python3
 PYVENV      ?= build-venv
+PYVENV_FLAGS ?=
 PY_PACKAGES ?= numpy==2.4.6 pytest==9.2.0 scikit-build-core==1.1.2 nanobind==3.1.0 \
                opencv-python-headless==4.11.0.86
 GENERATOR   := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
@@ -58,7 +61,7 @@ test-unit:
 # The binding is built by pip (CPU-only where there is no nvcc) and tested against
 # $(BUILD)/fxkit. pytest's exit status 5 (no tests collected) fails too.
 test-python: build
-	test -x $(PYVENV)/bin/python || $(PYTHON) -m venv $(PYVENV)
+	test -x $(PYVENV)/bin/python || $(PYTHON) -m venv $(PYVENV_FLAGS) $(PYVENV)
 	$(PYVENV)/bin/pip install -q --disable-pip-version-check $(PY_PACKAGES)
 	CMAKE_ARGS="-DFXKIT_CUDA=$(CUDA)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
 	  $(PYVENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
