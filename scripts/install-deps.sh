@@ -9,6 +9,7 @@ packages=(
   zlib1g-dev                                     # the PNG writer's zlib levels, CRC-32, Adler-32
   clang libclang-rt-14-dev                       # libFuzzer and sanitizer runtimes for `make test`
   libfftw3-dev                                   # the fft filter strategy; optional (GPL): FXKIT_FFTW=OFF builds without
+  python3-dev python3-venv                       # the Python binding (make test-python: a venv, pip, pytest)
 )
 
 missing=()

@@ -30,6 +30,20 @@ FX_API int fx_gpu_built(void);
 FX_API fx_status fx_gpu_count(fx_context *ctx, int *count);
 FX_API fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info);
 
+/* ---- streams, for bindings that exchange device memory with other libraries ----
+ * (DLPack, __cuda_array_interface__): a GPU context queues its work on its own CUDA
+ * stream, which these calls name, order after a producer's stream and wait for. */
+
+/* The context's CUDA stream (a cudaStream_t); NULL on a CPU context. */
+FX_API void *fx_context_stream(const fx_context *ctx);
+/* Queue the context's later work behind everything queued so far on `stream` (a
+ * cudaStream_t of the context's GPU, or 0 for the legacy default stream) without
+ * blocking the host. FX_ENODEVICE on a CPU context. */
+FX_API fx_status fx_context_wait_stream(fx_context *ctx, void *stream);
+/* Return when the work queued on the context's stream has finished (FX_OK at once on
+ * a CPU context). */
+FX_API fx_status fx_context_synchronize(fx_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

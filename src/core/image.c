@@ -228,8 +228,12 @@ static void convert_rows(void *arg, size_t begin, size_t end, int worker)
 fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *timings)
 {
     FXI_RETURN_IF(!src->data || !dst->data, FX_EINVAL, "convert: image without pixels");
-    FXI_RETURN_IF(src->memory != FX_MEMORY_HOST || dst->memory != FX_MEMORY_HOST, FX_EINVAL,
-                 "convert: device images are not supported here (download them first)");
+    FXI_RETURN_IF(src->memory != dst->memory, FX_EINVAL,
+                 "convert: a %s image into a %s image (give two host or two device images)",
+                 src->memory == FX_MEMORY_DEVICE ? "device" : "host",
+                 dst->memory == FX_MEMORY_DEVICE ? "device" : "host");
+    FXI_RETURN_IF(src->memory == FX_MEMORY_DEVICE && ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
+                 "convert: device images need a GPU context");
     FXI_RETURN_IF(src->width != dst->width || src->height != dst->height ||
                      src->channels != dst->channels,
                  FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,

@@ -134,3 +134,39 @@ void fxi_gpu_context_release(fx_context *ctx)
     free(s);
     ctx->cuda = NULL;
 }
+
+/* ---- streams for interop (include/fxkit/gpu.h) ---- */
+
+void *fx_context_stream(const fx_context *ctx)
+{
+    return ctx && ctx->cuda ? (void *)ctx->cuda->stream : NULL;
+}
+
+fx_status fx_context_wait_stream(fx_context *ctx, void *stream)
+{
+    FXI_RETURN_IF(!ctx->cuda, FX_ENODEVICE, "waiting for a CUDA stream needs a GPU context");
+    fxi_device_guard guard;
+    FXI_TRY(fxi_device_enter(ctx, &guard));
+    /* An event marks the producer's work so far; the context's stream waits for it on
+     * the GPU. Destroying the event at once is allowed: the wait keeps what it needs. */
+    cudaEvent_t event = NULL;
+    fx_status st = FX_OK;
+    cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (err == cudaSuccess) err = cudaEventRecord(event, (cudaStream_t)stream);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(ctx->cuda->stream, event, 0);
+    if (err != cudaSuccess)
+        st = fxi_error(ctx, FX_ECUDA, "waiting for stream %p: %s", stream, cudaGetErrorString(err));
+    if (event) (void)cudaEventDestroy(event);
+    fxi_device_leave(&guard);
+    return st;
+}
+
+fx_status fx_context_synchronize(fx_context *ctx)
+{
+    if (!ctx->cuda) return FX_OK;
+    fxi_device_guard guard;
+    FXI_TRY(fxi_device_enter(ctx, &guard));
+    fx_status st = fxi_stream_sync(ctx);
+    fxi_device_leave(&guard);
+    return st;
+}

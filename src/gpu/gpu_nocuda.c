@@ -55,3 +55,22 @@ void fxi_gpu_image_free(void *data)
 {
     (void)data; /* no device image can exist without CUDA */
 }
+
+void *fx_context_stream(const fx_context *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
+fx_status fx_context_wait_stream(fx_context *ctx, void *stream)
+{
+    (void)stream;
+    return fxi_error(ctx, FX_ENODEVICE,
+                     "waiting for a CUDA stream needs a GPU context (this build has no CUDA support)");
+}
+
+fx_status fx_context_synchronize(fx_context *ctx)
+{
+    (void)ctx;
+    return FX_OK;
+}

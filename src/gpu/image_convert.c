@@ -1,4 +1,5 @@
-/* fx_image_convert on the GPU: host image in, host image out.
+/* fx_image_convert on the GPU: host image in, host image out, or device image in, device
+ * image out (converted in place on the device, convert_device).
  *
  * The rows are packed (in parallel, on the context's threads) into a pinned
  * staging buffer, copied to the device in one transfer at full PCIe speed,
@@ -69,11 +70,27 @@ static fx_status convert_guarded(fx_context *ctx, const fx_image *src, fx_image 
     return FX_OK;
 }
 
+/* Device images: converted where they are, queued on the context's stream (the caller's
+ * next fxkit call on the context sees the result). Rows must be tight: one kernel runs
+ * over the samples as one array. */
+static fx_status convert_device(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *t)
+{
+    size_t src_row, dst_row, src_bytes, dst_bytes;
+    FXI_TRY(check_images(ctx, src, dst, &src_row, &dst_row, &src_bytes, &dst_bytes));
+    FXI_RETURN_IF(src->stride != src_row || dst->stride != dst_row, FX_EUNSUPPORTED,
+                 "GPU convert: device images with padded rows (make them contiguous)");
+    const size_t count = src_row / fx_sample_size(src->type) * (size_t)src->height;
+    uint64_t since = fx_time_ns();
+    FXI_TRY(fxi_cuda_convert_launch(ctx, src->data, src->type, dst->data, dst->type, count));
+    return stage_end(ctx, t, t ? &t->compute_ms : NULL, &since);
+}
+
 fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, fx_timings *t)
 {
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(ctx, &guard));
-    fx_status st = convert_guarded(ctx, src, dst, t);
+    fx_status st = src->memory == FX_MEMORY_DEVICE ? convert_device(ctx, src, dst, t)
+                                                   : convert_guarded(ctx, src, dst, t);
     fxi_device_leave(&guard);
     return st;
 }

@@ -149,8 +149,42 @@ FXT_TEST(timings_and_errors)
     fx_context_destroy(cpu);
 }
 
+/* fx_image_convert on device images (converted where they are) gives the CPU's bytes. */
+FXT_TEST(device_images_convert_on_the_device)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 1);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            fx_image src, want, got, dsrc, ddst;
+            FXT_CHECK_OK(fx_image_alloc(cpu, &src, 37, 53, 3, types[a]), cpu);
+            fill_image(&src, 77 + (uint64_t)a);
+            FXT_CHECK_OK(fx_image_alloc(cpu, &want, 37, 53, 3, types[b]), cpu);
+            FXT_CHECK_OK(fx_image_alloc(cpu, &got, 37, 53, 3, types[b]), cpu);
+            FXT_CHECK_OK(fx_image_convert(cpu, &src, &want, NULL), cpu);
+            FXT_CHECK_OK(fx_image_alloc_device(gpu, &dsrc, 37, 53, 3, types[a]), gpu);
+            FXT_CHECK_OK(fx_image_alloc_device(gpu, &ddst, 37, 53, 3, types[b]), gpu);
+            FXT_CHECK_OK(fx_image_upload(gpu, &src, &dsrc), gpu);
+            FXT_CHECK_OK(fx_image_convert(gpu, &dsrc, &ddst, NULL), gpu);
+            FXT_CHECK_OK(fx_image_download(gpu, &ddst, &got), gpu);
+            size_t bytes;
+            FXT_CHECK_OK(fx_image_size(37, 53, 3, types[b], NULL, &bytes), NULL);
+            FXT_CHECK(memcmp(want.data, got.data, bytes) == 0);
+            ddst.stride += 4; /* padded rows: refused, not misread */
+            FXT_CHECK_STATUS(fx_image_convert(gpu, &dsrc, &ddst, NULL), FX_EUNSUPPORTED, gpu);
+            ddst.stride -= 4;
+            FXT_CHECK_STATUS(fx_image_convert(gpu, &src, &ddst, NULL), FX_EINVAL, gpu);
+            fx_image_free(&dsrc);
+            fx_image_free(&ddst);
+            fx_image_free(&src);
+            fx_image_free(&want);
+            fx_image_free(&got);
+        }
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 GPU_TEST_MAIN(FXT_CASE(every_type_pair_matches_cpu), FXT_CASE(every_integer_value_matches_cpu),
-              FXT_CASE(timings_and_errors))
+              FXT_CASE(timings_and_errors), FXT_CASE(device_images_convert_on_the_device))
 #else
 int main(void)
 {

@@ -180,6 +180,14 @@ FXT_TEST(device_images_need_a_gpu_context)
     FXT_CHECK_OK(fx_image_alloc(ctx, &host, 4, 4, 1, FX_U8), ctx);
     FXT_CHECK_STATUS(fx_image_upload(ctx, &host, &dev), FX_ENODEVICE, ctx);
     FXT_CHECK_STATUS(fx_image_download(ctx, &host, &host), FX_ENODEVICE, ctx);
+    /* fx_image_convert: device images (labelled so, never touched) need a GPU context,
+     * and a host and a device image do not mix. */
+    fx_image d1 = host, d2 = host;
+    d1.memory = d2.memory = FX_MEMORY_DEVICE;
+    FXT_CHECK_STATUS(fx_image_convert(ctx, &d1, &d2, NULL), FX_ENODEVICE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "GPU context");
+    FXT_CHECK_STATUS(fx_image_convert(ctx, &host, &d2, NULL), FX_EINVAL, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "host image into a device image");
     fx_image_free(&host);
     fx_context_destroy(ctx);
 }

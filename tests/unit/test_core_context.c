@@ -133,6 +133,23 @@ FXT_TEST(status_strings_and_version)
     FXT_CHECK(b >= a);
 }
 
-FXT_MAIN(FXT_CASE(parse_device_names), FXT_CASE(cpu_context_and_error_detail),
+/* The interop calls of gpu.h on a CPU context: no stream, nothing to wait for, and
+ * waiting for a producer's stream is an error that says why. */
+FXT_TEST(stream_interop_on_a_cpu_context)
+{
+    fx_context_options co;
+    fx_context_options_init(&co);
+    co.device = FX_DEVICE_CPU;
+    co.threads = 1;
+    fx_context *ctx;
+    FXT_CHECK_OK(fx_context_create(&co, &ctx), NULL);
+    FXT_CHECK(fx_context_stream(ctx) == NULL);
+    FXT_CHECK_OK(fx_context_synchronize(ctx), ctx);
+    FXT_CHECK_STATUS(fx_context_wait_stream(ctx, NULL), FX_ENODEVICE, ctx);
+    FXT_CHECK(strstr(fx_context_error(ctx), "GPU") != NULL);
+    fx_context_destroy(ctx);
+}
+
+FXT_MAIN(FXT_CASE(parse_device_names), FXT_CASE(stream_interop_on_a_cpu_context), FXT_CASE(cpu_context_and_error_detail),
          FXT_CASE(gpu_request_without_gpu_is_an_error), FXT_CASE(bad_context_options),
          FXT_CASE(scratch_grows_and_is_reused), FXT_CASE(status_strings_and_version))
