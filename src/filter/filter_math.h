@@ -96,14 +96,18 @@ static inline FX_HD double fxi_saturate(double v, double maxval)
 static inline FX_HD double fxi_finish_exact_at(const fxi_finish *f, double s, int64_t element)
 {
     double q;
-    if (f->mode == FXI_ROUND_HALF_EVEN)
+    /* The fixed-point rules first (GaussianBlur, the small boxes): measured on the H200,
+     * 10000x6000 RGB u8 on the device, with them tested after cv2.blur's modes box:3 took
+     * 1.10 ms and gaussian:3 1.66 (0.95 and 1.62 this way). Moving cv2.blur's modes into
+     * a __noinline__ function instead gave 2.18 and 3.51 ms. */
+    if (f->mode == FXI_ROUND_MULSHIFT)
+        q = floor((s + f->add) * f->mul * f->unit);
+    else if (f->mode == FXI_ROUND_HALF_EVEN)
         q = nearbyint((s + f->bias) / f->den);
     else if (f->mode == FXI_ROUND_FLOAT_SCALE && element < f->scalar_from)
         q = nearbyintf((float)s * (float)f->mul);
-    else if (f->mode == FXI_ROUND_FLOAT_SCALE || f->mode == FXI_ROUND_DOUBLE_SCALE)
-        q = nearbyint(s * f->scale);
     else
-        q = floor((s + f->add) * f->mul * f->unit);
+        q = nearbyint(s * f->scale); /* FLOAT_SCALE's tail, DOUBLE_SCALE */
     return fxi_saturate(q, f->maxval);
 }
 
