@@ -160,17 +160,26 @@ static int check_plan(fxcli_run *run, fx_context *ctx, const filter_cli_options 
     if (channels > FX_MAX_IMAGE_CHANNELS)
         return fxcli_usage(run, "--border-value '%s': at most %d values (one per channel)",
                            o->lib.border_value, FX_MAX_IMAGE_CHANNELS);
-    fx_image_desc d = {8, 8, channels, FX_U8};
     /* The check runs on a CPU context: the published GPU variants are checked as direct
      * there when the run itself is on a GPU (their own limits are the GPU plan's). */
     fx_filter_options lib = o->lib;
     if (run->device == FX_DEVICE_GPU && lib.strategy >= FX_STRATEGY_GPU_GLOBAL)
         lib.strategy = FX_STRATEGY_DIRECT;
-    fx_filter_plan *p;
-    if (fx_filter_plan_create(ctx, k, &lib, &d, &p) != FX_OK)
-        return fxcli_usage(run, "%s", fx_context_error(ctx));
-    fx_filter_plan_free(p);
-    return FXCLI_EXIT_OK;
+    /* Options valid for some sample type pass here (a --border-value of 1000 suits
+     * 16-bit and float inputs); an input of a type they do not suit fails on its own,
+     * named. The usage error, when every type refuses them, is the 8-bit plan's. */
+    static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
+    char first_error[512] = "";
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        fx_image_desc d = {8, 8, channels, types[i]};
+        fx_filter_plan *p;
+        if (fx_filter_plan_create(ctx, k, &lib, &d, &p) == FX_OK) {
+            fx_filter_plan_free(p);
+            return FXCLI_EXIT_OK;
+        }
+        if (i == 0) snprintf(first_error, sizeof first_error, "%s", fx_context_error(ctx));
+    }
+    return fxcli_usage(run, "%s", first_error);
 }
 
 static int filter_setup(fxcli_run *run)

@@ -106,6 +106,15 @@ expect_stderr_contains "noise_rgb.ppm"
 expect_stderr_contains "give 1 or 3"
 expect_no_file "$WORK/bv/noise_rgb.ppm"
 
+t "a border value a 16-bit image holds but an 8-bit one does not: the 8-bit file fails alone"
+fx filter -q -k box:3 -b constant --border-value 60000 "$data/noise_rgb.ppm" "$data/noise16.pgm" \
+    -o "$WORK/bv16/"
+expect_exit 1
+expect_stderr_contains "noise_rgb.ppm"
+expect_stderr_contains "not a u8 sample"
+expect_no_file "$WORK/bv16/noise_rgb.ppm"
+expect_file "$WORK/bv16/noise16.pgm"
+
 t "--depth f32 keeps negative responses"
 fx filter -q -k sobel-x --depth f32 "$data/noise16.pgm" -o "$WORK/grad.pfm"
 expect_exit 0

@@ -110,8 +110,6 @@ def test_same_bytes_as_cli(cli, inputs, tmp_path, name, kernel, kwargs):
     assert_same(got, want, f"{name} {kernel} {kwargs}")
 
 
-@pytest.mark.xfail(strict=True, reason="CLI bug: cli/jobs/filter.c check_plan() validates "
-                   "--border-value on an 8-bit probe, so 16-bit inputs refuse values above 255")
 def test_border_value_above_255_on_16_bit(cli, inputs, tmp_path):
     img = read_pnm(inputs["photo16_gray.pgm"])
     kwargs = {"border": "constant", "border_value": 60000}
