@@ -29,5 +29,7 @@ __all__ = [
     "LimitError", "OutOfMemoryError",
 ]
 
-# The main thread's contexts (and their GPU streams) go before the interpreter does.
+# The main thread's contexts (and their GPU streams) go before the interpreter does, and
+# the parsed options before them (atexit runs last-registered first).
 _atexit.register(_C._clear_thread_cache)
+_atexit.register(_api._forget_specs)

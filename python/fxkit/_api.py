@@ -32,6 +32,12 @@ _NORMALIZER_ROWS = [dict(r, name="process_channels") if r["name"] == "channels" 
 _DEPTHS = {"same": None, "u8": "uint8", "u16": "uint16", "f32": "float32"}
 
 
+def _forget_specs():
+    """Drop the parsed options (at exit: before the module's types go)."""
+    _filter_specs.clear()
+    _equalize_specs.clear()
+
+
 def _remember(cache, key, spec):
     if len(cache) >= _SPEC_CACHE_MAX:
         cache.clear()
