@@ -1,5 +1,5 @@
 /* A band of output rows and the input rows they read: the one rule behind the
- * streamed filter (stream.c) and the GPU's row bands (gpu_geometry.c, gpu_plan_cuda.c).
+ * streamed filter (stream.c) and the GPU's row bands (gpu_geometry.c's fxi_gpu_band_at).
  * Plain C with no fxkit types, so the geometry tests and the GPU host code include it
  * alike. */
 #ifndef FXKIT_FILTER_BAND_H

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter/band.h"
 #include "filter/filter_gpu.h"
 #include "filter/gpu_fft.h"
 #include "filter/gpu_kernels.h"
@@ -274,8 +273,9 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
     a.src = src->data;
     a.src_stride = src->stride;
     a.resolved = 0;
-    /* the whole image as one band of virtual rows (the kernels resolve the border) */
-    a.v0 = fxi_band_at(0, src->height, src->height, a.ay, a.kh - 1 - a.ay, false).in_begin;
+    /* the whole image as one band of virtual rows from -ay (the kernels resolve the
+     * border) */
+    a.v0 = -(int64_t)a.ay;
     a.dst = dst->data;
     a.dst_stride = dst->stride;
     a.rows = src->height;
