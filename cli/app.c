@@ -111,6 +111,8 @@ static int run_job(const fxcli_job *job, int argc, char **argv)
     } else if (job->main) {
         code = job->main(&run);
     } else {
+        list.shard = &run.shard;
+        list.skip_existing = run.common.skip_existing;
         code = job->plan ? job->plan(&run, &list) : fxcli_plan_inputs(&run, &list);
         if (code == FXCLI_EXIT_USAGE)
             usage_error(&run);

@@ -233,8 +233,19 @@ int fxcli_resolve_common(fxcli_run *run)
     fxcli_common *c = &run->common;
     int code = resolve_jobs(run);
     if (code != FXCLI_EXIT_OK) return code;
-    if (fx_parse_device(c->device, &run->device, &run->gpu_index) != FX_OK)
-        return fxcli_usage(run, "--device: '%s' is not one of: auto, cpu, gpu, gpu:N", c->device);
+    code = fxcli_devices_parse(run);
+    if (code != FXCLI_EXIT_OK) return code;
+    /* Only batches take a shard: `fxkit info` shows the launcher's, errors included. */
+    char why[FXCLI_MESSAGE_MAX];
+    if (run->job->common & FXCLI_COMMON_BATCH) {
+        if (fxcli_shard_resolve(c->shard_text, NULL, &run->shard, why, sizeof why) != 0)
+            return fxcli_usage(run, "%s", why);
+    } else {
+        run->shard = (fxcli_shard){.index = 0, .count = 1, .source = "not a batch"};
+    }
+    if (c->skip_existing && c->in_place)
+        return fxcli_usage(run, "--skip-existing skips items whose output exists, and with "
+                                "--in-place every output does; use one or the other");
     run->log_level = (fx_log_level)c->log_level;
     if (c->verbose && run->log_level < FX_LOG_INFO) run->log_level = FX_LOG_INFO;
     if (c->max_pixels != floor(c->max_pixels))

@@ -39,7 +39,8 @@ struct batch {
     size_t done, failed; /* under the console lock */
     FILE *csv;
     fxcli_budget budget;
-    uint64_t *estimates; /* per item, bytes; NULL: no budget */
+    uint64_t *estimates;         /* per item, bytes; NULL: no budget */
+    fxcli_item_record *records;  /* per item, with --report; NULL otherwise */
 };
 
 fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...)
@@ -90,7 +91,7 @@ static bool create_context(worker *w, const fxcli_run *run, int threads, bool *u
     fx_context_options o;
     fx_context_options_init(&o);
     o.device = run->device;
-    o.gpu_index = run->gpu_index;
+    o.gpu_index = fxcli_worker_gpu(run, w->id);
     o.threads = threads;
     o.log = on_library_log;
     o.log_user = w;
@@ -123,6 +124,23 @@ static const char *folder_of(const char *path, char *buf, size_t size)
     return buf;
 }
 
+/* Keep what became of the item for --report. */
+static void record(worker *w, const fxcli_item *item, const char *error, const fxcli_result *res,
+                   double total_ms)
+{
+    batch *b = w->owner;
+    if (!b->records) return;
+    fxcli_item_record *r = &b->records[item - b->list->items];
+    r->outcome = error ? FXCLI_FAILED : FXCLI_DONE;
+    r->error = error ? strdup(error) : NULL;
+    r->timings = res->timings;
+    r->width = res->width;
+    r->height = res->height;
+    r->channels = res->channels;
+    r->total_ms = total_ms;
+    snprintf(r->device, sizeof r->device, "%s", w->device_text);
+}
+
 static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_result *res,
                    double total_ms)
 {
@@ -133,8 +151,10 @@ static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_
         const char *detail = res->message[0] ? res->message : fx_context_error(w->ctx);
         if (!detail[0]) detail = fx_strerror(st);
         fxcli_error_locked("%s: %s", name, detail);
+        record(w, item, detail, res, total_ms);
         b->failed++;
     } else {
+        record(w, item, NULL, res, total_ms);
         if (b->run->common.timings) {
             fxcli_progress_clear();
             fxcli_timings_print(stderr, name, res, total_ms);
@@ -253,18 +273,61 @@ static bool plan_budget(batch *b, const fxcli_run *run, int cpus, int *count)
     return true;
 }
 
+/* "shard 1/4: " when the process does one of several shards, else "". */
+static const char *shard_prefix(const fxcli_run *run, char *buf, size_t size)
+{
+    if (run->shard.count <= 1) return "";
+    snprintf(buf, size, "shard %llu/%llu: ", (unsigned long long)run->shard.index,
+             (unsigned long long)run->shard.count);
+    return buf;
+}
+
+/* The closing line: "shard 1/4: 10 files, 0 failed, 3 skipped (output exists), 1.20 s". */
+static void print_summary(const fxcli_run *run, const fxcli_worklist *list, size_t failed,
+                          double seconds)
+{
+    size_t owned = fxcli_worklist_owned(list);
+    if (owned <= 1 && !list->existing && run->shard.count <= 1) return;
+    char prefix[64], existing[64] = "";
+    if (list->existing)
+        snprintf(existing, sizeof existing, ", %zu skipped (output exists)", list->existing);
+    fxcli_note("%s%zu file%s, %zu failed%s, %.2f s", shard_prefix(run, prefix, sizeof prefix),
+               owned, owned == 1 ? "" : "s", failed, existing, seconds);
+}
+
+static void write_report(const fxcli_run *run, const fxcli_worklist *list, const batch *b,
+                         const fxcli_run_summary *summary, int *code)
+{
+    int err = fxcli_report_write(run->common.report, run, list, b->records, summary);
+    if (err) {
+        fxcli_error("%s: cannot write the report: %s", run->common.report, strerror(err));
+        *code = FXCLI_EXIT_FAILED;
+    }
+}
+
 int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
 {
     const fxcli_common *c = &run->common;
-    size_t runnable = list->count - list->refused;
+    size_t runnable = fxcli_worklist_runnable(list);
     batch b = {.run = run, .list = list};
     atomic_init(&b.next, 0);
     int code = FXCLI_EXIT_OK;
     worker *workers = NULL;
     int count = 0;
     uint64_t start = fx_time_ns();
+    fxcli_run_summary summary = {.started_unix_ms = fxcli_unix_ms()};
 
+    if (c->report && !(b.records = calloc(list->count ? list->count : 1, sizeof *b.records))) {
+        fxcli_error("out of memory");
+        code = FXCLI_EXIT_FAILED;
+        goto done;
+    }
     if (runnable == 0) goto done;
+    if ((code = fxcli_devices_expand(run)) != FXCLI_EXIT_OK) {
+        fxcli_error("%s: %s", run->job->name, run->error);
+        goto done;
+    }
+    if (c->verbose && run->gpu_note[0]) fxcli_note("%s", run->gpu_note);
     if (c->timings_csv && !(b.csv = fxcli_timings_csv_open(c->timings_csv))) {
         fxcli_error("%s: cannot open for appending: %s", c->timings_csv, strerror(errno));
         code = FXCLI_EXIT_FAILED;
@@ -276,15 +339,24 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
         goto done;
     }
     if (c->jobs) count = c->jobs;
+    /* Every GPU of a list gets a worker at least. */
+    else if (count < run->gpu_count) count = run->gpu_count;
     if ((size_t)count > runnable) count = (int)runnable;
     /* The CPU threads are shared out: N workers with total/N threads each, so the
      * threads of one large file and the files processed at once never add up to more
      * than the machine has. */
     int threads = total_threads / count > 1 ? total_threads / count : 1;
+    summary.workers = count;
+    summary.threads_per_worker = threads;
+    summary.total_threads = total_threads;
     if (c->verbose && b.estimates)
         fxcli_note("%d file%s at once, %d thread%s each, memory budget %llu MiB", count,
                    count == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
                    (unsigned long long)(b.budget.limit >> MIB_SHIFT));
+    if (c->verbose && run->shard.count > 1)
+        fxcli_note("shard %llu/%llu (%s): %zu of %zu items",
+                   (unsigned long long)run->shard.index, (unsigned long long)run->shard.count,
+                   run->shard.source, fxcli_worklist_owned(list), list->count);
     workers = calloc((size_t)count, sizeof *workers);
     if (!workers) {
         fxcli_error("out of memory");
@@ -325,10 +397,16 @@ done:
         fxcli_error("%s: %s", c->timings_csv, strerror(errno));
         code = FXCLI_EXIT_FAILED;
     }
+    summary.wall_ms = fx_elapsed_ms(start, fx_time_ns());
+    /* A report also when nothing ran (every output existed), but not after a usage error:
+     * nothing was attempted then. */
+    if (c->report && b.records && code != FXCLI_EXIT_USAGE) write_report(run, list, &b, &summary, &code);
+    if (b.records)
+        for (size_t i = 0; i < list->count; i++)
+            free(b.records[i].error);
+    free(b.records);
     size_t failed = b.failed + list->refused;
-    if (list->count > 1 && code == FXCLI_EXIT_OK)
-        fxcli_note("%zu files, %zu failed, %.2f s", list->count, failed,
-                   fx_elapsed_ms(start, fx_time_ns()) / 1000.0);
-    if (failed) code = FXCLI_EXIT_FAILED;
+    if (code == FXCLI_EXIT_OK) print_summary(run, list, failed, summary.wall_ms / 1000.0);
+    if (failed && code == FXCLI_EXIT_OK) code = FXCLI_EXIT_FAILED;
     return code;
 }

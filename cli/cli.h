@@ -31,6 +31,8 @@ enum {
     FXCLI_EXIT_DONE = -1 /* from a job's setup: it did everything (--list-kernels); exit 0 */
 };
 
+/* Most GPUs one --device list names (gpu:0,1,…); gpu:all takes up to this many. */
+#define FXCLI_MAX_GPUS 64
 /* Room for one message line (an error detail, a usage error). */
 #define FXCLI_MESSAGE_MAX 1024
 /* Most workers (--jobs) one process runs; also the size of the temp-file registry. */
@@ -66,7 +68,10 @@ typedef struct fxcli_common {
     int memory_mib;          /* budget of the files processed at once; 0 = default */
     int timings;             /* per-file stage times on stderr */
     const char *timings_csv; /* append per-file rows to this CSV file */
-    const char *device;      /* auto, cpu, gpu, gpu:N */
+    const char *shard_text;  /* --shard: K/N, auto/N, auto (the launcher's) or all */
+    int skip_existing;       /* leave items whose output exists alone */
+    const char *report;      /* write a JSON report of the items here */
+    const char *device;      /* auto, cpu, gpu, gpu:N, gpu:N,M,…, gpu:all */
     int threads;             /* CPU threads in all (0 = one per CPU) */
     double max_pixels;       /* 0 = library default; a double so it can exceed 2^31 */
     int max_dimension;       /* 0 = library default */
@@ -91,17 +96,49 @@ extern const char *const fxcli_log_level_names[];
 
 typedef enum fxcli_media { FXCLI_MEDIA_IMAGE = 1u << 0, FXCLI_MEDIA_AUDIO = 1u << 1 } fxcli_media;
 
+/* Why an item is not run (skip set). */
+typedef enum fxcli_skip_reason {
+    FXCLI_SKIP_NONE,
+    FXCLI_SKIP_REFUSED,  /* refused while planning (already reported; note says why) */
+    FXCLI_SKIP_ELSEWHERE, /* another shard's item: not reported, not counted */
+    FXCLI_SKIP_EXISTING  /* --skip-existing: its output is already there */
+} fxcli_skip_reason;
+
 typedef struct fxcli_item {
     const char *input; /* NULL for generated outputs */
     char *output;      /* final path (owned) */
     uint64_t index;    /* position in the list: numbering and seeds */
-    bool skip;         /* refused while planning (already reported) */
+    bool skip;         /* not to be run; why in `reason` */
+    fxcli_skip_reason reason;
+    char *note;        /* a refusal's message, for --report (owned; NULL: none) */
 } fxcli_item;
+
+/* ---- shard.c ---- */
+
+/* This process's part of the work: the items whose rank in the sorted list is
+ * index modulo count. */
+typedef struct fxcli_shard {
+    uint64_t index, count; /* count 1: everything */
+    char source[256];      /* where K and N came from, for messages and fxkit info */
+} fxcli_shard;
+
+typedef char *(*fxcli_getenv_fn)(const char *name);
+
+/* From --shard's text (NULL = auto) and the launcher's environment (env NULL = getenv).
+ * 0, or -1 with the message in err. */
+int fxcli_shard_resolve(const char *text, fxcli_getenv_fn env, fxcli_shard *shard, char *err,
+                        size_t size);
+/* The process's rank among those on its node (MPI, Slurm), which picks its GPU. */
+bool fxcli_local_rank(fxcli_getenv_fn env, int *rank, const char **variable);
 
 typedef struct fxcli_worklist {
     fxcli_item *items;
     size_t count, capacity;
-    size_t refused; /* items with skip set */
+    size_t refused;   /* items refused while planning */
+    size_t elsewhere; /* items of other shards */
+    size_t existing;  /* items skipped because their output exists */
+    const fxcli_shard *shard; /* set before planning; NULL: everything */
+    bool skip_existing;       /* set before planning: --skip-existing */
 } fxcli_worklist;
 
 /* What one item measured; filled by the job's run_item. */
@@ -174,7 +211,15 @@ struct fxcli_run {
     size_t input_count;
     void *state;           /* the job's derived state (setup/finish) */
     fx_device_kind device; /* from --device */
-    int gpu_index;
+    int gpu_index;         /* the GPU of a single-GPU run */
+    /* --device gpu:N,M,… or gpu:all (filled at the batch's start): the workers take
+     * these in turn. 0: gpu_index alone. */
+    int gpus[FXCLI_MAX_GPUS];
+    int gpu_count;
+    bool gpu_all;     /* gpu:all, not yet counted */
+    bool gpu_by_rank; /* gpu or auto without a number: the local rank may pick */
+    char gpu_note[128]; /* how the local rank picked the GPU ("" when it did not) */
+    fxcli_shard shard;  /* from --shard or the launcher */
     fx_log_level log_level;        /* from --log-level / -v */
     char error[FXCLI_MESSAGE_MAX]; /* usage error text */
 };
@@ -199,6 +244,15 @@ typedef enum fxcli_parse_result {
 fxcli_parse_result fxcli_parse_args(fxcli_run *run, fx_context *ctx, int argc, char **argv);
 /* Turn the parsed common options into device, log level; checks combinations. */
 int fxcli_resolve_common(fxcli_run *run);
+
+/* ---- devices.c ---- */
+/* Parse --device (syntax only; no GPU is touched). An exit code. */
+int fxcli_devices_parse(fxcli_run *run);
+/* At the batch's start: count the GPUs of gpu:all, and let the local rank pick the GPU of
+ * gpu/auto. An exit code (usage when gpu:all finds no GPU). */
+int fxcli_devices_expand(fxcli_run *run);
+/* The GPU worker `worker` uses. */
+int fxcli_worker_gpu(const fxcli_run *run, int worker);
 
 /* ---- help.c ---- */
 void fxcli_print_main_help(FILE *out);
@@ -249,6 +303,8 @@ void fxcli_timings_print(FILE *out, const char *name, const fxcli_result *res, d
 FILE *fxcli_timings_csv_open(const char *path);
 void fxcli_timings_csv_row(FILE *csv, const char *file, const char *job, const char *device,
                            const fxcli_result *res, double total_ms);
+/* Wall-clock time, milliseconds since 1970 (for reports). */
+int64_t fxcli_unix_ms(void);
 /* One CSV field, quoted when it holds a comma, quote or line break. */
 void fxcli_csv_field(FILE *out, const char *text);
 
@@ -285,9 +341,15 @@ int fxcli_plan_inputs(fxcli_run *run, fxcli_worklist *list);
 /* `count` generated outputs: -o FILE for one, else -o FOLDER/prefix_NNNN.ext. */
 int fxcli_plan_generated(fxcli_run *run, fxcli_worklist *list, uint64_t count, const char *prefix,
                          const char *ext);
-/* Refuse items whose input is missing, whose output is an input (or a folder), and
- * second items that would write the same output. */
+/* Keep the shard's items (list->shard), refuse items whose input is missing, whose
+ * output is an input (or a folder), and second items that would write the same output,
+ * then skip those whose output exists (list->skip_existing). The checks see every
+ * item, the shard's or not, so that all shards agree; only the shard's refusals are
+ * reported. */
 void fxcli_worklist_check(fxcli_worklist *list, bool in_place);
+/* Items this process runs, and items it answers for (the shard's, run or not). */
+size_t fxcli_worklist_runnable(const fxcli_worklist *list);
+size_t fxcli_worklist_owned(const fxcli_worklist *list);
 
 /* ---- tempfile.c ---- */
 typedef struct fxcli_temp {
@@ -305,6 +367,37 @@ void fxcli_temp_discard(fxcli_temp *temp);
 /* Catch SIGINT/SIGTERM/SIGHUP: remove registered temp files, exit 128 + signal. */
 void fxcli_cleanup_install(void);
 void fxcli_cleanup_remove(void);
+
+/* ---- json.c ---- */
+/* A JSON string (null for NULL), escaped. */
+void fxcli_json_string(FILE *out, const char *s);
+/* A JSON number; null when not finite. */
+void fxcli_json_number(FILE *out, double v);
+
+/* ---- report.c: --report FILE.json ---- */
+typedef enum fxcli_outcome { FXCLI_NOT_RUN, FXCLI_DONE, FXCLI_FAILED } fxcli_outcome;
+
+/* What became of one item the batch ran (kept only with --report). */
+typedef struct fxcli_item_record {
+    fxcli_outcome outcome;
+    char *error; /* FXCLI_FAILED: the message printed (owned) */
+    fx_timings timings;
+    int64_t width, height;
+    int channels;
+    double total_ms;
+    char device[16]; /* "cpu", "gpu:1" */
+} fxcli_item_record;
+
+/* The whole run of this process, for the report. */
+typedef struct fxcli_run_summary {
+    int64_t started_unix_ms; /* wall-clock start */
+    double wall_ms;
+    int workers, threads_per_worker, total_threads;
+} fxcli_run_summary;
+
+/* Write the report atomically (a temporary file renamed over `path`). 0 or an errno. */
+int fxcli_report_write(const char *path, const fxcli_run *run, const fxcli_worklist *list,
+                       const fxcli_item_record *records, const fxcli_run_summary *summary);
 
 /* ---- batch.c ---- */
 int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list);

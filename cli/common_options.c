@@ -39,11 +39,27 @@ static const fx_option batch_options[] = {
      "append each file's stage times to FILE as CSV"},
     FX_OPTION_END};
 
+static const fx_option scale_out_options[] = {
+    {"shard", 0, FX_OPT_STRING, COMMON(shard_text), 0, 0, 0, "auto", NULL, "K/N",
+     "do the K-th of N slices (K = 0…N-1) of the inputs sorted by name; auto: from the "
+     "launcher (Slurm array or tasks, Open MPI, PMI), else all; auto/N: K from the launcher "
+     "or JOB_COMPLETION_INDEX; all: ignore the launcher"},
+    {"skip-existing", 0, FX_OPT_BOOL, COMMON(skip_existing), 0, 0, 1, NULL, NULL, NULL,
+     "leave inputs whose output exists (outputs are written whole or not at all, so a rerun "
+     "of a killed batch does only what is missing)"},
+    {"report", 0, FX_OPT_STRING, COMMON(report), 0, 0, 0, NULL, NULL, "FILE",
+     "write a JSON report of this process's items (done, failed, refused, existing), its "
+     "shard and stage times to FILE"},
+    FX_OPTION_END};
+
 static const fx_option device_options[] = {
     {"device", 0, FX_OPT_STRING, COMMON(device), 0, 0, 0, "auto", NULL, "DEV",
-     "auto, cpu, gpu or gpu:N (auto: the first GPU, else the CPU)"},
+     "auto, cpu, gpu, gpu:N, gpu:N,M,… or gpu:all (auto: the first GPU, else the CPU; "
+     "several GPUs share one batch; without a number an MPI or Slurm local rank picks the "
+     "GPU)"},
     {"threads", 't', FX_OPT_INT, COMMON(threads), 0, 0, MAX_THREADS, NULL, NULL, "N",
-     "CPU threads in all (0 = one per CPU)"},
+     "CPU threads in all (0 = what the process may use: its CPU affinity, cgroup quota and "
+     "SLURM_CPUS_PER_TASK; see fxkit info)"},
     FX_OPTION_END};
 
 static const fx_option limit_options[] = {
@@ -69,6 +85,7 @@ const fxcli_option_group fxcli_common_groups[] = {
     {FXCLI_COMMON_OUTPUT, "Output", output_options},
     {FXCLI_COMMON_NAMING, "Output names", naming_options},
     {FXCLI_COMMON_BATCH, "Batch", batch_options},
+    {FXCLI_COMMON_BATCH, "Scale-out (see docs/CLUSTER.md)", scale_out_options},
     {FXCLI_COMMON_DEVICE, "Device", device_options},
     {FXCLI_COMMON_LIMITS, "Limits against hostile inputs", limit_options},
     {FXCLI_COMMON_GENERAL, "General", general_options},

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -67,4 +68,11 @@ void fxcli_timings_csv_row(FILE *csv, const char *file, const char *job, const c
             t->encode_ms, total_ms);
     /* A row per file survives an interrupted batch. */
     fflush(csv);
+}
+
+int64_t fxcli_unix_ms(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -1,7 +1,8 @@
 /* The list of work: which output each item writes, and the safety checks made
  * before anything runs (missing inputs, outputs that are inputs, two items with
- * one output). Kept apart from the workers (batch.c) so that a list can later be
- * shared out over GPUs or processes unchanged. */
+ * one output), and which items are this process's (--shard) and still to do
+ * (--skip-existing). Kept apart from the workers (batch.c), which share the list out
+ * over threads and GPUs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -35,28 +36,46 @@ fxcli_item *fxcli_worklist_add(fxcli_worklist *list, const char *input, char *ou
     item->output = output;
     item->index = list->count;
     item->skip = false;
+    item->reason = FXCLI_SKIP_NONE;
+    item->note = NULL;
     list->count++;
     return item;
 }
 
 void fxcli_worklist_free(fxcli_worklist *list)
 {
-    for (size_t i = 0; i < list->count; i++)
+    for (size_t i = 0; i < list->count; i++) {
         free(list->items[i].output);
+        free(list->items[i].note);
+    }
     free(list->items);
     memset(list, 0, sizeof *list);
 }
 
 void fxcli_worklist_refuse(fxcli_worklist *list, fxcli_item *item, const char *fmt, ...)
 {
+    /* Another shard's item: that shard reports it. */
+    if (item->reason == FXCLI_SKIP_ELSEWHERE || item->skip) return;
     char message[FXCLI_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
     fxcli_error("%s: %s", item->input ? item->input : item->output, message);
-    if (!item->skip) list->refused++;
+    list->refused++;
     item->skip = true;
+    item->reason = FXCLI_SKIP_REFUSED;
+    item->note = strdup(message); /* NULL on ENOMEM: the report then says "refused" alone */
+}
+
+size_t fxcli_worklist_runnable(const fxcli_worklist *list)
+{
+    return list->count - list->refused - list->elsewhere - list->existing;
+}
+
+size_t fxcli_worklist_owned(const fxcli_worklist *list)
+{
+    return list->count - list->elsewhere;
 }
 
 /* ---- planning ---- */
@@ -266,8 +285,69 @@ static void refuse_shared_outputs(fxcli_worklist *list)
     free(order);
 }
 
+/* ---- shards and existing outputs ---- */
+
+static const fxcli_item *name_sort_base;
+
+/* What an item is known by: its input, or its output when it has none (gen). */
+static const char *sort_name(const fxcli_item *item)
+{
+    return item->input ? item->input : item->output;
+}
+
+static int compare_name(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcmp(sort_name(&name_sort_base[x]), sort_name(&name_sort_base[y]));
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* Mark the items of other shards. An item's shard is its rank in the list sorted by
+ * name, modulo the count: the same in every process whatever the order of the command
+ * line, and strided rather than in blocks, so big and small files that sit together in
+ * the sorted list spread over the shards. False on ENOMEM. */
+static bool mark_other_shards(fxcli_worklist *list)
+{
+    const fxcli_shard *shard = list->shard;
+    if (!shard || shard->count <= 1) return true;
+    size_t *order = malloc((list->count ? list->count : 1) * sizeof *order);
+    if (!order) return false;
+    for (size_t i = 0; i < list->count; i++)
+        order[i] = i;
+    name_sort_base = list->items;
+    qsort(order, list->count, sizeof *order, compare_name);
+    for (size_t rank = 0; rank < list->count; rank++)
+        if (rank % shard->count != shard->index)
+            list->items[order[rank]].reason = FXCLI_SKIP_ELSEWHERE;
+    free(order);
+    return true;
+}
+
+/* After the checks: other shards' items leave the run, and with --skip-existing so do
+ * items whose output is there (outputs are written atomically, so one that exists is
+ * whole). */
+static void set_aside(fxcli_worklist *list)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        fxcli_item *item = &list->items[i];
+        struct stat st;
+        if (item->reason == FXCLI_SKIP_ELSEWHERE) {
+            item->skip = true;
+            list->elsewhere++;
+        } else if (!item->skip && list->skip_existing && stat(item->output, &st) == 0) {
+            item->skip = true;
+            item->reason = FXCLI_SKIP_EXISTING;
+            list->existing++;
+        }
+    }
+}
+
 void fxcli_worklist_check(fxcli_worklist *list, bool in_place)
 {
+    if (!mark_other_shards(list)) {
+        refuse_all(list);
+        return;
+    }
     size_t n = 0;
     file_identity *ids = input_identities(list, &n);
     if (!ids) {
@@ -278,4 +358,5 @@ void fxcli_worklist_check(fxcli_worklist *list, bool in_place)
     refuse_outputs_that_are_inputs(list, ids, n, in_place);
     refuse_shared_outputs(list);
     free(ids);
+    set_aside(list);
 }

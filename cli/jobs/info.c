@@ -1,4 +1,5 @@
-/* fxkit info: version, build features, CPU threads and GPUs (text or JSON). */
+/* fxkit info: version, build features, CPU threads (and which limit set them), the
+ * shard a batch would take and the GPUs (text or JSON). */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -23,21 +24,6 @@ static const char *no_gpu_reason(fx_status st, fx_context *ctx)
     if (!fx_gpu_built()) return "this build has no CUDA support";
     if (st != FX_OK && fx_context_error(ctx)[0]) return fx_context_error(ctx);
     return "no NVIDIA GPU or driver found";
-}
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
 }
 
 static void json_features(FILE *out, const char *features)
@@ -65,6 +51,63 @@ static void print_version_pair(FILE *out, const char *label, int version)
                 version % CUDA_VERSION_MAJOR_UNIT / CUDA_VERSION_MINOR_UNIT);
 }
 
+/* "2 (CPU affinity; online 2, affinity 2, no cgroup quota, SLURM_CPUS_PER_TASK unset)" */
+static void print_threads(FILE *out, const fx_cpu_budget *b)
+{
+    fprintf(out, "CPU threads: %d (from the %s; online %d, affinity ", b->threads,
+            fx_cpu_limit_name(b->limit), b->online_cpus);
+    if (b->affinity_cpus) fprintf(out, "%d", b->affinity_cpus);
+    else fputs("unknown", out);
+    if (b->cgroup_cpus > 0) fprintf(out, ", cgroup quota %.2f CPUs", b->cgroup_cpus);
+    else fputs(", no cgroup quota", out);
+    if (b->slurm_cpus) fprintf(out, ", SLURM_CPUS_PER_TASK %d)\n", b->slurm_cpus);
+    else fputs(", SLURM_CPUS_PER_TASK unset)\n", out);
+}
+
+static void json_threads(FILE *out, const fx_cpu_budget *b)
+{
+    fprintf(out, ",\n  \"cpu_threads\": %d,\n  \"cpu_threads_from\": ", b->threads);
+    fxcli_json_string(out, fx_cpu_limit_name(b->limit));
+    fprintf(out, ",\n  \"cpu_limits\": {\"online\": %d, \"affinity\": %d, \"cgroup_quota\": ",
+            b->online_cpus, b->affinity_cpus);
+    fxcli_json_number(out, b->cgroup_cpus);
+    fprintf(out, ", \"slurm_cpus_per_task\": %d}", b->slurm_cpus);
+}
+
+/* The shard a batch started here would take, or why it would refuse to start. */
+static void print_shard(FILE *out, bool json)
+{
+    fxcli_shard shard;
+    char why[FXCLI_MESSAGE_MAX];
+    bool ok = fxcli_shard_resolve(NULL, NULL, &shard, why, sizeof why) == 0;
+    int rank;
+    const char *variable;
+    bool ranked = fxcli_local_rank(NULL, &rank, &variable);
+    if (json) {
+        if (ok)
+            fprintf(out, ",\n  \"shard\": {\"index\": %llu, \"count\": %llu, \"source\": ",
+                    (unsigned long long)shard.index, (unsigned long long)shard.count);
+        else
+            fputs(",\n  \"shard\": {\"error\": ", out);
+        fxcli_json_string(out, ok ? shard.source : why);
+        fputc('}', out);
+        if (ranked) {
+            fprintf(out, ",\n  \"local_rank\": {\"rank\": %d, \"variable\": ", rank);
+            fxcli_json_string(out, variable);
+            fputc('}', out);
+        }
+        return;
+    }
+    if (ok)
+        fprintf(out, "shard: %llu/%llu (%s)\n", (unsigned long long)shard.index,
+                (unsigned long long)shard.count, shard.source);
+    else
+        fprintf(out, "shard: none, a batch would refuse to start: %s\n", why);
+    if (ranked)
+        fprintf(out, "local rank: %d (%s; picks the GPU for --device gpu or auto)\n", rank,
+                variable);
+}
+
 static int info_main(fxcli_run *run)
 {
     const info_options *o = run->options;
@@ -77,7 +120,8 @@ static int info_main(fxcli_run *run)
         fxcli_error("info: cannot create a context");
         return FXCLI_EXIT_FAILED;
     }
-    int cpus = fx_cpu_count();
+    fx_cpu_budget cpus;
+    fx_cpu_budget_get(&cpus);
     int count = 0;
     fx_status st = fx_gpu_count(ctx, &count);
     if (st != FX_OK) count = 0;
@@ -85,14 +129,17 @@ static int info_main(fxcli_run *run)
 
     if (o->json) {
         printf("{\n  \"version\": ");
-        json_string(stdout, fx_version());
+        fxcli_json_string(stdout, fx_version());
         printf(",\n  \"features\": ");
         json_features(stdout, fx_build_features());
-        printf(",\n  \"cuda\": %s,\n  \"cpu_threads\": %d,\n  \"gpus\": [",
-               fx_gpu_built() ? "true" : "false", cpus);
+        printf(",\n  \"cuda\": %s", fx_gpu_built() ? "true" : "false");
+        json_threads(stdout, &cpus);
+        print_shard(stdout, true);
+        printf(",\n  \"gpus\": [");
     } else {
-        printf("%s %s\nfeatures: %s\nCPU threads: %d\n", FXCLI_PROGRAM, fx_version(),
-               fx_build_features(), cpus);
+        printf("%s %s\nfeatures: %s\n", FXCLI_PROGRAM, fx_version(), fx_build_features());
+        print_threads(stdout, &cpus);
+        print_shard(stdout, false);
     }
     for (int i = 0; i < count; i++) {
         fx_gpu_info g;
@@ -104,7 +151,7 @@ static int info_main(fxcli_run *run)
         }
         if (o->json) {
             printf("%s\n    {\"index\": %d, \"name\": ", i ? "," : "", g.index);
-            json_string(stdout, g.name);
+            fxcli_json_string(stdout, g.name);
             printf(", \"memory_bytes\": %llu, \"free_bytes\": %llu, \"compute_capability\": "
                    "\"%d.%d\", \"multiprocessors\": %d, \"driver_version\": %d, "
                    "\"runtime_version\": %d}",
@@ -123,7 +170,7 @@ static int info_main(fxcli_run *run)
         printf("%s]", count ? "\n  " : "");
         if (!count) {
             printf(",\n  \"gpu_note\": ");
-            json_string(stdout, no_gpu_reason(st, ctx));
+            fxcli_json_string(stdout, no_gpu_reason(st, ctx));
         }
         printf("\n}\n");
     } else if (!count) {
@@ -135,7 +182,7 @@ static int info_main(fxcli_run *run)
 
 const fxcli_job fxcli_job_info = {
     .name = "info",
-    .summary = "Show the version, build features, CPU threads and GPUs",
+    .summary = "Show the version, build features, CPU threads, shard and GPUs",
     .usage = "[--json]",
     .options = info_table,
     .options_size = sizeof(info_options),

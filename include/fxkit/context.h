@@ -79,9 +79,32 @@ FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);
 
-/* Number of CPUs this process may run on (its affinity mask; at least 1): what
- * threads = 0 means. */
+/* Number of CPU threads this process should use: what threads = 0 means. The
+ * smallest of the limits that apply (fx_cpu_budget_get), at least 1 — never the
+ * host's core count when the process was given fewer. */
 FX_API int fx_cpu_count(void);
+
+/* Which limit set the thread count. */
+typedef enum fx_cpu_limit {
+    FX_CPU_LIMIT_ONLINE,   /* the online CPUs (no affinity mask could be read) */
+    FX_CPU_LIMIT_AFFINITY, /* the CPU affinity mask: taskset, cpusets, Slurm's task binding */
+    FX_CPU_LIMIT_CGROUP,   /* the cgroup's CPU quota (cpu.max, cpu.cfs_quota_us), rounded up */
+    FX_CPU_LIMIT_SLURM     /* SLURM_CPUS_PER_TASK */
+} fx_cpu_limit;
+
+/* What the process is allowed, limit by limit (0 where a limit does not apply). */
+typedef struct fx_cpu_budget {
+    int threads;         /* the smallest that applies, at least 1 */
+    fx_cpu_limit limit;  /* the one that set it */
+    int online_cpus;     /* sysconf(_SC_NPROCESSORS_ONLN) */
+    int affinity_cpus;   /* CPUs in the affinity mask */
+    double cgroup_cpus;  /* quota / period of the process's cgroup or an ancestor */
+    int slurm_cpus;      /* SLURM_CPUS_PER_TASK */
+} fx_cpu_budget;
+
+FX_API void fx_cpu_budget_get(fx_cpu_budget *out);
+/* "online CPUs", "CPU affinity", "cgroup CPU quota", "SLURM_CPUS_PER_TASK". */
+FX_API const char *fx_cpu_limit_name(fx_cpu_limit limit);
 
 /* Parse "auto", "cpu", "gpu" or "gpu:N". */
 FX_API fx_status fx_parse_device(const char *text, fx_device_kind *kind, int *gpu_index);

@@ -181,13 +181,3 @@ void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn 
         pthread_cond_wait(&pool->done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
 }
-
-int fx_cpu_count(void)
-{
-    /* The CPUs this process may run on (taskset, container cpusets), not all online. */
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) >= 1)
-        return CPU_COUNT(&allowed);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (int)n;
-}
