@@ -22,7 +22,8 @@ ifeq ($(shell command -v nvcc 2>/dev/null),)
   endif
 endif
 # The Python binding's tests: a virtual environment with these pinned packages from PyPI
-# (opencv-python-headless: the cv2 comparisons; ~60 MB, a few seconds), the binding
+# (opencv-python-headless: the cv2 comparisons; ~60 MB, a few seconds; dask and
+# distributed: the Dask recipe's test, tests/python/test_dask.py), the binding
 # built into it by pip (scikit-build-core, build folder build-pip/), then pytest.
 # PYVENV_FLAGS=--system-site-packages lets the tests see a machine's CuPy and PyTorch
 # (the GPU tests skip without them).
@@ -30,7 +31,7 @@ PYTHON      ?= python3
 PYVENV      ?= build-venv
 PYVENV_FLAGS ?=
 PY_PACKAGES ?= numpy==2.4.6 pytest==9.2.0 scikit-build-core==1.1.2 nanobind==3.1.0 \
-               opencv-python-headless==4.11.0.86
+               opencv-python-headless==4.11.0.86 dask==2026.8.0 distributed==2026.8.0
 GENERATOR   := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CTEST       := ctest --output-on-failure -j $(JOBS)
 

@@ -395,7 +395,8 @@ typedef struct fxcli_run_summary {
     int workers, threads_per_worker, total_threads;
 } fxcli_run_summary;
 
-/* Write the report atomically (a temporary file renamed over `path`). 0 or an errno. */
+/* Write the report atomically (a temporary file renamed into place) to `path`, where
+ * "{shard}" becomes the shard's K. 0 or an errno. */
 int fxcli_report_write(const char *path, const fxcli_run *run, const fxcli_worklist *list,
                        const fxcli_item_record *records, const fxcli_run_summary *summary);
 

@@ -49,7 +49,7 @@ static const fx_option scale_out_options[] = {
      "of a killed batch does only what is missing)"},
     {"report", 0, FX_OPT_STRING, COMMON(report), 0, 0, 0, NULL, NULL, "FILE",
      "write a JSON report of this process's items (done, failed, refused, existing), its "
-     "shard and stage times to FILE"},
+     "shard and stage times to FILE ({shard} in FILE becomes the shard's K)"},
     FX_OPTION_END};
 
 static const fx_option device_options[] = {

@@ -6,7 +6,8 @@
  * of the shard: done (with its sizes and stage times), failed or refused (with the
  * message), or existing (--skip-existing left it). Items of other shards are in their
  * own shard's report. The file is written through a temporary file and renamed, so a
- * report that exists is whole. docs/CLUSTER.md shows how to merge the shards'.
+ * report that exists is whole; "{shard}" in its name becomes the shard's K, so one command
+ * line run by N processes writes N reports. docs/CLUSTER.md shows how to merge them.
  */
 #include <errno.h>
 #include <string.h>
@@ -143,9 +144,31 @@ static void write_report(FILE *out, const fxcli_run *run, const fxcli_worklist *
     fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
 }
 
-int fxcli_report_write(const char *path, const fxcli_run *run, const fxcli_worklist *list,
+/* The path with every "{shard}" replaced by this process's K, so that the N processes
+ * of one command line write N reports. False when it does not fit. */
+static bool expand_path(const char *template, const fxcli_shard *shard, char *out, size_t size)
+{
+    static const char placeholder[] = "{shard}";
+    size_t used = 0;
+    for (const char *p = template; *p;) {
+        int n;
+        if (!strncmp(p, placeholder, sizeof placeholder - 1)) {
+            n = snprintf(out + used, size - used, "%llu", (unsigned long long)shard->index);
+            p += sizeof placeholder - 1;
+        } else {
+            n = snprintf(out + used, size - used, "%c", *p++);
+        }
+        if (n < 0 || (size_t)n >= size - used) return false;
+        used += (size_t)n;
+    }
+    return true;
+}
+
+int fxcli_report_write(const char *template, const fxcli_run *run, const fxcli_worklist *list,
                        const fxcli_item_record *records, const fxcli_run_summary *summary)
 {
+    char path[sizeof((fxcli_temp *)0)->path];
+    if (!expand_path(template, &run->shard, path, sizeof path)) return ENAMETOOLONG;
     fxcli_temp temp;
     /* Slot 0 of the temp-file registry: the workers that used it have finished. */
     int err = fxcli_temp_create(&temp, path, 0);

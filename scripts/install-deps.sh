@@ -10,6 +10,8 @@ packages=(
   clang libclang-rt-14-dev                       # libFuzzer and sanitizer runtimes for `make test`
   libfftw3-dev                                   # the fft filter strategy; optional (GPL): FXKIT_FFTW=OFF builds without
   python3-dev python3-venv                       # the Python binding (make test-python: a venv, pip, pytest)
+  slurm-wlm munge openmpi-bin procps             # tests/cluster: a one-node Slurm cluster, mpirun, pgrep
+  util-linux                                     # taskset, for the thread-count test
 )
 
 missing=()
