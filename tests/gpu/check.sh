@@ -105,6 +105,17 @@ if [ -x "$build/fxkit" ]; then
     [ "$identity_rc" -eq 0 ] || failed=$((failed + 1))
 fi
 
+# ---- several workers on the GPUs: gpu:0,0, gpu:all, the local rank ----
+echo "== multi-GPU workers"
+multi="not run"
+if [ -x "$build/fxkit" ]; then
+    "$root/tests/gpu/multi_gpu.sh" "$build/fxkit" 2>&1 | tee "$logs/multi.log"
+    multi_rc=${PIPESTATUS[0]}
+    multi=$(grep '^multi-gpu:' "$logs/multi.log" | tail -n1)
+    multi=${multi#multi-gpu: }
+    [ "$multi_rc" -eq 0 ] || failed=$((failed + 1))
+fi
+
 # ---- fxkit info ----
 echo "== fxkit info"
 if [ -x "$build/fxkit" ]; then
@@ -171,6 +182,7 @@ printf '%-34s %s\n' "  GPU stages (ms)" "$(result convert_gpu_stages_ms)"
 
 printf '%-34s %s\n' "compute-sanitizer" "$san_summary"
 printf '%-34s %s\n' "CPU == GPU (program)" "$identity"
+printf '%-34s %s\n' "multi-GPU workers" "$multi"
 printf '%-34s %s\n' "filter dev 10000x6000x3 box:3" "$(fresult filter_dev_box3_ms) ms (target 0.2)"
 printf '%-34s %s\n' "filter dev gaussian:3" "$(fresult filter_dev_gauss3_ms) ms (target 0.2)"
 printf '%-34s %s\n' "filter dev box:121" "$(fresult filter_dev_box121_ms) ms (target 2)"
