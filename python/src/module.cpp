@@ -90,7 +90,10 @@ nb::dict info()
     d["version"] = fx_version();
     d["features"] = fx_build_features();
     d["cuda"] = (bool)fx_gpu_built();
-    d["threads"] = fx_cpu_count();
+    fx_cpu_budget cpus;
+    fx_cpu_budget_get(&cpus);
+    d["threads"] = cpus.threads;
+    d["threads_from"] = fx_cpu_limit_name(cpus.limit);
     nb::list gpus;
     int count = 0;
     fx_context *ctx = parse_context();

@@ -42,6 +42,11 @@ for n in 1 2 3 4 5; do
     check_cover "$n"
 done
 
+t "the xargs recipe of docs/CLUSTER.md"
+printf '%s\n' 0 1 2 3 | run xargs -P 4 -I{} sh -c '"$0" filter -k gaussian:3 -q --threads 1 in/*.png -o xargs/ --shard {}/4' "$FXKIT"
+expect_exit 0
+for f in ref/*.png; do expect_equal "$(sha "xargs/${f#ref/}")" "$(sha "$f")" "xargs/${f#ref/}"; done
+
 t "shards do not depend on the order of the command line"
 fx filter "${KERNEL[@]}" $(ls in/*.png | sort -r) -o rev/ --shard 1/3
 expect_exit 0

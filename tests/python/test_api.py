@@ -19,6 +19,8 @@ def test_info_matches_cli(cli):
         assert not gpus
     else:
         assert gpus
+    # The thread count and the limit that set it (affinity, cgroup quota, Slurm).
+    assert f"CPU threads: {info['threads']} (from the {info['threads_from']};" in text
 
 
 def test_version_attribute_matches_cli(cli):
