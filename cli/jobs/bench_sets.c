@@ -19,6 +19,9 @@
 /* Samples (width x height x channels) above which a case counts as large / huge. */
 #define LARGE_SAMPLES (64.0 * 1024 * 1024)
 #define HUGE_SAMPLES (1024.0 * 1024 * 1024)
+/* --quick's images: full HD, big enough to measure, small enough for 90 s with peers. */
+#define QUICK_WIDTH 1920
+#define QUICK_HEIGHT 1080
 /* Audio sample rate of every normalize case (the published experiment's). */
 #define BENCH_RATE 44100
 /* The smoke set's audio: a rate low enough to be instant, long enough for ffmpeg's window
@@ -194,7 +197,7 @@ static bool filter_grid(bench_case_list *l, const char *set, bool quick)
 {
     static const char *const kernels[] = {"box:3", "box:33", "gaussian:9", "gaussian:33",
                                           "sharpen", "edge", "emboss"};
-    int w = quick ? 512 : 4096, h = quick ? 512 : 2304;
+    int w = quick ? QUICK_WIDTH : 4096, h = quick ? QUICK_HEIGHT : 2304;
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
         if (!filter_group(l, set, kernels[k], w, h, NULL, 0)) return false;
     /* every GPU strategy once, on a mid-sized kernel (GPU-only cases) */
@@ -205,7 +208,7 @@ static bool filter_grid(bench_case_list *l, const char *set, bool quick)
 
 static bool equalize_grid(bench_case_list *l, const char *set, bool quick)
 {
-    int w = quick ? 1024 : 4096, h = quick ? 768 : 2304;
+    int w = quick ? QUICK_WIDTH : 4096, h = quick ? QUICK_HEIGHT : 2304;
     return equalize_case(l, set, w, h, 1, FX_EQ_SPACE_GRAY, 0, 0) &&
            equalize_case(l, set, w, h, 3, FX_EQ_SPACE_HSV, 0, 0) &&
            equalize_case(l, set, w, h, 3, FX_EQ_SPACE_LUMA, 0, 0) &&
@@ -215,7 +218,7 @@ static bool equalize_grid(bench_case_list *l, const char *set, bool quick)
 static bool normalize_grid(bench_case_list *l, const char *set, bool quick)
 {
     if (quick)
-        return normalize_case(l, set, 20, 2, BENCH_RATE, false, 0, 0) &&
+        return normalize_case(l, set, 60, 2, BENCH_RATE, false, 0, 0) &&
                normalize_case(l, set, 20, 1, BENCH_RATE, true, 1024, 31);
     return normalize_case(l, set, 60, 2, BENCH_RATE, false, 0, 0) &&
            normalize_case(l, set, 360, 2, BENCH_RATE, false, 0, 0) &&
@@ -224,7 +227,7 @@ static bool normalize_grid(bench_case_list *l, const char *set, bool quick)
 
 static bool io_grid(bench_case_list *l, const char *set, bool quick)
 {
-    return io_cases(l, set, quick ? 1024 : 4096, quick ? 768 : 2304);
+    return io_cases(l, set, quick ? QUICK_WIDTH : 4096, quick ? QUICK_HEIGHT : 2304);
 }
 
 /* ---- the named sets ---- */
