@@ -10,6 +10,7 @@ packages=(
   clang libclang-rt-14-dev                       # libFuzzer and sanitizer runtimes for `make test`
   libfftw3-dev                                   # the fft filter strategy; optional (GPL): FXKIT_FFTW=OFF builds without
   python3-dev python3-venv                       # the Python binding (make test-python: a venv, pip, pytest)
+  gnuplot-nox                                    # fxkit bench --plot draws its figures with gnuplot
 )
 
 missing=()

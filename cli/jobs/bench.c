@@ -227,47 +227,50 @@ static int bench_main(fxcli_run *run)
     return code;
 }
 
-#define BENCH_DESCRIPTION                                                                          \
-    "JOB is filter, equalize, normalize, io or all. Inputs are generated (fx_gen's photo\n"        \
-    "images, speech audio; the same bytes on every machine) and run in this process\n"              \
-    "through the C API: one warm-up, then --repeat timed runs; the table gives medians\n"          \
-    "with min-max. GPU rows time the kernel on device images; the CSV has the host<->device\n"     \
-    "transfers (upload_ms, download_ms), the io job's decode_ms/encode_ms and normalize's\n"       \
-    "four stages.\n"                                                                               \
-    "\n"                                                                                           \
-    "verified = yes means the fxkit result was checked while it was timed: filter against\n"     \
-    "the direct strategy (or, where the plan is direct, a plain C correlation; big images\n"      \
-    "in three bands of rows), equalize gray/hsv against the plain formulas (other spaces\n"      \
-    "and CLAHE: a 1-thread rerun), normalize against a 1-thread stream fed in odd chunks,\n"      \
-    "io by reading the file back (JPEG: >= 30 dB PSNR); every GPU result against the CPU's,\n"  \
-    "byte for byte. With --peers, an exact peer must match byte for byte too (OpenCV for\n"     \
-    "filter, equalizeHist/YCrCb/CLAHE and PNG/PPM; ffmpeg's dynaudnorm); the others\n"           \
-    "(scikit-image, PyTorch, CuPy, vips, ImageMagick, OpenCV's HSV) are timing only, with\n"     \
-    "their max difference in the CSV. A wrong result is reported and the exit status is 1.\n"    \
-    "\n"                                                                                           \
-    "Sets (--set NAME; GPU-only cases are skipped with --device cpu):\n"                          \
-    "  kernel-size  1000x1000 RGB, box and gaussian k = 3 ... 121, CPU and GPU strategies\n"        \
-    "  image-size   box:11 over 100x100 ... 10000x100000 RGB (the last holds ~6 GB)\n"             \
-    "  block-size   5 kernels over 100x100 ... 10000x6000, GPU blocks 8, 16, 32\n"                  \
-    "  resolutions  gaussian:3, sharpen over VGA ... 10K; GPU global, shared, texture\n"            \
-    "  hsv-grid     hsv-float equalization 512x512 ... 10000x6000, GPU block 64 ... 1024\n"          \
-    "  danpi        normalize with the published GPU variant's preset: 10 s ... 6 min,\n"            \
-    "               frames 2 ... 1024 samples, widths 31, 101; per-stage CSV columns\n"             \
-    "  smoke        a few tiny cases of every job (seconds)\n"                                      \
-    "\n"                                                                                           \
-    "Peers run through bench/peers.py (FXKIT_BENCH_PEERS names another), with the\n"             \
-    "python3 that has each module (FXKIT_PYTHON picks one); a missing peer is skipped\n"         \
-    "with a note. --plot needs gnuplot (apt-get install gnuplot-nox; FXKIT_GNUPLOT names\n"      \
-    "it). Test hook: FXKIT_BENCH_INJECT_WRONG=1 corrupts the first result, which must\n"          \
-    "then fail. Examples:\n"                                                                      \
-    "  fxkit bench all --quick --csv out.csv --plot out.svg\n"                                  \
+#define BENCH_DESCRIPTION \
+    "JOB is filter, equalize, normalize, io or all. Inputs are generated (fx_gen's\n" \
+    "photo images, speech audio; the same bytes on every machine) and run in this\n" \
+    "process through the C API: one warm-up, then --repeat timed runs; the table\n" \
+    "gives medians with min-max. GPU rows time the kernel on device images; the CSV\n" \
+    "has the host<->device transfers (upload_ms, download_ms), the io job's\n" \
+    "decode_ms/encode_ms and normalize's four stages.\n" \
+    "\n" \
+    "verified = yes means the fxkit result was checked while it was timed: filter\n" \
+    "against the direct strategy (or, where the plan is direct, a plain C\n" \
+    "correlation; big images in three bands of rows), equalize gray/hsv against the\n" \
+    "plain formulas (other spaces and CLAHE: a 1-thread rerun), normalize against a\n" \
+    "1-thread stream fed in odd chunks, io by reading the file back (JPEG: >= 30 dB\n" \
+    "PSNR); every GPU result against the CPU's, byte for byte. With --peers, an\n" \
+    "exact peer must match byte for byte too (OpenCV for filter,\n" \
+    "equalizeHist/YCrCb/CLAHE and PNG/PPM; ffmpeg's dynaudnorm); the others (scikit-\n" \
+    "image, PyTorch, CuPy, vips, ImageMagick, OpenCV's HSV) are timing only, with\n" \
+    "their max difference in the CSV. A wrong result is reported and the exit status\n" \
+    "is 1.\n" \
+    "\n" \
+    "Sets (--set NAME; GPU-only cases are skipped with --device cpu):\n" \
+    "  kernel-size  1000x1000 RGB, box, gaussian k = 3 ... 121; CPU, GPU strategies\n" \
+    "  image-size   box:11 over 100x100 ... 10000x100000 RGB (the last: ~6 GB)\n" \
+    "  block-size   5 kernels over 100x100 ... 10000x6000, GPU blocks 8, 16, 32\n" \
+    "  resolutions  gaussian:3, sharpen, VGA ... 10K; GPU global, shared, texture\n" \
+    "  hsv-grid     hsv-float equalization 512x512 ... 10000x6000, GPU blocks\n" \
+    "               64 ... 1024\n" \
+    "  danpi        normalize with the published GPU variant's preset: 10 s to\n" \
+    "               6 min, frames of 2 ... 1024 samples, widths 31 and 101;\n" \
+    "               per-stage CSV columns\n" \
+    "  smoke        a few tiny cases of every job (seconds)\n" \
+    "\n" \
+    "Peers run through bench/peers.py (FXKIT_BENCH_PEERS names another), with the\n" \
+    "python3 that has each module (FXKIT_PYTHON picks one); a missing peer is\n" \
+    "skipped with a note. --plot needs gnuplot (apt-get install gnuplot-nox;\n" \
+    "FXKIT_GNUPLOT names it). Test hook: FXKIT_BENCH_INJECT_WRONG=1 corrupts the\n" \
+    "first result, which must then fail. Examples:\n" \
+    "  fxkit bench all --quick --csv out.csv --plot out.svg\n" \
     "  fxkit bench filter --set kernel-size --peers --device both --csv ks.csv"
 
 const fxcli_job fxcli_job_bench = {
     .name = "bench",
     .summary = "Measure every job on generated inputs, checking each result, beside its peers",
-    .usage = "JOB [--quick | --set NAME] [--device cpu|gpu|both] [--peers] [--csv FILE] "
-             "[--plot FILE.svg]",
+    .usage = "JOB [--quick | --set NAME] [--device DEV] [--peers] [--csv F] [--plot F.svg]",
     .description = BENCH_DESCRIPTION,
     .options = bench_table,
     .options_size = sizeof(bench_options),
