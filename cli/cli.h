@@ -284,6 +284,9 @@ void fxcli_error_locked(const char *fmt, ...) FXCLI_PRINTF(1, 2);
 /* Start and end take the console lock themselves (end waits for the ticker). */
 void fxcli_progress_start(size_t total, bool enabled);
 void fxcli_progress_end(void);
+/* What the bar counts, plural ("files" by default; the bench counts "cases"). Call
+ * before fxcli_progress_start. */
+void fxcli_progress_unit(const char *plural);
 /* With the console lock held: a file finished. */
 void fxcli_progress_update(size_t done, size_t failed);
 /* With the console lock held: erase the bar so that a message can be printed. */

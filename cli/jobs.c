@@ -6,6 +6,7 @@
 
 #include "cli.h"
 
+extern const fxcli_job fxcli_job_bench;
 extern const fxcli_job fxcli_job_convert;
 extern const fxcli_job fxcli_job_equalize;
 extern const fxcli_job fxcli_job_filter;
@@ -15,8 +16,9 @@ extern const fxcli_job fxcli_job_info;
 extern const fxcli_job fxcli_job_normalize;
 
 const fxcli_job *const fxcli_jobs[] = {
-    &fxcli_job_convert,   &fxcli_job_equalize, &fxcli_job_filter,    &fxcli_job_gen_image,
-    &fxcli_job_gen_audio, &fxcli_job_info,     &fxcli_job_normalize, NULL,
+    &fxcli_job_bench,     &fxcli_job_convert, &fxcli_job_equalize,  &fxcli_job_filter,
+    &fxcli_job_gen_image, &fxcli_job_gen_audio, &fxcli_job_info,    &fxcli_job_normalize,
+    NULL,
 };
 
 /* Does `name` ("gen image") start with the word `word` followed by a space? */

@@ -25,6 +25,7 @@
 #define FRACTION_ONE UINT32_C(65536)
 
 static struct {
+    const char *unit; /* what is counted, plural ("files" unless set) */
     bool enabled;
     size_t total, done, failed;
     uint64_t start_ns, last_draw_ns;
@@ -66,8 +67,9 @@ static void draw(uint64_t now)
     for (size_t i = 0; i < BAR_WIDTH; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[BAR_WIDTH] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu files, %.1f s", bar, (int)(share * 100), progress.done,
-            progress.total, fx_elapsed_ms(progress.start_ns, now) / 1000.0);
+    fprintf(stderr, "\r[%s] %3d%%  %zu/%zu %s, %.1f s", bar, (int)(share * 100), progress.done,
+            progress.total, progress.unit ? progress.unit : "files",
+            fx_elapsed_ms(progress.start_ns, now) / 1000.0);
     if (progress.failed) fprintf(stderr, ", %zu failed", progress.failed);
     fflush(stderr);
     progress.last_draw_ns = now;
@@ -117,6 +119,11 @@ void fxcli_progress_start(size_t total, bool enabled)
     /* Without a ticker the bar still moves whenever a file finishes. */
     progress.ticker_running =
         enabled && pthread_create(&progress.ticker, NULL, ticker_main, NULL) == 0;
+}
+
+void fxcli_progress_unit(const char *plural)
+{
+    progress.unit = plural;
 }
 
 void fxcli_progress_update(size_t done, size_t failed)

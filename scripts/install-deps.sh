@@ -12,6 +12,7 @@ packages=(
   python3-dev python3-venv                       # the Python binding (make test-python: a venv, pip, pytest)
   slurm-wlm munge openmpi-bin procps             # tests/cluster: a one-node Slurm cluster, mpirun, pgrep
   util-linux                                     # taskset, for the thread-count test
+  gnuplot-nox                                    # fxkit bench --plot draws its figures with gnuplot
 )
 
 missing=()
