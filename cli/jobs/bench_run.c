@@ -166,8 +166,14 @@ void bench_tmp_path(bench_runner *r, const char *name, char *buf, size_t size)
         snprintf(r->tmpdir, sizeof r->tmpdir, "%s/fxkit-bench-XXXXXX", base && *base ? base : "/tmp");
         if (!mkdtemp(r->tmpdir)) snprintf(r->tmpdir, sizeof r->tmpdir, "/tmp");
     }
-    int n = snprintf(buf, size, "%s/%s", r->tmpdir, name);
-    if (n < 0 || (size_t)n >= size) buf[0] = '\0'; /* too long: no path rather than another */
+    size_t dir = strlen(r->tmpdir), len = strlen(name);
+    if (dir + 1 + len >= size) { /* too long: no path rather than another */
+        buf[0] = '\0';
+        return;
+    }
+    memcpy(buf, r->tmpdir, dir);
+    buf[dir] = '/';
+    memcpy(buf + dir + 1, name, len + 1);
 }
 
 const char *bench_runner_tmpdir(bench_runner *r)
