@@ -47,8 +47,10 @@ static const fx_option program_rows[] = {
     {"explain", 0, FX_OPT_BOOL, OPT(explain), 0, 0, 1, NULL, NULL, NULL,
      "say which strategy each plan uses and why"},
     {"stream-rows", 0, FX_OPT_INT, OPT(stream_rows), 0, 0, 1 << 20, NULL, NULL, "N",
-     "filter from file to file in bands of N rows, never holding the whole image (0: only "
-     "images over 1 GiB, in bands of about 64 MiB; the wrap border always filters whole)"},
+     "filter from file to file in bands of N rows, never holding the whole image (0: the "
+     "library's choice: on the CPU images over 16 MiB in bands of about 8 MiB, but fft plans "
+     "whole; on a GPU images over 1 GiB in bands of about 64 MiB; the wrap border always "
+     "filters whole)"},
     FX_OPTION_END};
 
 static fx_option filter_table[TABLE_ROWS];
@@ -303,7 +305,10 @@ typedef struct stream_plan {
     int band_rows;
 } stream_plan;
 
-static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, const fxcli_item *item)
+/* ctx reads the header; device (NULL: not known yet) is the context the item will be
+ * filtered on, whose kind sets the library's band choice. */
+static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, fx_context *device,
+                               const fxcli_item *item)
 {
     const filter_cli_options *o = run->options;
     const filter_state *s = run->state;
@@ -314,7 +319,7 @@ static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, const fxcl
     sp.out_type = o->depth == DEPTH_SAME ? sp.info.type : depth_types[o->depth];
     sp.work_type = sp.out_type > sp.info.type ? sp.out_type : sp.info.type;
     const fx_image_desc work = {sp.info.width, sp.info.height, sp.info.channels, sp.work_type};
-    sp.band_rows = fx_filter_band_rows(s->kernel, &o->lib, &work, o->stream_rows);
+    sp.band_rows = fx_filter_band_rows(device, s->kernel, &o->lib, &work, o->stream_rows);
     return sp;
 }
 
@@ -322,7 +327,10 @@ static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, const fxcl
  * halo), not the whole image. */
 static uint64_t filter_estimate(const fxcli_run *run, fx_context *ctx, const fxcli_item *item)
 {
-    const stream_plan sp = plan_stream(run, ctx, item);
+    /* The probe is a CPU context; the items run there only with --device cpu (or auto
+     * in a build without CUDA). Elsewhere the GPU's choice, which streams less. */
+    const bool cpu = run->device == FX_DEVICE_CPU || (run->device == FX_DEVICE_AUTO && !fx_gpu_built());
+    const stream_plan sp = plan_stream(run, ctx, cpu ? ctx : NULL, item);
     if (sp.band_rows == 0) return fxcli_item_estimate(ctx, item);
     const int kh = fx_kernel_height(((const filter_state *)run->state)->kernel);
     const uint64_t rows = (uint64_t)sp.band_rows + 2 * (uint64_t)(kh - 1);
@@ -346,7 +354,7 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     const filter_cli_options *o = run->options;
     const filter_state *s = run->state;
     *streamed = false;
-    const stream_plan sp = plan_stream(run, ctx, item);
+    const stream_plan sp = plan_stream(run, ctx, ctx, item);
     if (sp.band_rows == 0) return FX_OK;
     const fx_image_info info = sp.info;
     char why[FXCLI_MESSAGE_MAX];

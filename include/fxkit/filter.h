@@ -158,15 +158,31 @@ FX_API fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel,
 #define FX_FILTER_STREAM_ABOVE_BYTES ((uint64_t)1 << 30)
 /* ... in bands of about this many bytes of input. */
 #define FX_FILTER_STREAM_BAND_BYTES ((uint64_t)64 << 20)
+/* On a CPU context, with a plan that gives the whole image's bytes in bands (every
+ * strategy but fft), from this size on ... */
+#define FX_FILTER_STREAM_CPU_ABOVE_BYTES ((uint64_t)16 << 20)
+/* ... in bands of about this many bytes. Bands reused from band to band stay in the
+ * process's memory, where a whole image's buffers are fresh pages, each faulted in
+ * (at 0.5 GB/s on the 2-core development VM). File to file there, gaussian:5, RGB,
+ * medians of 7 (min-max), 2026-11-25: a 8000x8000 PPM took 886 ms whole (394-1645),
+ * 314 / 318 / 324 / 338 ms in bands of 2 / 4 / 8 / 16 MiB; 5000x5000 170 ms (154-816)
+ * whole, 140-150 ms in any of those bands; 4096x2304 (28 MB) 84-183 ms whole, 74-82 ms
+ * in bands; PNG, whose decoding dominates, moved by -8% to +32% (8000x8000: 2523 ms
+ * whole, 1720 ms in bands; 4096x2304: 272-283 ms whole, 280-299 in bands). */
+#define FX_FILTER_STREAM_CPU_BAND_BYTES ((uint64_t)8 << 20)
 
 /* Output rows per band for an image of this shape (desc->type: the type it is filtered
- * at), or 0 to filter it whole. rows > 0 asks for bands of that many rows, raised to
- * the kernel's height (so that the border rules at the image's top and bottom see the
- * rows they would see in the whole image); rows == 0 streams only images above
- * FX_FILTER_STREAM_ABOVE_BYTES, in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap
- * border and images no taller than a band give 0. options may be NULL (the defaults). */
-FX_API int fx_filter_band_rows(const fx_kernel *kernel, const fx_filter_options *options,
-                               const fx_image_desc *desc, int rows);
+ * at) on this context, or 0 to filter it whole. rows > 0 asks for bands of that many
+ * rows, raised to the kernel's height (so that the border rules at the image's top and
+ * bottom see the rows they would see in the whole image). rows == 0 leaves the choice
+ * to the library: on a CPU context, with any strategy but fft, images above
+ * FX_FILTER_STREAM_CPU_ABOVE_BYTES in bands of about FX_FILTER_STREAM_CPU_BAND_BYTES;
+ * otherwise (a GPU context, fft, or ctx NULL) images above FX_FILTER_STREAM_ABOVE_BYTES
+ * in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap border and images no taller
+ * than a band give 0. options may be NULL (the defaults). */
+FX_API int fx_filter_band_rows(fx_context *ctx, const fx_kernel *kernel,
+                               const fx_filter_options *options, const fx_image_desc *desc,
+                               int rows);
 
 /* Called after each band is written: rows_done of the image's rows_total are out. */
 typedef void (*fx_filter_progress_fn)(void *user, int rows_done, int rows_total);

@@ -95,6 +95,10 @@ typedef struct fxi_taps {
 fx_status fxi_taps_resolve(fx_context *ctx, const fx_kernel *k, const fx_filter_options *o,
                            fx_sample_type type, int64_t row_elements, fxi_taps *t);
 void fxi_taps_free(fxi_taps *t);
+/* The strategy a plan would take (auto resolved), without building one; AUTO when the
+ * kernel and options do not resolve (the plan then reports why). */
+fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
+                                           const fx_filter_options *o, const fx_image_desc *d);
 
 /* ---- strategies ---- */
 

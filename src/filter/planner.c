@@ -65,6 +65,20 @@ static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *wh
     return FX_STRATEGY_DIRECT;
 }
 
+fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
+                                           const fx_filter_options *o, const fx_image_desc *d)
+{
+    if (o->strategy != FX_STRATEGY_AUTO) return (fx_filter_strategy)o->strategy;
+    fxi_taps t;
+    if (fxi_taps_resolve(ctx, kernel, o, d->type, (int64_t)d->width * d->channels, &t) != FX_OK)
+        return FX_STRATEGY_AUTO;
+    char why[200];
+    const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
+    fx_filter_strategy s = choose(&t, gpu || fxi_fft_available(), why, sizeof why);
+    fxi_taps_free(&t);
+    return s;
+}
+
 static fx_status check_forced(fx_context *ctx, fx_filter_strategy s, const fxi_taps *t, bool gpu)
 {
     FXI_RETURN_IF(s >= FX_STRATEGY_GPU_GLOBAL && !gpu, FX_ENODEVICE,

@@ -14,7 +14,22 @@
 #include "filter/band.h"
 #include "filter/filter_internal.h"
 
-int fx_filter_band_rows(const fx_kernel *kernel, const fx_filter_options *options,
+/* The library's own choice: small bands on the CPU, where they only save memory
+ * traffic and page faults and give the same bytes; large ones elsewhere (a GPU pays a
+ * launch and a transfer per band; fft's tiles differ in bands, within its rounding). */
+static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_options *options,
+                      const fx_image_desc *desc, uint64_t *above, uint64_t *band)
+{
+    *above = FX_FILTER_STREAM_ABOVE_BYTES;
+    *band = FX_FILTER_STREAM_BAND_BYTES;
+    if (ctx && fx_context_device(ctx, NULL) == FX_DEVICE_CPU &&
+        fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
+        *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;
+        *band = FX_FILTER_STREAM_CPU_BAND_BYTES;
+    }
+}
+
+int fx_filter_band_rows(fx_context *ctx, const fx_kernel *kernel, const fx_filter_options *options,
                         const fx_image_desc *desc, int rows)
 {
     fx_filter_options defaults;
@@ -26,8 +41,10 @@ int fx_filter_band_rows(const fx_kernel *kernel, const fx_filter_options *option
     const uint64_t row_bytes =
         (uint64_t)desc->width * (uint64_t)desc->channels * fx_sample_size(desc->type);
     if (rows <= 0) {
-        if (row_bytes * (uint64_t)desc->height <= FX_FILTER_STREAM_ABOVE_BYTES) return 0;
-        const uint64_t fit = FX_FILTER_STREAM_BAND_BYTES / (row_bytes ? row_bytes : 1);
+        uint64_t above, band;
+        auto_band(ctx, kernel, options, desc, &above, &band);
+        if (row_bytes * (uint64_t)desc->height <= above) return 0;
+        const uint64_t fit = band / (row_bytes ? row_bytes : 1);
         rows = fit > (uint64_t)desc->height ? desc->height : (int)(fit ? fit : 1);
     }
     /* A band must hold the kernel, so that the border rules at the image's top and
@@ -216,7 +233,7 @@ fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
     const int asked = stream ? stream->band_rows : 0;
     FXI_RETURN_IF(asked < 0, FX_ERANGE, "filter: %d rows per band", asked);
     const fx_image_desc work = {info.width, info.height, info.channels, s.work_type};
-    s.band_rows = fx_filter_band_rows(kernel, options, &work, asked);
+    s.band_rows = fx_filter_band_rows(ctx, kernel, options, &work, asked);
     if (s.band_rows == 0) s.band_rows = info.height; /* the whole image as one band */
     fx_filter_strategy strategy = FX_STRATEGY_AUTO;
     fx_status st = alloc_buffers(&s);

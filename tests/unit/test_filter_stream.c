@@ -150,26 +150,42 @@ FXT_TEST(bands_match_the_whole_image)
     fx_context_destroy(ctx);
 }
 
-/* fx_filter_band_rows: the automatic choice streams only large images. */
+/* fx_filter_band_rows: the automatic choice streams only large images; on a CPU
+ * context (not fft) from FX_FILTER_STREAM_CPU_ABOVE_BYTES on, elsewhere from
+ * FX_FILTER_STREAM_ABOVE_BYTES. */
 FXT_TEST(band_rows_policy)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
     fx_kernel *k;
     if (!FXT_CHECK_OK(fx_kernel_parse(ctx, "gaussian:9", &k), ctx)) return;
     const fx_image_desc small = {100, 100, 3, FX_U8};
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 0), 0); /* small: whole */
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 4), 9); /* raised to the kernel */
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 40), 40);
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &small, 100), 0); /* one band: whole */
-    /* 40000 x 10000 RGB at 8 bits: 1.2 GB, above the threshold; rows of 120000 bytes */
+    for (int with_ctx = 0; with_ctx < 2; with_ctx++) {
+        fx_context *c = with_ctx ? ctx : NULL;
+        FXT_CHECK_EQ(fx_filter_band_rows(c, k, NULL, &small, 0), 0); /* small: whole */
+        FXT_CHECK_EQ(fx_filter_band_rows(c, k, NULL, &small, 4), 9); /* raised to the kernel */
+        FXT_CHECK_EQ(fx_filter_band_rows(c, k, NULL, &small, 40), 40);
+        FXT_CHECK_EQ(fx_filter_band_rows(c, k, NULL, &small, 100), 0); /* one band: whole */
+    }
+    /* 40000 x 10000 RGB at 8 bits: 1.2 GB, above both thresholds; rows of 120000 bytes */
     const fx_image_desc big = {40000, 10000, 3, FX_U8};
     const uint64_t row = 40000 * 3;
-    FXT_CHECK_EQ(fx_filter_band_rows(k, NULL, &big, 0), (int)(FX_FILTER_STREAM_BAND_BYTES / row));
+    FXT_CHECK_EQ(fx_filter_band_rows(NULL, k, NULL, &big, 0), (int)(FX_FILTER_STREAM_BAND_BYTES / row));
+    FXT_CHECK_EQ(fx_filter_band_rows(ctx, k, NULL, &big, 0),
+                 (int)(FX_FILTER_STREAM_CPU_BAND_BYTES / row));
+    /* 5000 x 5000 RGB: 75 MB, streamed on the CPU only */
+    const fx_image_desc mid = {5000, 5000, 3, FX_U8};
+    FXT_CHECK_EQ(fx_filter_band_rows(NULL, k, NULL, &mid, 0), 0);
+    FXT_CHECK_EQ(fx_filter_band_rows(ctx, k, NULL, &mid, 0),
+                 (int)(FX_FILTER_STREAM_CPU_BAND_BYTES / (5000 * 3)));
+    /* ... but not with fft, whose tiles would differ in bands (within its rounding). */
     fx_filter_options o;
     fx_filter_options_init(&o);
+    o.strategy = FX_STRATEGY_FFT;
+    FXT_CHECK_EQ(fx_filter_band_rows(ctx, k, &o, &mid, 0), 0);
+    fx_filter_options_init(&o);
     o.border = FX_BORDER_WRAP;
-    FXT_CHECK_EQ(fx_filter_band_rows(k, &o, &big, 0), 0);
-    FXT_CHECK_EQ(fx_filter_band_rows(k, &o, &small, 40), 0);
+    FXT_CHECK_EQ(fx_filter_band_rows(ctx, k, &o, &big, 0), 0);
+    FXT_CHECK_EQ(fx_filter_band_rows(ctx, k, &o, &small, 40), 0);
     fx_kernel_free(k);
     fx_context_destroy(ctx);
 }
