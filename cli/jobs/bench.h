@@ -168,6 +168,9 @@ int bench_npy_write_audio(const char *path, const fx_audio *audio);
 /* Read a .npy of u8 samples with this many elements into dst (tight). 0 or an errno
  * (EINVAL: not the expected type or size). */
 int bench_npy_read_u8(const char *path, uint8_t *dst, size_t count);
+/* The largest difference between an 8-bit .npy file (a peer's output) and `expect`,
+ * or -1 when it cannot be read or has another size. */
+double bench_npy_diff_u8(fx_context *ctx, const char *path, const fx_image *expect);
 int bench_npy_read_f64(const char *path, double *dst, size_t count);
 
 /* ---- bench_peers.c ---- */

@@ -121,3 +121,15 @@ int bench_npy_read_f64(const char *path, double *dst, size_t count)
 {
     return read_npy(path, "<f8'", dst, count, sizeof(double));
 }
+
+double bench_npy_diff_u8(fx_context *ctx, const char *path, const fx_image *expect)
+{
+    fx_image got;
+    if (fx_image_alloc(ctx, &got, expect->width, expect->height, expect->channels, FX_U8) != FX_OK)
+        return -1;
+    double diff = bench_npy_read_u8(path, got.data, got.stride * (size_t)got.height)
+                      ? -1
+                      : bench_max_diff_images(&got, expect);
+    fx_image_free(&got);
+    return diff;
+}

@@ -55,14 +55,7 @@ typedef struct image_cmp {
 static double compare_npy(void *arg, const char *path)
 {
     image_cmp *p = arg;
-    const fx_image *e = p->expect;
-    fx_image got;
-    if (fx_image_alloc(p->r->cpu, &got, e->width, e->height, e->channels, FX_U8) != FX_OK) return -1;
-    double diff = bench_npy_read_u8(path, got.data, got.stride * (size_t)got.height)
-                      ? -1
-                      : bench_max_diff_images(&got, e);
-    fx_image_free(&got);
-    return diff;
+    return bench_npy_diff_u8(p->r->cpu, path, p->expect);
 }
 
 bool bench_image_peers(bench_runner *r, const bench_case *c, bool gpu, bench_rows *rows,

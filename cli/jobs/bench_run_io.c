@@ -84,14 +84,7 @@ static double compare_peer(void *arg, const char *path)
     io_cmp *p = arg;
     double db = 0;
     if (p->c->io_op == BENCH_IO_WRITE) return check_file(p->r->cpu, path, p->input, &db);
-    const fx_image *e = p->input;
-    fx_image got;
-    if (fx_image_alloc(p->r->cpu, &got, e->width, e->height, e->channels, FX_U8) != FX_OK) return -1;
-    double diff = bench_npy_read_u8(path, got.data, got.stride * (size_t)got.height)
-                      ? -1
-                      : bench_max_diff_images(&got, e);
-    fx_image_free(&got);
-    return diff;
+    return bench_npy_diff_u8(p->r->cpu, path, p->input);
 }
 
 bool bench_run_io(bench_runner *r, const bench_case *c, bench_rows *rows)
