@@ -210,6 +210,25 @@ else
     echo "note: no writable cgroup here; the quota case is covered where one is" >&2
 fi
 
+t "every batch job takes shards: gen, normalize, equalize, convert"
+fx gen image --count 6 --size 8x8 -o genshard/ --shard 1/2
+expect_exit 0
+expect_equal "$(ls genshard | tr '\n' ' ')" "gen_0002.png gen_0004.png gen_0006.png "
+fx gen audio --count 4 --duration 1 -o wav/
+expect_exit 0
+fx normalize wav/*.wav -o normshard/ --shard 0/2 --report norm.json
+expect_exit 0
+expect_equal "$(ls normshard | tr '\n' ' ')" "gen_0001.wav gen_0003.wav "
+fx normalize wav/*.wav -o normshard/ --skip-existing
+expect_exit 0
+expect_equal "$(ls normshard | wc -l)" 4
+fx equalize in/*.png -o eqshard/ --shard 2/3
+expect_exit 0
+expect_equal "$(ls eqshard | tr '\n' ' ')" "$(ls n3/k2 | tr '\n' ' ')"
+fx convert in/*.png --to ppm -o convshard/ --shard 0/4
+expect_exit 0
+expect_equal "$(ls convshard | sed 's/ppm$/png/' | tr '\n' ' ')" "$(ls n4/k0 | tr '\n' ' ')"
+
 t "fxkit info shows the launcher's shard"
 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 run "$FXKIT" info
 expect_stdout_contains "shard: 1/4 (SLURM_ARRAY_TASK_ID=1"
