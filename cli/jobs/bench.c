@@ -168,6 +168,7 @@ static int run_all(const bench_config *cfg, const bench_case_list *list, bench_r
         fxcli_console_unlock();
     }
     fxcli_progress_end();
+    if (code == FXCLI_EXIT_OK) bench_floors(r, rows);
     bench_runner_free(r);
     return code;
 }

@@ -95,6 +95,8 @@ typedef struct bench_row {
     double max_diff; /* peer vs fxkit, in sample units; < 0: not compared */
     fx_normalize_stage_times stages;
     bool has_stages;
+    double floor_ms;   /* the physical floor (bench_floor.c); 0: none */
+    long long file_bytes; /* io: the file's size, for its floor */
     char note[BENCH_NOTE_MAX];
 } bench_row;
 
@@ -140,6 +142,9 @@ typedef struct bench_runner bench_runner;
 /* Contexts for the devices asked (the GPU one fails cleanly: FX_ENODEVICE). */
 fx_status bench_runner_create(const bench_config *cfg, bench_runner **out, char *err, size_t size);
 void bench_runner_free(bench_runner *r);
+/* Fill each CPU row's floor_ms from this machine's memory-copy and page-cache rates,
+ * measured once here (bench_floor.c). */
+void bench_floors(bench_runner *r, bench_rows *rows);
 /* Run one case on every device asked and the peers; append its rows. False on ENOMEM. */
 bool bench_run_case(bench_runner *r, const bench_case *c, bench_rows *rows);
 /* Scratch folder for the peers' files (created on first use). */

@@ -13,6 +13,7 @@
 #define COL_CASE 34
 #define COL_DEVICE 4
 #define COL_TIME 26
+#define COL_FLOOR 9
 #define COL_PEER 13
 #define COL_PEER_MS 10
 #define COL_RATIO 8
@@ -35,12 +36,13 @@ static const char *device_of(const bench_row *row)
 
 void bench_print_table(FILE *out, const bench_rows *rows)
 {
-    fprintf(out, "%-*s %-*s %-*s %-*s %-*s %*s %*s  %s\n", COL_JOB, "job", COL_CASE, "case",
-            COL_DEVICE, "dev", COL_TIME, "fxkit ms (min-max)", COL_PEER, "peer", COL_PEER_MS,
-            "peer ms", COL_RATIO, "ratio", "verified");
+    fprintf(out, "%-*s %-*s %-*s %-*s %*s %-*s %*s %*s  %s\n", COL_JOB, "job", COL_CASE, "case",
+            COL_DEVICE, "dev", COL_TIME, "fxkit ms (min-max)", COL_FLOOR, "floor ms", COL_PEER,
+            "peer", COL_PEER_MS, "peer ms", COL_RATIO, "ratio", "verified");
     for (size_t i = 0; i < rows->count; i++) {
         const bench_row *r = &rows->rows[i];
-        char time[64] = "-", peer_ms[32] = "", ratio[32] = "";
+        char time[64] = "-", floor_ms[32] = "", peer_ms[32] = "", ratio[32] = "";
+        if (r->floor_ms > 0) snprintf(floor_ms, sizeof floor_ms, "%.3f", r->floor_ms);
         if (r->ran)
             snprintf(time, sizeof time, "%.3f (%.3f-%.3f)", r->fx.median, r->fx.min, r->fx.max);
         if (r->has_peer) {
@@ -48,13 +50,14 @@ void bench_print_table(FILE *out, const bench_rows *rows)
             if (r->ran && r->fx.median > 0)
                 snprintf(ratio, sizeof ratio, "%.2fx", r->peer_t.median / r->fx.median);
         }
-        fprintf(out, "%-*s %-*s %-*s %-*s %-*s %*s %*s  %s\n", COL_JOB, bench_job_name(r->c->job),
-                COL_CASE, r->c->name, COL_DEVICE, device_of(r), COL_TIME, time, COL_PEER,
-                r->has_peer ? r->peer : "", COL_PEER_MS, peer_ms, COL_RATIO, ratio,
-                r->verified ? "yes" : "NO");
+        fprintf(out, "%-*s %-*s %-*s %-*s %*s %-*s %*s %*s  %s\n", COL_JOB,
+                bench_job_name(r->c->job), COL_CASE, r->c->name, COL_DEVICE, device_of(r), COL_TIME,
+                time, COL_FLOOR, floor_ms, COL_PEER, r->has_peer ? r->peer : "", COL_PEER_MS,
+                peer_ms, COL_RATIO, ratio, r->verified ? "yes" : "NO");
     }
-    fprintf(out, "\nratio = peer ms / fxkit ms (above 1: fxkit is faster). GPU rows: fxkit ms is "
-                 "the device-resident kernel; the CSV has the transfers.\n");
+    fprintf(out, "\nratio = peer ms / fxkit ms (above 1: fxkit is faster). floor = the bytes moved "
+                 "at this machine's memory-copy rate (io: page-cache rate; CPU rows). GPU rows: "
+                 "fxkit ms is the device-resident kernel; the CSV has the transfers.\n");
 }
 
 /* A number column, empty when the value does not apply. */
@@ -103,6 +106,7 @@ static void csv_row(FILE *f, const bench_row *r)
     number(f, r->stages.min_filter_ms, r->has_stages);
     number(f, r->stages.gauss_ms, r->has_stages);
     number(f, r->stages.gain_ms, r->has_stages);
+    number(f, r->floor_ms, r->floor_ms > 0);
     fputc(',', f);
     fxcli_csv_field(f, r->note);
     fputc('\n', f);
@@ -113,7 +117,7 @@ int bench_write_csv(const char *path, const bench_rows *rows)
     FILE *f = fopen(path, "w");
     if (!f) return errno;
     fprintf(f, "%s,strategy,kernel_ms,upload_ms,download_ms,decode_ms,encode_ms,max_diff,verify,"
-               "seconds,frame_samples,window,analyze_ms,min_filter_ms,gauss_ms,gain_ms,note\n",
+               "seconds,frame_samples,window,analyze_ms,min_filter_ms,gauss_ms,gain_ms,floor_ms,note\n",
             BENCH_CSV_HEADER);
     for (size_t i = 0; i < rows->count; i++)
         csv_row(f, &rows->rows[i]);

@@ -5,6 +5,7 @@
  * fxkit's file, or write the input in the format for fxkit to read back. */
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_run.h"
@@ -117,6 +118,8 @@ bool bench_run_io(bench_runner *r, const bench_case *c, bench_rows *rows)
     else
         row->decode_ms = t.wall.median;
     snprintf(row->strategy, sizeof row->strategy, "%s", fx_image_format_name(c->format));
+    struct stat st;
+    if (stat(path, &st) == 0) row->file_bytes = (long long)st.st_size;
     double db = 0, diff = check_file(r->cpu, path, img, &db);
     if (diff >= 0 && r->cfg.inject_wrong && !r->injected) diff = 1, r->injected = true;
     if (c->format == FX_IMAGE_JPEG) {

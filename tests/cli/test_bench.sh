@@ -18,6 +18,15 @@ expect_file "$WORK/smoke.csv"
 expect_equal "$(head -n 1 "$WORK/smoke.csv" | cut -d, -f1-15)" "$header" "CSV header"
 expect_equal "$(tail -n +2 "$WORK/smoke.csv" | wc -l | tr -d ' ')" "$SMOKE_ROWS" "rows"
 expect_equal "$(tail -n +2 "$WORK/smoke.csv" | cut -d, -f15 | sort -u)" "yes" "verified column"
+# Every CPU row has a physical floor, below its own time (the floor_ms column; 1.5x:
+# a tiny case's single runs vary).
+run python3 - "$WORK/smoke.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r["case"] for r in rows if r["device"] == "cpu" and not (0 < float(r["floor_ms"] or 0) <= float(r["fxkit_ms"]) * 1.5)]
+print("floors", "ok" if rows and not bad else "bad: " + ", ".join(bad))
+EOF
+expect_stdout_contains "floors ok"
 for job in filter equalize normalize io; do
     if grep -q "^$job,smoke," "$WORK/smoke.csv"; then pass; else fail "no $job row"; fi
 done
