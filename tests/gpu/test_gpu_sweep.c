@@ -8,7 +8,8 @@
  *
  * Modes: the default is a quick sample (tests/gpu/check.sh runs it with the other GPU
  * tests); FXKIT_SWEEP=full takes every case of the grid below and the large images
- * (minutes on the H200). FXKIT_SWEEP_SELF=1 runs both sides on the CPU (GPU-only
+ * (minutes on the H200); FXKIT_SWEEP=smoke a quarter of the quick sample (the CPU-only
+ * check in make test, which also runs under the sanitizers). FXKIT_SWEEP_SELF=1 runs both sides on the CPU (GPU-only
  * strategies as direct): a check of the sweep itself on a machine without a GPU.
  * FXKIT_SWEEP_CASE=N runs case N alone. */
 #include <math.h>
@@ -18,8 +19,10 @@
 
 #include "gpu_common.h"
 
-/* The quick mode takes every QUICK_STRIDE-th case of the grid (and the pinned cases). */
+/* The quick mode takes every QUICK_STRIDE-th case of the grid (and the pinned cases);
+ * smoke every SMOKE_STRIDE-th. */
 #define QUICK_STRIDE 37
+#define SMOKE_STRIDE (4 * QUICK_STRIDE)
 /* Dense (not separable) kernels run direct on the CPU reference: at most this many taps
  * times output samples, so that the reference stays within seconds. */
 #define DENSE_WORK_MAX 4e8
@@ -318,19 +321,21 @@ FXT_TEST(gpu_matches_cpu_over_the_sweep)
 {
     const char *mode = getenv("FXKIT_SWEEP");
     const bool full = mode && !strcmp(mode, "full");
+    const bool smoke = mode && !strcmp(mode, "smoke");
+    const uint64_t stride = smoke ? SMOKE_STRIDE : QUICK_STRIDE;
     const char *only = getenv("FXKIT_SWEEP_CASE");
     const bool self = self_mode();
     fx_context *cpu = fxt_context(FX_DEVICE_CPU, 0);
     fx_context *gpu = self ? fxt_context(FX_DEVICE_CPU, 0) : fxt_context(FX_DEVICE_GPU, 0);
     /* The grid: every combination is reached by some n below GRID_CASES. */
-    const uint64_t grid = full ? 20000 : 20000 / QUICK_STRIDE;
+    const uint64_t grid = full ? 20000 : 20000 / stride;
     int same = 0, refused = 0, wrong = 0, skipped = 0;
     for (int i = 0; i < PINNED_COUNT && !only; i++) {
         outcome o = run_case(cpu, gpu, 1000000 + (uint64_t)i, &pinned[i]);
         same += o == SAME, refused += o == REFUSED, wrong += o == WRONG;
     }
     for (uint64_t i = 0; i < grid; i++) {
-        const uint64_t n = only ? strtoull(only, NULL, 10) : full ? i : i * QUICK_STRIDE;
+        const uint64_t n = only ? strtoull(only, NULL, 10) : full ? i : i * stride;
         sweep_case c;
         if (!case_of(n, false, &c)) {
             skipped++;
@@ -352,7 +357,7 @@ FXT_TEST(gpu_matches_cpu_over_the_sweep)
         same += o == SAME, refused += o == REFUSED, wrong += o == WRONG;
     }
     fprintf(stderr, "  sweep (%s%s): %d same, %d refused (EUNSUPPORTED), %d wrong, %d not applicable\n",
-            full ? "full" : "quick", self ? ", both sides on the CPU" : "", same, refused, wrong,
+            full ? "full" : smoke ? "smoke" : "quick", self ? ", both sides on the CPU" : "", same, refused, wrong,
             skipped);
     FXT_CHECK_EQ(wrong, 0);
     FXT_CHECK(same > 0);
