@@ -40,6 +40,7 @@ struct batch {
     FILE *csv;
     fxcli_budget budget;
     uint64_t *estimates;         /* per item, bytes; NULL: no budget */
+    bool memory_bound;           /* the budget cut the workers below the CPUs */
     fxcli_item_record *records;  /* per item, with --report; NULL otherwise */
 };
 
@@ -268,8 +269,10 @@ static bool plan_budget(batch *b, const fxcli_run *run, int cpus, int *count)
     }
     fx_context_destroy(probe);
     /* No more workers than the largest items fit in the budget side by side. */
-    if (largest && limit / largest < (uint64_t)*count)
+    if (largest && limit / largest < (uint64_t)*count) {
         *count = limit / largest > 1 ? (int)(limit / largest) : 1;
+        b->memory_bound = true;
+    }
     return true;
 }
 
@@ -339,8 +342,8 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
         goto done;
     }
     if (c->jobs) count = c->jobs;
-    /* Every GPU of a list gets a worker at least. */
-    else if (count < run->gpu_count) count = run->gpu_count;
+    /* Every GPU of a list gets a worker at least, unless memory holds fewer files. */
+    else if (count < run->gpu_count && !b.memory_bound) count = run->gpu_count;
     if ((size_t)count > runnable) count = (int)runnable;
     /* The CPU threads are shared out: N workers with total/N threads each, so the
      * threads of one large file and the files processed at once never add up to more

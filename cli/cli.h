@@ -253,6 +253,11 @@ int fxcli_devices_parse(fxcli_run *run);
 int fxcli_devices_expand(fxcli_run *run);
 /* The GPU worker `worker` uses. */
 int fxcli_worker_gpu(const fxcli_run *run, int worker);
+/* How many GPUs this process sees; 0 with the reason in why. */
+int fxcli_gpu_count(char *why, size_t size);
+/* Why there is no GPU: no CUDA in this build, the failure left on ctx (st != FX_OK), or
+ * no device or driver. ctx may be NULL. */
+const char *fxcli_no_gpu_reason(fx_status st, fx_context *ctx);
 
 /* ---- help.c ---- */
 void fxcli_print_main_help(FILE *out);

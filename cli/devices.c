@@ -68,8 +68,14 @@ int fxcli_devices_parse(fxcli_run *run)
     return FXCLI_EXIT_OK;
 }
 
-/* How many GPUs this process sees; 0 with the reason in why. */
-static int visible_gpus(char *why, size_t size)
+const char *fxcli_no_gpu_reason(fx_status st, fx_context *ctx)
+{
+    if (!fx_gpu_built()) return "this build has no CUDA support";
+    if (st != FX_OK && ctx && fx_context_error(ctx)[0]) return fx_context_error(ctx);
+    return "no NVIDIA GPU or driver found";
+}
+
+int fxcli_gpu_count(char *why, size_t size)
 {
     fx_context_options o;
     fx_context_options_init(&o);
@@ -83,11 +89,7 @@ static int visible_gpus(char *why, size_t size)
     }
     fx_status st = fx_gpu_count(ctx, &count);
     if (st != FX_OK || count <= 0) {
-        const char *detail = fx_context_error(ctx);
-        snprintf(why, size, "%s",
-                 !fx_gpu_built()  ? "this build has no CUDA support"
-                 : detail[0]      ? detail
-                                  : "no NVIDIA GPU or driver found");
+        snprintf(why, size, "%s", fxcli_no_gpu_reason(st, ctx));
         count = 0;
     }
     fx_context_destroy(ctx);
@@ -98,7 +100,7 @@ int fxcli_devices_expand(fxcli_run *run)
 {
     char why[FXCLI_MESSAGE_MAX];
     if (run->gpu_all) {
-        int count = visible_gpus(why, sizeof why);
+        int count = fxcli_gpu_count(why, sizeof why);
         if (count == 0) return fxcli_usage(run, "--device %s: %s", run->common.device, why);
         if (count > FXCLI_MAX_GPUS) count = FXCLI_MAX_GPUS;
         for (int i = 0; i < count; i++)
@@ -109,7 +111,7 @@ int fxcli_devices_expand(fxcli_run *run)
     int rank;
     const char *variable;
     if (!run->gpu_by_rank || !fxcli_local_rank(NULL, &rank, &variable)) return FXCLI_EXIT_OK;
-    int count = visible_gpus(why, sizeof why);
+    int count = fxcli_gpu_count(why, sizeof why);
     /* auto without a GPU stays auto (the CPU); gpu without one fails in the context. */
     if (count == 0) return FXCLI_EXIT_OK;
     run->device = FX_DEVICE_GPU;

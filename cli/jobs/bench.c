@@ -51,18 +51,6 @@ static const fx_option bench_table[] = {
 
 static const char *const job_words[] = {"filter", "equalize", "normalize", "io", "all", NULL};
 
-/* Why there is no GPU to measure. */
-static const char *no_gpu_reason(void)
-{
-    return fx_gpu_built() ? "no NVIDIA GPU or driver found" : "this build has no CUDA support";
-}
-
-static int gpu_count(void)
-{
-    int n = 0;
-    return fx_gpu_count(NULL, &n) == FX_OK ? n : 0;
-}
-
 /* Options into the config; usage errors (exit 2) in run->error. */
 static int configure(fxcli_run *run, bench_config *cfg)
 {
@@ -96,7 +84,8 @@ static int configure(fxcli_run *run, bench_config *cfg)
     cfg->repeat = o->repeat;
     const char *inject = getenv("FXKIT_BENCH_INJECT_WRONG");
     cfg->inject_wrong = inject && *inject && strcmp(inject, "0");
-    const bool have_gpu = gpu_count() > 0;
+    char no_gpu[FXCLI_MESSAGE_MAX];
+    const bool have_gpu = fxcli_gpu_count(no_gpu, sizeof no_gpu) > 0;
     switch (o->device) {
     case DEVICE_CPU: cfg->devices = BENCH_ON_CPU; break;
     case DEVICE_GPU: cfg->devices = BENCH_ON_GPU; break;
@@ -105,7 +94,7 @@ static int configure(fxcli_run *run, bench_config *cfg)
     }
     if ((cfg->devices & BENCH_ON_GPU) && !have_gpu)
         return fxcli_usage(run, "--device %s: no GPU to measure (%s); use --device cpu",
-                           device_choices[o->device], no_gpu_reason());
+                           device_choices[o->device], no_gpu);
     return FXCLI_EXIT_OK;
 }
 

@@ -18,14 +18,6 @@ static const fx_option info_table[] = {{"json", 0, FX_OPT_BOOL, offsetof(info_op
                                         1, NULL, NULL, NULL, "print JSON instead of text"},
                                        FX_OPTION_END};
 
-/* Why there is no GPU, for the "GPU: none (…)" line. */
-static const char *no_gpu_reason(fx_status st, fx_context *ctx)
-{
-    if (!fx_gpu_built()) return "this build has no CUDA support";
-    if (st != FX_OK && fx_context_error(ctx)[0]) return fx_context_error(ctx);
-    return "no NVIDIA GPU or driver found";
-}
-
 static void json_features(FILE *out, const char *features)
 {
     fputc('[', out);
@@ -170,11 +162,11 @@ static int info_main(fxcli_run *run)
         printf("%s]", count ? "\n  " : "");
         if (!count) {
             printf(",\n  \"gpu_note\": ");
-            fxcli_json_string(stdout, no_gpu_reason(st, ctx));
+            fxcli_json_string(stdout, fxcli_no_gpu_reason(st, ctx));
         }
         printf("\n}\n");
     } else if (!count) {
-        printf("GPU: none (%s)\n", no_gpu_reason(st, ctx));
+        printf("GPU: none (%s)\n", fxcli_no_gpu_reason(st, ctx));
     }
     fx_context_destroy(ctx);
     return code;

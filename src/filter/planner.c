@@ -65,6 +65,13 @@ static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *wh
     return FX_STRATEGY_DIRECT;
 }
 
+/* What auto picks on this context: fft needs FFTW on the CPU, cuFFT is always there. */
+static fx_filter_strategy auto_choice(fx_context *ctx, const fxi_taps *t, char *why, size_t size)
+{
+    const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
+    return choose(t, gpu || fxi_fft_available(), why, size);
+}
+
 fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
                                            const fx_filter_options *o, const fx_image_desc *d)
 {
@@ -73,8 +80,7 @@ fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *ker
     if (fxi_taps_resolve(ctx, kernel, o, d->type, (int64_t)d->width * d->channels, &t) != FX_OK)
         return FX_STRATEGY_AUTO;
     char why[200];
-    const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
-    fx_filter_strategy s = choose(&t, gpu || fxi_fft_available(), why, sizeof why);
+    fx_filter_strategy s = auto_choice(ctx, &t, why, sizeof why);
     fxi_taps_free(&t);
     return s;
 }
@@ -127,12 +133,12 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
 
     char why[200];
     const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
-    fx_filter_strategy auto_choice = choose(&p->taps, gpu || fxi_fft_available(), why, sizeof why);
-    p->strategy = o->strategy == FX_STRATEGY_AUTO ? auto_choice : (fx_filter_strategy)o->strategy;
+    fx_filter_strategy automatic = auto_choice(ctx, &p->taps, why, sizeof why);
+    p->strategy = o->strategy == FX_STRATEGY_AUTO ? automatic : (fx_filter_strategy)o->strategy;
     if (o->strategy != FX_STRATEGY_AUTO) {
         FXI_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
         snprintf(why, sizeof why, "forced by --strategy (auto would pick %s)",
-                 fx_filter_strategy_name(auto_choice));
+                 fx_filter_strategy_name(automatic));
     }
     const fxi_taps *t = &p->taps;
     snprintf(p->explain, sizeof p->explain, "%s: %s %dx%d; %s; %s",

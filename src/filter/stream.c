@@ -22,6 +22,10 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
 {
     *above = FX_FILTER_STREAM_ABOVE_BYTES;
     *band = FX_FILTER_STREAM_BAND_BYTES;
+    const uint64_t bytes = (uint64_t)desc->width * (uint64_t)desc->channels *
+                           (uint64_t)desc->height * fx_sample_size(desc->type);
+    /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
+    if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES) return;
     if (ctx && fx_context_device(ctx, NULL) == FX_DEVICE_CPU &&
         fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
         *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;

@@ -99,26 +99,28 @@ if [ -x "$sanitizer" ]; then
     [ -z "$san_failed" ] || failed=$((failed + 1))
 fi
 
+# A checking script over the program: its output, its summary line (the one starting
+# with PREFIX, without it) in the variable named VAR, and a failure counted.
+run_script() { # VAR PREFIX SCRIPT ARGS...
+    local var=$1 prefix=$2 script=$3 name line rc
+    shift 3
+    name=$(basename "$script" .sh)
+    printf -v "$var" '%s' "not run"
+    [ -x "$build/fxkit" ] || return 0
+    "$script" "$@" 2>&1 | tee "$logs/$name.log"
+    rc=${PIPESTATUS[0]}
+    line=$(grep "^$prefix" "$logs/$name.log" | tail -n1)
+    printf -v "$var" '%s' "${line#"$prefix"}"
+    [ "$rc" -eq 0 ] || failed=$((failed + 1))
+}
+
 # ---- CPU == GPU on images outside the test suite, through the program ----
 echo "== identity"
-identity="not run"
-if [ -x "$build/fxkit" ]; then
-    "$root/tests/gpu/identity.sh" "$build/fxkit" 2>&1 | tee "$logs/identity.log"
-    identity_rc=${PIPESTATUS[0]}
-    identity=$(grep '^identity:' "$logs/identity.log" | tail -n1)
-    [ "$identity_rc" -eq 0 ] || failed=$((failed + 1))
-fi
+run_script identity "identity: " "$root/tests/gpu/identity.sh" "$build/fxkit"
 
 # ---- several workers on the GPUs: gpu:0,0, gpu:all, the local rank ----
 echo "== multi-GPU workers"
-multi="not run"
-if [ -x "$build/fxkit" ]; then
-    "$root/tests/gpu/multi_gpu.sh" "$build/fxkit" 2>&1 | tee "$logs/multi.log"
-    multi_rc=${PIPESTATUS[0]}
-    multi=$(grep '^multi-gpu:' "$logs/multi.log" | tail -n1)
-    multi=${multi#multi-gpu: }
-    [ "$multi_rc" -eq 0 ] || failed=$((failed + 1))
-fi
+run_script multi "multi-gpu: " "$root/tests/gpu/multi_gpu.sh" "$build/fxkit"
 
 # ---- fxkit info ----
 echo "== fxkit info"
@@ -185,7 +187,7 @@ printf '%-34s GPU %s ms vs CPU %s ms (%s), identical: %s\n' "convert u8->f32 100
 printf '%-34s %s\n' "  GPU stages (ms)" "$(result convert_gpu_stages_ms)"
 
 printf '%-34s %s\n' "compute-sanitizer" "$san_summary"
-printf '%-34s %s\n' "CPU == GPU (program)" "$identity"
+printf '%-34s %s\n' "CPU == GPU (program)" "identity: $identity"
 printf '%-34s %s\n' "multi-GPU workers" "$multi"
 printf '%-34s %s\n' "filter dev 10000x6000x3 box:3" "$(fresult filter_dev_box3_ms) ms (target 0.2)"
 printf '%-34s %s\n' "filter dev gaussian:3" "$(fresult filter_dev_gauss3_ms) ms (target 0.2)"

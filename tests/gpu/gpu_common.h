@@ -59,4 +59,22 @@ static inline fx_image gpu_padded_image(int w, int h, int ch, fx_sample_type t, 
     return img;
 }
 
+/* Random samples, reproducible from the seed: the whole range of u8 and u16, floats in
+ * [0, 1] with six decimals. */
+static inline void gpu_fill_random(fx_image *img, uint64_t seed)
+{
+    const size_t n = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = fx_image_row(img, y);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = fxt_rand(&seed);
+            switch (img->type) {
+            case FX_U8: row[i] = (uint8_t)(r >> 56); break;
+            case FX_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)(r >> 48); break;
+            default: ((float *)(void *)row)[i] = (float)((r >> 40) % 1000001) / 1e6f; break;
+            }
+        }
+    }
+}
+
 #endif

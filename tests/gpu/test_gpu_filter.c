@@ -15,22 +15,6 @@ static const shape shapes[] = {{1, 1}, {1, 37}, {37, 1}, {61, 29}, {130, 70}, {7
 #define SHAPE_COUNT 6
 static const fx_sample_type types[] = {FX_U8, FX_U16, FX_F32};
 
-static void fill(fx_image *img, uint64_t seed)
-{
-    size_t n = (size_t)img->width * (size_t)img->channels;
-    for (int y = 0; y < img->height; y++) {
-        uint8_t *row = fx_image_row(img, y);
-        for (size_t i = 0; i < n; i++) {
-            uint64_t r = fxt_rand(&seed);
-            switch (img->type) {
-            case FX_U8: row[i] = (uint8_t)(r >> 56); break;
-            case FX_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)(r >> 48); break;
-            default: ((float *)(void *)row)[i] = (float)((r >> 40) % 1000001) / 1e6f; break;
-            }
-        }
-    }
-}
-
 /* fft (float transforms): float outputs within this times L1(weights) times the largest
  * sample (1 here) of the exact result, as the CPU fft's tests (test_filter_fft.c). */
 #define FFT_FLOAT_REL_TOL 1e-5
@@ -244,7 +228,7 @@ static int run_configs(const config *configs, int count)
                     const shape s = shapes[v % SHAPE_COUNT];
                     const int border = (v + ch) % 5, alpha = (v / 5) % 2;
                     fx_image in = gpu_padded_image(s.w, s.h, ch, types[t], (size_t)(v % 3) * 4);
-                    fill(&in, (uint64_t)v * 7919 + (uint64_t)k);
+                    gpu_fill_random(&in, (uint64_t)v * 7919 + (uint64_t)k);
                     /* box on float weights sums in double in another order than the CPU */
                     int tol = c->gpu == FX_STRATEGY_FFT                               ? TOL_FFT
                               : c->gpu == FX_STRATEGY_BOX && c->kernels[k].scale != 1 ? TOL_ONE
@@ -311,7 +295,7 @@ FXT_TEST(banding_gives_the_bytes_of_one_pass)
         for (int i = 0; i < 3; i++) {
             const int ch = 1 + (ci + i) % 4, k = (ci + i) % configs[ci].nkernels;
             fx_image in = gpu_padded_image(big[i].w, big[i].h, ch, types[(ci + i) % 3], 3);
-            fill(&in, (uint64_t)(ci * 10 + i));
+            gpu_fill_random(&in, (uint64_t)(ci * 10 + i));
             if (!compare_one(cpu, gpu, &configs[ci], &configs[ci].kernels[k], &in, (ci + i) % 5, 0,
                              1, 0, &skipped))
                 bad++;
@@ -387,7 +371,7 @@ FXT_TEST(fft_large_kernels_and_bands)
         char *text = random_kernel(fc->kw, fc->kh, (uint64_t)i + 11);
         const kspec k = {text, 1, NULL};
         fx_image in = gpu_padded_image(fc->w, fc->h, fc->ch, fc->type, (size_t)(i % 3) * 4);
-        fill(&in, (uint64_t)i * 31 + 5);
+        gpu_fill_random(&in, (uint64_t)i * 31 + 5);
         if (!compare_one(cpu, gpu, &c, &k, &in, fc->border, fc->alpha, fc->memory_mib, TOL_FFT,
                          &skipped)) {
             fprintf(stderr, "  fft case %zu (%dx%d kernel on %dx%dx%d) differs\n", i, fc->kw,
@@ -469,7 +453,7 @@ FXT_TEST(fft_out_of_memory_is_reported)
     FXT_CHECK_OK(fx_filter_plan_create(gpu, k, &o, &small, &p), gpu);
     fx_image in = gpu_padded_image(300, 200, 3, FX_U8, 0),
              out = gpu_padded_image(300, 200, 3, FX_U8, 0);
-    fill(&in, 3);
+    gpu_fill_random(&in, 3);
     FXT_CHECK_OK(fx_filter_run(p, &in, &out, NULL), gpu);
     fx_filter_plan_free(p);
     free(in.data);
@@ -484,7 +468,7 @@ FXT_TEST(device_images_round_trip)
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
     fx_image in = gpu_padded_image(301, 199, 3, FX_U8, 7),
              back = gpu_padded_image(301, 199, 3, FX_U8, 0);
-    fill(&in, 5);
+    gpu_fill_random(&in, 5);
     fx_image dev = {0}, out = {0}, want = {0};
     FXT_CHECK_OK(fx_image_alloc_device(gpu, &dev, 301, 199, 3, FX_U8), gpu);
     FXT_CHECK_OK(fx_image_upload(gpu, &in, &dev), gpu);
@@ -565,7 +549,7 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
         fx_image_free(&imgs[i]);
     /* and the context still works */
     fx_image small = gpu_padded_image(64, 64, 1, FX_U8, 0), res = {0};
-    fill(&small, 1);
+    gpu_fill_random(&small, 1);
     FXT_CHECK_OK(fx_filter(gpu, k, NULL, &small, &res), gpu);
     fx_image_free(&res);
     free(small.data);

@@ -150,22 +150,6 @@ static fx_status make_kernel(fx_context *ctx, const sweep_case *c, fx_kernel **o
     return st;
 }
 
-static void fill(fx_image *img, uint64_t seed)
-{
-    const size_t n = (size_t)img->width * (size_t)img->channels;
-    for (int y = 0; y < img->height; y++) {
-        uint8_t *row = fx_image_row(img, y);
-        for (size_t i = 0; i < n; i++) {
-            const uint64_t r = fxt_rand(&seed);
-            switch (img->type) {
-            case FX_U8: row[i] = (uint8_t)(r >> 56); break;
-            case FX_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)(r >> 48); break;
-            default: ((float *)(void *)row)[i] = (float)((r >> 40) % 1000001) / 1e6f; break;
-            }
-        }
-    }
-}
-
 static double sample_at(const fx_image *img, int y, size_t i)
 {
     const uint8_t *row = fx_image_row(img, y);
@@ -257,7 +241,7 @@ static outcome run_case(fx_context *cpu, fx_context *gpu, uint64_t n, const swee
     want = gpu_padded_image(c->w, c->h, c->channels, c->type, 0);
     got = gpu_padded_image(c->w, c->h, c->channels, c->type, 8);
     if (!in.data || !want.data || !got.data) goto report;
-    fill(&in, n + 17);
+    gpu_fill_random(&in, n + 17);
     stage = "CPU run";
     if (fx_filter_run(cp, &in, &want, NULL) != FX_OK) goto report;
     stage = "GPU run (host images)";
