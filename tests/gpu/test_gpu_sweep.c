@@ -26,8 +26,7 @@
 /* Dense (not separable) kernels run direct on the CPU reference: at most this many taps
  * times output samples, so that the reference stays within seconds. */
 #define DENSE_WORK_MAX 4e8
-/* fft results: floats within this times L1(weights), integers within 1 and almost all
- * exact (as tests/gpu/test_gpu_filter.c). */
+/* fft results: floats within this times L1(weights), integers within 1. */
 #define FFT_FLOAT_REL_TOL 1e-5
 
 typedef enum family { GAUSSIAN, BOX, DENSE, FAMILY_COUNT } family;
@@ -166,18 +165,17 @@ static double difference(bool fft, const fx_image *want, const fx_image *got, do
 {
     const size_t n = (size_t)want->width * (size_t)want->channels;
     double worst = 0;
-    size_t differ = 0, total = 0;
     for (int y = 0; y < want->height; y++)
         for (size_t i = 0; i < n; i++) {
             const double a = sample_at(want, y, i), b = sample_at(got, y, i), d = fabs(a - b);
-            total++;
-            differ += d != 0;
             if (d > worst) worst = d;
         }
     if (!fft) return worst;
     if (want->type == FX_F32) return worst <= FFT_FLOAT_REL_TOL * l1 ? 0 : worst;
-    /* integers: within 1, and at least 99% exact */
-    return worst <= 1 && (double)differ <= 0.01 * (double)total + 1 ? 0 : worst;
+    /* integers: within 1 (docs/ALGORITHMS.md). Not "almost all exact": kernels whose
+     * exact sums land on rounding ties (box 2x2, gaussian 3x3: a quarter of the samples)
+     * round either way on float noise, and cuFFT's noise is not FFTW's. */
+    return worst <= 1 ? 0 : worst;
 }
 
 static double weights_l1(fx_context *ctx, const fx_kernel *k, fx_sample_type type)
@@ -231,7 +229,9 @@ static outcome run_case(fx_context *cpu, fx_context *gpu, uint64_t n, const swee
     if (st != FX_OK) goto report;
     stage = "GPU plan";
     st = plan(gpu, k, c, other, &gp);
-    if (st == FX_EUNSUPPORTED) { /* documented limits: taps beyond constant memory … */
+    /* documented limits: taps beyond constant memory …, and a forced fft whose one tile
+     * exceeds a --gpu-memory cap */
+    if (st == FX_EUNSUPPORTED || (st == FX_ENOMEM && c->memory_mib > 0 && other == FX_STRATEGY_FFT)) {
         result = REFUSED;
         goto done;
     }
@@ -245,7 +245,12 @@ static outcome run_case(fx_context *cpu, fx_context *gpu, uint64_t n, const swee
     stage = "CPU run";
     if (fx_filter_run(cp, &in, &want, NULL) != FX_OK) goto report;
     stage = "GPU run (host images)";
-    if (fx_filter_run(gp, &in, &got, NULL) != FX_OK) goto report;
+    st = fx_filter_run(gp, &in, &got, NULL);
+    if (st == FX_ENOMEM && c->memory_mib > 0) { /* the cap holds not one band: documented */
+        result = REFUSED;
+        goto done;
+    }
+    if (st != FX_OK) goto report;
     const double l1 = weights_l1(cpu, k, c->type);
     /* auto may plan fft (dense kernels of 400 taps and more) on both sides */
     const bool fft = fx_filter_plan_strategy(cp) == FX_STRATEGY_FFT;
@@ -340,7 +345,7 @@ FXT_TEST(gpu_matches_cpu_over_the_sweep)
         outcome o = run_case(cpu, gpu, 500000 + i, &c);
         same += o == SAME, refused += o == REFUSED, wrong += o == WRONG;
     }
-    fprintf(stderr, "  sweep (%s%s): %d same, %d refused (EUNSUPPORTED), %d wrong, %d not applicable\n",
+    fprintf(stderr, "  sweep (%s%s): %d same, %d refused (documented limits), %d wrong, %d not applicable\n",
             full ? "full" : smoke ? "smoke" : "quick", self ? ", both sides on the CPU" : "", same, refused, wrong,
             skipped);
     FXT_CHECK_EQ(wrong, 0);

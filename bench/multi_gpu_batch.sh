@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Every GPU of a host on a batch: `--device gpu:all` against `--device gpu:0` (one
+# process each), and `mpirun -n G` with one GPU per rank (the local rank picks it),
+# alternating rounds, medians; every run's bytes compared with the gpu:0 run.
+#
+# usage: bench/multi_gpu_batch.sh FXKIT [IMAGES] [SIZE] [AUDIO] [ROUNDS]
+#   defaults: 200 RGB 4096x2304 PPMs through filter -k gaussian:31, 64 stereo WAVs
+#   of 60 s through normalize, 3 rounds; mpirun from PATH (skipped with a note
+#   when missing). G = the GPUs fxkit sees (`fxkit info`).
+set -euo pipefail
+fxkit=$(realpath "$1")
+images=${2:-200}
+size=${3:-4096x2304}
+audio=${4:-64}
+rounds=${5:-3}
+work=${FXKIT_TMP:-$(mktemp -d)}/multi_gpu_batch
+rm -rf "$work"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+gpus=$("$fxkit" info | grep -cE '^GPU [0-9]+:' || true)
+[ "$gpus" -ge 1 ] || { echo "multi_gpu_batch: fxkit sees no GPU" >&2; exit 1; }
+
+"$fxkit" gen image --count "$images" --size "$size" --to ppm -o img/ -q
+"$fxkit" gen audio --count "$audio" --duration 60 --channels 2 -o wav/ -q
+image_job=(filter -k gaussian:31 -q)
+audio_job=(normalize -q)
+
+now() { date +%s.%N; }
+elapsed() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# "yes" when folder B holds the names and bytes of folder A, else the first difference
+same() {
+    local a=$1 b=$2 f
+    [ "$(ls "$a")" = "$(ls "$b")" ] || { echo "no (other names)"; return; }
+    for f in "$a"/*; do
+        cmp -s "$f" "$b/${f#"$a"/}" || { echo "no (${f#"$a"/} differs)"; return; }
+    done
+    echo yes
+}
+timed() { # VAR COMMAND...: append the command's seconds to the variable
+    local var=$1 s
+    shift
+    s=$(now)
+    "$@"
+    printf -v "$var" '%s %s' "${!var}" "$(elapsed "$s")"
+}
+
+have_mpi=0
+mpirun=()
+if command -v mpirun >/dev/null; then
+    have_mpi=1
+    mpirun=(mpirun -n "$gpus" --oversubscribe)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+fi
+
+i_one="" i_all="" i_mpi="" a_one="" a_all=""
+for ((r = 0; r < rounds; r++)); do
+    rm -rf i1 ia im a1 aa
+    timed i_one "$fxkit" "${image_job[@]}" --device gpu:0 img/*.ppm -o i1/
+    timed i_all "$fxkit" "${image_job[@]}" --device gpu:all img/*.ppm -o ia/
+    if [ "$have_mpi" -eq 1 ]; then
+        timed i_mpi "${mpirun[@]}" "$fxkit" "${image_job[@]}" --device gpu img/*.ppm -o im/ \
+            --report 'mpi.rep-{shard}.json'
+    fi
+    timed a_one "$fxkit" "${audio_job[@]}" --device gpu:0 wav/*.wav -o a1/
+    timed a_all "$fxkit" "${audio_job[@]}" --device gpu:all wav/*.wav -o aa/
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+io=$(echo "$i_one" | median) ia=$(echo "$i_all" | median)
+ao=$(echo "$a_one" | median) aa=$(echo "$a_all" | median)
+echo "multi-GPU batch on $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | xargs)"
+echo "  filter gaussian:31, $images x $size RGB PPM, $rounds rounds (medians)"
+echo "    --device gpu:0    $io s  (rounds:$i_one)"
+echo "    --device gpu:all  $ia s  (rounds:$i_all)  speed-up $(ratio "$io" "$ia")x, bytes as gpu:0: $(same i1 ia)"
+if [ "$have_mpi" -eq 1 ]; then
+    im=$(echo "$i_mpi" | median)
+    done_once=$(python3 -c 'import json,sys,collections
+c=collections.Counter(i["input"] for f in sys.argv[1:] for i in json.load(open(f))["items"] if i["status"]=="done")
+print("yes" if c and max(c.values())==1 else "no")' mpi.rep-*.json 2>/dev/null || echo "unknown")
+    echo "    mpirun -n $gpus    $im s  (rounds:$i_mpi)  vs gpu:all $(ratio "$im" "$ia")x the time," \
+        "bytes as gpu:0: $(same i1 im), every file once: $done_once"
+else
+    echo "    mpirun: not found on PATH; not run"
+fi
+echo "  normalize, $audio x 60 s stereo WAV, $rounds rounds (medians)"
+echo "    --device gpu:0    $ao s  (rounds:$a_one)"
+echo "    --device gpu:all  $aa s  (rounds:$a_all)  speed-up $(ratio "$ao" "$aa")x, bytes as gpu:0: $(same a1 aa)"
