@@ -155,17 +155,11 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
                                  o->gpu_block,
                                  o->gpu_memory_mib};
         fx_status st = fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
-        /* auto never fails where another exact strategy fits: an fft tile too big for a
-         * --gpu-memory cap falls back to direct (the sweep's 1 MiB cases, 2026-11-26) */
-        if (st == FX_ENOMEM && o->strategy == FX_STRATEGY_AUTO && p->strategy == FX_STRATEGY_FFT) {
-            fxi_log(ctx, FX_LOG_INFO, "filter plan: %s; direct instead", fx_context_error(ctx));
-            p->strategy = g.strategy = FX_STRATEGY_DIRECT;
-            snprintf(p->explain, sizeof p->explain,
-                     "direct: %s %dx%d; auto's fft does not fit the GPU memory allowed; %s",
-                     fx_kernel_name(kernel), t->kw, t->kh, acc_words(t));
-            fx_context_clear_error(ctx);
-            st = fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
-        }
+        /* No silent fallback to direct: its bytes are not the CPU's fft bytes. */
+        if (st == FX_ENOMEM && o->strategy == FX_STRATEGY_AUTO && p->strategy == FX_STRATEGY_FFT)
+            fxi_error_prefix(ctx, "auto picked fft for this %dx%d kernel, as on the CPU "
+                                  "(--strategy direct needs less GPU memory): ",
+                             t->kw, t->kh);
         return st;
     }
 

@@ -229,9 +229,10 @@ static outcome run_case(fx_context *cpu, fx_context *gpu, uint64_t n, const swee
     if (st != FX_OK) goto report;
     stage = "GPU plan";
     st = plan(gpu, k, c, other, &gp);
-    /* documented limits: taps beyond constant memory …, and a forced fft whose one tile
-     * exceeds a --gpu-memory cap */
-    if (st == FX_EUNSUPPORTED || (st == FX_ENOMEM && c->memory_mib > 0 && other == FX_STRATEGY_FFT)) {
+    /* documented limits: taps beyond constant memory …, and a --gpu-memory cap smaller
+     * than one fft tile (auto too: falling back to direct would give other bytes than
+     * the CPU's fft) */
+    if (st == FX_EUNSUPPORTED || (st == FX_ENOMEM && c->memory_mib > 0)) {
         result = REFUSED;
         goto done;
     }
