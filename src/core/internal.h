@@ -96,6 +96,11 @@ fx_status fxi_scratch(fx_context *ctx, size_t bytes, void **out);
  * where the file system cannot exchange, a plain rename. Returns 0 or an errno value;
  * on failure `final` is as it was and `temp` still exists. */
 int fxi_file_replace(const char *temp, const char *final);
+/* A hint before `final` is replaced: when it is a regular file whose cached pages are
+ * all clean, drop them from the page cache (its bytes on disk stay as they are), so that
+ * the new file's pages reuse that memory. Never starts writeback (a file with dirty
+ * pages is left alone) and never fails: anything unusual means no hint. */
+void fxi_file_release_cache(const char *final);
 
 /* ---- thread pool ---- */
 
