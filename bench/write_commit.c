@@ -1,10 +1,10 @@
 /* What an atomic output costs on this file system: one image's bytes (from memory)
  * written to a temporary file beside the target and put in place, in each of the
  * ways an atomic writer could do it, alternating, medians with the rounds. It split
- * the 64-megapixel PPM's file-to-file time on ext4 (docs/BENCHMARKS.md, "atomic
- * outputs on ext4"): ext4's auto_da_alloc starts writeback of the whole file on the
- * close after a truncate to zero and on a rename over an existing file, both on the
- * caller's clock.
+ * the 64-megapixel PPM's file-to-file time on ext4 (docs/BENCHMARKS.md, "filter file
+ * to file against cp and OpenCV"): ext4's auto_da_alloc starts writeback of the whole
+ * file on the close after a truncate to zero and on a rename over an existing file,
+ * both on the caller's clock.
  *
  *   trunc-close   the temp created empty, reopened with O_TRUNC (the 0.x CLI), rename
  *   create        the temp created and written on one descriptor, rename
@@ -133,8 +133,8 @@ int main(int argc, char **argv)
     printf("%zu MiB in chunks of %zu KiB, %d rounds (ms: median, then the rounds)\n", size >> 20,
            chunk >> 10, rounds);
     for (int w = 0; w < WAYS; w++) {
-        printf("%-14s total %6.1f  close %6.1f  commit %6.1f  [", names[w], median(total[w], rounds),
-               median(closing[w], rounds), median(commit[w], rounds));
+        printf("%-14s total %6.1f  close %6.1f  commit %6.1f  [", names[w],
+               median(total[w], rounds), median(closing[w], rounds), median(commit[w], rounds));
         for (int r = 0; r < rounds; r++)
             printf("%s%.0f", r ? " " : "", total[w][r]);
         printf("]\n");

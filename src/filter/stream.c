@@ -298,8 +298,9 @@ fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
 
 /* Whether fx_filter_file writes from a thread of its own: with more than one thread
  * asked for, into PGM/PPM/PFM, whose writes are copies into the page cache on the
- * caller's clock (on the dev machine 60 ms of CPU for a 183 MiB PPM, a third of the
- * file-to-file time; docs/BENCHMARKS.md, "the 64-megapixel PPM file to file"). A PNG's
+ * caller's clock (on the dev machine ~60 ms of CPU for a 183 MiB PPM, as much as the
+ * filtering: 8000x8000 gaussian:5 to a new name went from ~170 to 130-140 ms with the
+ * thread; docs/BENCHMARKS.md, "filter file to file against cp and OpenCV"). A PNG's
  * encoder already works on the context's threads; a JPEG's is encoded at the close. */
 static bool write_from_thread(fx_context *ctx, const char *out_path,
                               const fx_image_write_options *write_options)

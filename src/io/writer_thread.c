@@ -11,9 +11,9 @@ struct fxi_writer_thread {
     pthread_t tid;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    fx_image band;   /* the band in flight, valid while `pending` */
-    bool pending;    /* a band waits for the thread or is being written */
-    bool stop;       /* no more bands: the thread exits when idle */
+    fx_image band;    /* the band in flight, valid while `pending` */
+    bool pending;     /* a band waits for the thread or is being written */
+    bool stop;        /* no more bands: the thread exits when idle */
     fx_status status; /* the first failure of a write */
     double encode_ms; /* the thread's time in the writer */
 };

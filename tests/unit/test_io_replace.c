@@ -116,5 +116,35 @@ FXT_TEST(direct_write_over_a_longer_file)
     fx_context_destroy(ctx);
 }
 
+/* The hint before a replacement changes no file's bytes, whatever the path names. */
+FXT_TEST(release_cache_is_only_a_hint)
+{
+    const char *dir = fxt_tmpdir("io_replace_cache");
+    char path[512];
+    snprintf(path, sizeof path, "%s", fxt_path(dir, "big"));
+    const size_t size = (size_t)3 << 20; /* above the size that is worth a hint */
+    char *data = malloc(size);
+    if (!FXT_CHECK(data != NULL)) return;
+    for (size_t i = 0; i < size; i++)
+        data[i] = (char)(i * 131 >> 7);
+    FILE *f = fopen(path, "wb");
+    FXT_CHECK(f && fwrite(data, 1, size, f) == size);
+    if (f) fclose(f);
+    fxi_file_release_cache(path); /* dirty: left alone */
+    sync();
+    fxi_file_release_cache(path); /* clean: dropped from the cache */
+    char *back = malloc(size);
+    f = fopen(path, "rb");
+    FXT_CHECK(f && back && fread(back, 1, size, f) == size && !memcmp(back, data, size));
+    if (f) fclose(f);
+    fxi_file_release_cache(fxt_path(dir, "missing"));
+    fxi_file_release_cache(dir);
+    fxi_file_release_cache("/dev/null");
+    remove(path);
+    free(back);
+    free(data);
+}
+
 FXT_MAIN(FXT_CASE(replace_onto_a_new_name_and_over_an_old_file),
-         FXT_CASE(replace_refuses_what_rename_refuses), FXT_CASE(direct_write_over_a_longer_file))
+         FXT_CASE(replace_refuses_what_rename_refuses), FXT_CASE(direct_write_over_a_longer_file),
+         FXT_CASE(release_cache_is_only_a_hint))
