@@ -13,7 +13,6 @@
 
 #include "filter/band.h"
 #include "filter/filter_internal.h"
-#include "filter/filter_tuning.h"
 #include "io/writer_thread.h"
 
 /* The library's own choice: small bands on the CPU, where they only save memory
