@@ -56,7 +56,6 @@ int fxcli_temp_create(fxcli_temp *temp, const char *final, int slot)
         return err;
     }
     close(fd);
-    fxi_file_release_cache(final); /* the old output's pages, for the new one's */
     return 0;
 }
 

@@ -99,7 +99,8 @@ int fxi_file_replace(const char *temp, const char *final);
 /* A hint before `final` is replaced: when it is a regular file whose cached pages are
  * all clean, drop them from the page cache (its bytes on disk stay as they are), so that
  * the new file's pages reuse that memory. Never starts writeback (a file with dirty
- * pages is left alone) and never fails: anything unusual means no hint. */
+ * pages is left alone) and never fails: anything unusual means no hint. The caller
+ * knows that nothing is about to read `final` (the CLI: an output that is no input). */
 void fxi_file_release_cache(const char *final);
 
 /* ---- thread pool ---- */

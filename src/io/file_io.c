@@ -135,7 +135,6 @@ fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out
         umask(mask);
         fchmod(f->fd, NEW_FILE_MODE & ~mask);
         f->regular = true;
-        fxi_file_release_cache(path); /* the old file's pages, for the new one's */
         return FX_OK;
     }
     f->final_path = strdup(path);
