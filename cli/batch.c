@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/internal.h"
 
 /* Permission bits of st_mode that an in-place result keeps from its input. */
 #define PERMISSION_BITS 07777
@@ -189,6 +190,9 @@ static void run_one(worker *w, const fxcli_item *item)
         st = fxcli_fail(&res, FX_EIO, "cannot create a file in '%s': %s",
                         folder_of(item->output, buf, sizeof buf), strerror(err));
     } else {
+        /* The old output's clean pages go before the new one's are written (not an
+         * input's, which the item is about to read). */
+        if (!run->common.in_place) fxi_file_release_cache(item->output);
         st = run->job->run_item(run, w->ctx, item, temp.path, &res);
         if (st == FX_OK) {
             int mode = -1;

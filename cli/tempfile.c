@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/internal.h"
 
 /* Long names are shortened in the temp name so that it stays under NAME_MAX. */
 #define TEMP_STEM_MAX 64
@@ -62,7 +63,7 @@ int fxcli_temp_commit(fxcli_temp *temp, const char *final, int mode)
 {
     int err = 0;
     if (mode >= 0 && chmod(temp->path, (mode_t)mode) != 0) err = errno;
-    if (!err && rename(temp->path, final) != 0) err = errno;
+    if (!err) err = fxi_file_replace(temp->path, final);
     if (err) unlink(temp->path);
     atomic_store(&registry[temp->slot].active, false);
     return err;

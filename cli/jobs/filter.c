@@ -323,8 +323,9 @@ static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, fx_context
     return sp;
 }
 
-/* A streamed item holds its bands (input, working and output rows with the kernel's
- * halo), not the whole image. */
+/* A streamed item holds its bands (input rows with the kernel's halo, at the working
+ * type too when wider, and two sets of output rows: the library writes one while it
+ * fills the other), not the whole image. */
 static uint64_t filter_estimate(const fxcli_run *run, fx_context *ctx, const fxcli_item *item)
 {
     /* The probe is a CPU context; the items run there only with --device cpu (or auto
@@ -335,7 +336,10 @@ static uint64_t filter_estimate(const fxcli_run *run, fx_context *ctx, const fxc
     const int kh = fx_kernel_height(((const filter_state *)run->state)->kernel);
     const uint64_t rows = (uint64_t)sp.band_rows + 2 * (uint64_t)(kh - 1);
     const uint64_t row_samples = (uint64_t)sp.info.width * (uint64_t)sp.info.channels;
-    return rows * row_samples * (fx_sample_size(sp.info.type) + 2 * fx_sample_size(sp.work_type));
+    const uint64_t in = fx_sample_size(sp.info.type), work = fx_sample_size(sp.work_type);
+    const uint64_t narrow = sp.out_type != sp.work_type ? fx_sample_size(sp.out_type) : 0;
+    return rows * row_samples * (in + (sp.work_type != sp.info.type ? work : 0) + 2 * work) +
+           2 * (uint64_t)sp.band_rows * row_samples * narrow;
 }
 
 /* The library's progress, as this worker's share of the progress bar. */

@@ -218,7 +218,10 @@ FX_API fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
 
 /* File to file through fx_filter_stream: opens in_path, writes out_path (format from
  * write_options or its extension; write_options may be NULL), closes both. On failure
- * nothing is left at out_path. Opening the reader counts as decode_ms. */
+ * nothing is left at out_path. Opening the reader counts as decode_ms. A PGM/PPM/PFM
+ * output on a context of more than one thread is written from a thread of this call's
+ * own while the next band is read and filtered (one more band of output rows in memory);
+ * encode_ms is then that thread's time, which overlaps decode_ms and compute_ms. */
 FX_API fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel,
                                 const fx_filter_options *options,
                                 const fx_filter_stream_options *stream, const char *in_path,

@@ -86,6 +86,23 @@ void fxi_advise_huge_pages(void *data, size_t bytes);
  * one user at a time, like the context). */
 fx_status fxi_scratch(fx_context *ctx, size_t bytes, void **out);
 
+/* ---- files (file_replace.c) ---- */
+
+/* Put the finished file `temp` in place of `final` atomically (at every moment `final`
+ * names the old file or the new one, whole), without the writeback of the whole new
+ * file that ext4 (auto_da_alloc) starts on the caller's clock when a rename replaces an
+ * existing file: an existing regular `final` is exchanged with `temp`
+ * (renameat2 RENAME_EXCHANGE) and the old file, now under `temp`, removed. Elsewhere, or
+ * where the file system cannot exchange, a plain rename. Returns 0 or an errno value;
+ * on failure `final` is as it was and `temp` still exists. */
+int fxi_file_replace(const char *temp, const char *final);
+/* A hint before `final` is replaced: when it is a regular file whose cached pages are
+ * all clean, drop them from the page cache (its bytes on disk stay as they are), so that
+ * the new file's pages reuse that memory. Never starts writeback (a file with dirty
+ * pages is left alone) and never fails: anything unusual means no hint. The caller
+ * knows that nothing is about to read `final` (the CLI: an output that is no input). */
+void fxi_file_release_cache(const char *final);
+
 /* ---- thread pool ---- */
 
 /* Work function: process items [begin, end). `worker` is 0..threads-1 and unique

@@ -2,8 +2,11 @@
  * fx_filter on the whole image in memory: the same bytes for every band size (bands
  * asked smaller than the kernel included), border, anchor and exact strategy, with the
  * image widened or narrowed on the way; the progress callback; a truncated input. */
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fxtest.h"
@@ -37,6 +40,17 @@ static const kernel_case kernels[] = {
 static const int asked_rows[] = {1, 2, 3, 5, 8, 0};
 
 #define COUNT(a) (int)(sizeof(a) / sizeof *(a))
+
+/* Entries in a folder, "." and ".." aside (hidden temporaries count). */
+static int files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
 
 static fx_image random_image(fx_context *ctx, const image_case *c, uint64_t seed)
 {
@@ -254,24 +268,69 @@ FXT_TEST(stream_reports_progress)
     fx_context_destroy(ctx);
 }
 
-/* A file shorter than its header says: the reader's error, and nothing at the output. */
+/* A file shorter than its header says: the reader's error, and nothing at the output,
+ * with the file written on the caller's thread (1 thread) or a writer thread (2). */
 FXT_TEST(truncated_input_leaves_no_output)
 {
-    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
-    const char *dir = fxt_tmpdir("filter_stream_truncated");
+    for (int threads = 1; threads <= 2; threads++) {
+        fx_context *ctx = fxt_context(FX_DEVICE_CPU, threads);
+        const char *dir = fxt_tmpdir("filter_stream_truncated");
+        const image_case *c = &images[0];
+        fx_image in = random_image(ctx, c, 9);
+        const char *in_path = fxt_path(dir, "cut.ppm"), *out_path = fxt_path(dir, "out.ppm");
+        fx_kernel *k = NULL;
+        if (FXT_CHECK_OK(fx_image_write_file(ctx, in_path, &in, NULL), ctx) &&
+            FXT_CHECK(truncate(in_path, 200) == 0) &&
+            FXT_CHECK_OK(fx_kernel_parse(ctx, "box:3", &k), ctx)) {
+            fx_filter_stream_options so;
+            fx_filter_stream_options_init(&so);
+            so.band_rows = 3;
+            FXT_CHECK_STATUS(
+                fx_filter_file(ctx, k, NULL, &so, in_path, out_path, NULL, NULL, NULL),
+                FX_EFORMAT, ctx);
+            FXT_CHECK_CONTAINS(fx_context_error(ctx), "truncated");
+            FXT_CHECK(access(out_path, F_OK) != 0);
+        }
+        fx_kernel_free(k);
+        fx_image_free(&in);
+        fx_context_destroy(ctx);
+    }
+}
+
+/* A write that fails on the writer thread (past a file size limit, after some bands
+ * were written): its error and detail on the caller's context, nothing at the output
+ * and no temporary beside it. */
+FXT_TEST(writer_thread_failure_is_told)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 2);
+    const char *dir = fxt_tmpdir("filter_stream_write_fails");
     const image_case *c = &images[0];
-    fx_image in = random_image(ctx, c, 9);
-    const char *in_path = fxt_path(dir, "cut.ppm"), *out_path = fxt_path(dir, "out.ppm");
+    fx_image in = random_image(ctx, c, 11);
+    char in_path[512], out_path[512];
+    snprintf(in_path, sizeof in_path, "%s", fxt_path(dir, "in.ppm"));
+    snprintf(out_path, sizeof out_path, "%s", fxt_path(dir, "out.ppm"));
     fx_kernel *k = NULL;
+    struct rlimit old;
     if (FXT_CHECK_OK(fx_image_write_file(ctx, in_path, &in, NULL), ctx) &&
-        FXT_CHECK(truncate(in_path, 200) == 0) &&
-        FXT_CHECK_OK(fx_kernel_parse(ctx, "box:3", &k), ctx)) {
+        FXT_CHECK_OK(fx_kernel_parse(ctx, "gaussian:3", &k), ctx) &&
+        FXT_CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0)) {
+        void (*was)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of the signal */
+        /* A third of the file: the first bands fit, a later one does not. */
+        const struct rlimit cap = {(rlim_t)(c->w * c->h * c->channels / 3), old.rlim_max};
         fx_filter_stream_options so;
         fx_filter_stream_options_init(&so);
-        so.band_rows = 3;
-        FXT_CHECK_STATUS(fx_filter_file(ctx, k, NULL, &so, in_path, out_path, NULL, NULL, NULL),
-                         FX_EFORMAT, ctx);
-        FXT_CHECK(access(out_path, F_OK) != 0);
+        so.band_rows = 4;
+        fx_timings t = {0};
+        if (FXT_CHECK(setrlimit(RLIMIT_FSIZE, &cap) == 0)) {
+            const fx_status st =
+                fx_filter_file(ctx, k, NULL, &so, in_path, out_path, NULL, NULL, &t);
+            setrlimit(RLIMIT_FSIZE, &old);
+            FXT_CHECK_STATUS(st, FX_EIO, ctx);
+            FXT_CHECK_CONTAINS(fx_context_error(ctx), "write error: File too large");
+            FXT_CHECK(access(out_path, F_OK) != 0);
+            FXT_CHECK_EQ(files_in(dir), 1); /* the input alone */
+        }
+        signal(SIGXFSZ, was);
     }
     fx_kernel_free(k);
     fx_image_free(&in);
@@ -279,4 +338,5 @@ FXT_TEST(truncated_input_leaves_no_output)
 }
 
 FXT_MAIN(FXT_CASE(bands_match_the_whole_image), FXT_CASE(band_rows_policy),
-         FXT_CASE(stream_reports_progress), FXT_CASE(truncated_input_leaves_no_output))
+         FXT_CASE(stream_reports_progress), FXT_CASE(truncated_input_leaves_no_output),
+         FXT_CASE(writer_thread_failure_is_told))
