@@ -45,11 +45,22 @@ class Skip(Exception):
     """The peer has no such operation."""
 
 
+# A slow peer's timed calls stop at about this many seconds per case (at least one call):
+# the kernel-size and resolutions sets with --peers ran past 5 minutes each on the H200
+# (2026-11-26), most of it scikit-image's float64 gaussian at 10K and 121 taps, 5 calls each.
+SLOW_PEER_BUDGET_S = 2.0
+
+
 def timed(fn, repeat, sync=None):
-    """One warm-up, then `repeat` timed calls: (median, min, max) in ms and the last result."""
+    """One warm-up, then `repeat` timed calls (fewer for a slow peer, SLOW_PEER_BUDGET_S):
+    (median, min, max) in ms and the last result."""
+    t0 = time.perf_counter()
     out = fn()
     if sync:
         sync()
+    warm = time.perf_counter() - t0
+    if warm > 0:
+        repeat = min(repeat, max(1, int(SLOW_PEER_BUDGET_S / warm)))
     times = []
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
