@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_run.h"
 
 /* --repeat's upper end: medians of at most BENCH_MAX_REPEAT runs. */
 #define MAX_REPEAT BENCH_MAX_REPEAT
@@ -142,7 +143,10 @@ static int run_all(const bench_config *cfg, const bench_case_list *list, bench_r
     int code = FXCLI_EXIT_OK;
     for (size_t i = 0; i < list->count; i++) {
         size_t before = rows->count;
-        if (!bench_run_case(r, &list->cases[i], rows)) {
+        /* A case for none of the devices at hand (GPU-only without a GPU): not even
+         * its CPU reference, which only a GPU row would use. */
+        const bool runs = bench_on_cpu(r, &list->cases[i]) || bench_on_gpu(r, &list->cases[i]);
+        if (runs && !bench_run_case(r, &list->cases[i], rows)) {
             fxcli_error("bench: out of memory");
             code = FXCLI_EXIT_FAILED;
             break;
