@@ -95,6 +95,7 @@ fx_status fxcli_write_image(fx_context *ctx, const char *path, const fx_image *i
     fx_image_write_options wo;
     fx_image_write_options_init(&wo);
     wo.format = target->format;
+    wo.in_place = 1; /* the path is the batch's own temporary file (cli/tempfile.c) */
     uint64_t t0 = fx_time_ns();
     fx_status st = fx_image_write_file(ctx, path, img, &wo);
     res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());

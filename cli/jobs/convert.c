@@ -158,6 +158,7 @@ static fx_status convert_image(const convert_options *o, fx_context *ctx, const 
                              ? FX_PNG_COMPRESSION_FAST
                              : o->compression - COMPRESSION_FIRST_LEVEL;
     wo.png_filter = (fx_png_filter)o->png_filter;
+    wo.in_place = 1; /* the path is the batch's own temporary file (cli/tempfile.c) */
     t0 = fx_time_ns();
     st = fx_image_write_file(ctx, out_path, to_write, &wo);
     res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());

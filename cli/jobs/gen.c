@@ -139,6 +139,7 @@ static fx_status gen_image_item(const fxcli_run *run, fx_context *ctx, const fxc
         fx_image_write_options wo;
         fx_image_write_options_init(&wo);
         wo.format = target->format;
+        wo.in_place = 1; /* the path is the batch's own temporary file (cli/tempfile.c) */
         t0 = fx_time_ns();
         st = fx_image_write_file(ctx, out_path, &img, &wo);
         res->timings.encode_ms = fx_elapsed_ms(t0, fx_time_ns());

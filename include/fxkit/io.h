@@ -65,9 +65,10 @@ typedef struct fx_image_write_options {
                                FX_DEFAULT_JPEG_QUALITY */
     int png_compression;    /* FX_PNG_COMPRESSION_FAST (default) or zlib level 0..9 */
     fx_png_filter png_filter; /* default FX_PNG_FILTER_AUTO */
-    /* fx_image_writer only: write at the path itself, not into a hidden file beside it
-     * that replaces the path at close — for a caller that already writes to a
-     * temporary file of its own and removes it on failure or interruption (default 0) */
+    /* Write at the path itself, not into a hidden file beside it that replaces the path
+     * once complete (fx_image_write_file and fx_image_writer) — for a caller that
+     * already writes to a temporary file of its own and removes it on failure or
+     * interruption (default 0) */
     int in_place;
 } fx_image_write_options;
 
@@ -82,6 +83,9 @@ FX_API fx_status fx_image_read_memory(fx_context *ctx, const void *data, size_t 
 /* Encode to a file. The target format must hold the image: JPEG takes 8-bit
  * 1 or 3 channels, PNM 1 or 3 channels 8/16-bit, PFM 1 or 3 channels float; PNG
  * 1–4 channels 8/16-bit. Anything else is FX_EUNSUPPORTED naming what it got.
+ * The file appears whole or not at all: it is written beside `path` and replaces it once
+ * complete, so a failure leaves an existing file as it was (opts->in_place writes at
+ * `path` itself; a device such as /dev/stdout is always written directly).
  * opts may be NULL for the defaults. */
 FX_API fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image *img,
                                      const fx_image_write_options *opts);

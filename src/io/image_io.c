@@ -249,11 +249,22 @@ static fx_status check_writable(fx_context *ctx, const fx_image *img, fx_image_f
     return fxi_check_target(ctx, img->width, img->height, img->channels, img->type, fmt);
 }
 
-/* Write the buffer to exactly `path`; on any failure remove what was created. */
-static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffer *buf)
+/* Whole-file writes go to a hidden file beside `path` that replaces it when complete
+ * (fxi_file_replace): a failure leaves an existing file as it was, and no truncate of a
+ * file holding data makes ext4 start its writeback at the close (2.4-15.7 ms against
+ * 0.02-0.2 ms for a 28 MB PPM, strace -T, 2026-11-26). in_place: at `path` itself, for a
+ * caller whose `path` is its own temporary file. */
+static bool via_temp(const fx_image_write_options *opts)
+{
+    return !opts->in_place;
+}
+
+/* Write the buffer to `path`; on any failure remove what was created. */
+static fx_status write_buffer(fx_context *ctx, const char *path, const fxi_buffer *buf,
+                              const fx_image_write_options *opts)
 {
     fxi_out_file out;
-    FXI_TRY(fxi_out_open(ctx, path, false, &out));
+    FXI_TRY(fxi_out_open(ctx, path, via_temp(opts), &out));
     fx_status st = fxi_out_write(&out, buf->data, buf->size);
     if (st != FX_OK) {
         fxi_out_abort(&out);
@@ -268,7 +279,7 @@ static fx_status write_png(fx_context *ctx, const char *path, const fx_image *im
                            const fx_image_write_options *opts)
 {
     fxi_out_file out;
-    FXI_TRY(fxi_out_open(ctx, path, false, &out));
+    FXI_TRY(fxi_out_open(ctx, path, via_temp(opts), &out));
     fxi_png_params png = {opts->png_compression, opts->png_filter, 0};
     fx_status st = fxi_png_encode_to(ctx, img, &png, fxi_out_sink(&out));
     if (st != FX_OK) {
@@ -280,13 +291,14 @@ static fx_status write_png(fx_context *ctx, const char *path, const fx_image *im
 
 /* PGM/PPM/PFM: the header and the image's own rows in one gathered write (16-bit
  * rows through a bounded conversion buffer), no copy of the whole file. */
-static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image *img)
+static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image *img,
+                              const fx_image_write_options *opts)
 {
     fxi_pnm_layout lay = fxi_pnm_layout_for(img->width, img->height, img->channels, img->type);
     char header[FXI_PNM_HEADER_MAX];
     size_t header_len = fxi_pnm_header_text(&lay, header, sizeof header);
     fxi_out_file out;
-    FXI_TRY(fxi_out_open(ctx, path, false, &out));
+    FXI_TRY(fxi_out_open(ctx, path, via_temp(opts), &out));
     fx_status st = fxi_out_write(&out, header, header_len);
     if (st == FX_OK) st = fxi_pnm_write_band(ctx, &out, &lay, img, 0, header_len, false);
     if (st != FX_OK) {
@@ -330,11 +342,11 @@ fx_status fx_image_write_file(fx_context *ctx, const char *path, const fx_image 
     fx_image_format fmt = FX_IMAGE_AUTO;
     FXI_TRY(fxi_write_format(ctx, path, opts, &fmt));
     FXI_TRY(check_writable(ctx, img, fmt));
-    if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img);
+    if (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM) return write_netpbm(ctx, path, img, opts);
     if (fmt == FX_IMAGE_PNG) return write_png(ctx, path, img, opts);
     fxi_buffer buf = {0}; /* JPEG: libturbojpeg encodes into memory */
     FXI_TRY(fxi_jpeg_encode(ctx, img, opts->jpeg_quality, &buf));
-    fx_status status = write_buffer(ctx, path, &buf);
+    fx_status status = write_buffer(ctx, path, &buf, opts);
     fxi_buffer_release(&buf);
     return status;
 }

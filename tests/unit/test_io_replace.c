@@ -1,10 +1,14 @@
 /* Atomic replacement (fxi_file_replace, src/core/file_replace.c) and the output file's
  * opening without O_TRUNC (src/io/file_io.c): names end up holding exactly the new
  * bytes, the old file goes, and what rename refuses is still refused. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,8 +96,8 @@ FXT_TEST(replace_refuses_what_rename_refuses)
     rmdir(sub);
 }
 
-/* Written straight to an existing path (no temporary): emptied first when it holds
- * bytes, so a smaller image leaves no tail of the old file. */
+/* Written straight to an existing path (in_place: no temporary): emptied first when it
+ * holds bytes, so a smaller image leaves no tail of the old file. */
 FXT_TEST(direct_write_over_a_longer_file)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
@@ -103,8 +107,11 @@ FXT_TEST(direct_write_over_a_longer_file)
     FXT_CHECK_OK(fx_image_alloc(ctx, &small, 3, 2, 1, FX_U8), ctx);
     memset(big.data, 9, big.stride * (size_t)big.height);
     memset(small.data, 7, small.stride * (size_t)small.height);
-    FXT_CHECK_OK(fx_image_write_file(ctx, path, &big, NULL), ctx);
-    FXT_CHECK_OK(fx_image_write_file(ctx, path, &small, NULL), ctx);
+    fx_image_write_options direct;
+    fx_image_write_options_init(&direct);
+    direct.in_place = 1;
+    FXT_CHECK_OK(fx_image_write_file(ctx, path, &big, &direct), ctx);
+    FXT_CHECK_OK(fx_image_write_file(ctx, path, &small, &direct), ctx);
     struct stat st;
     FXT_CHECK(stat(path, &st) == 0 && st.st_size == (off_t)strlen("P5\n3 2\n255\n") + 6);
     if (FXT_CHECK_OK(fx_image_read_file(ctx, path, &back), ctx))
@@ -113,6 +120,73 @@ FXT_TEST(direct_write_over_a_longer_file)
     fx_image_free(&back);
     fx_image_free(&big);
     fx_image_free(&small);
+    fx_context_destroy(ctx);
+}
+
+static int entries_in(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
+
+/* fx_image_write_file replaces a file whole, in every format: a second name of the old
+ * file keeps the old bytes, and a write that fails (past a file-size limit) leaves the
+ * old file as it was and no temporary beside it. */
+FXT_TEST(whole_file_writes_replace_atomically)
+{
+    static const char *const names[] = {"x.pgm", "x.png", "x.jpg", "x.pfm"};
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    const char *dir = fxt_tmpdir("io_replace_whole");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const fx_sample_type type = strstr(names[i], ".pfm") ? FX_F32 : FX_U8;
+        char path[512], other[512];
+        snprintf(path, sizeof path, "%s", fxt_path(dir, names[i]));
+        snprintf(other, sizeof other, "%s", fxt_path(dir, "second-name"));
+        remove(path);
+        remove(other);
+        fx_image small, big, back = {0}, back2 = {0};
+        FXT_CHECK_OK(fx_image_alloc(ctx, &small, 3, 2, 1, type), ctx);
+        FXT_CHECK_OK(fx_image_alloc(ctx, &big, 700, 500, 1, type), ctx);
+        memset(small.data, 7, small.stride * (size_t)small.height);
+        for (size_t b = 0; b < big.stride * (size_t)big.height; b++) /* noise: PNG stays big */
+            ((uint8_t *)big.data)[b] = (uint8_t)(b * 2654435761u >> 13);
+        if (type == FX_F32)
+            for (int y = 0; y < big.height; y++)
+                for (int x = 0; x < big.width; x++)
+                    ((float *)fx_image_row(&big, y))[x] = (float)((x * 31 + y) % 97) / 97.0f;
+        FXT_CHECK_OK(fx_image_write_file(ctx, path, &small, NULL), ctx);
+        FXT_CHECK_EQ(link(path, other) == 0 ? 0 : errno, 0);
+        FXT_CHECK_OK(fx_image_write_file(ctx, path, &big, NULL), ctx);
+        FXT_CHECK_OK(fx_image_read_file(ctx, other, &back), ctx);
+        FXT_CHECK_EQ(back.width, 3);
+        FXT_CHECK_EQ(entries_in(dir), 2);
+        remove(other);
+        /* Back to the small image, then a big write that cannot finish. */
+        FXT_CHECK_OK(fx_image_write_file(ctx, path, &small, NULL), ctx);
+        struct rlimit old;
+        if (FXT_CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0)) {
+            void (*was)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of the signal */
+            const struct rlimit cap = {(rlim_t)4096, old.rlim_max};
+            if (FXT_CHECK(setrlimit(RLIMIT_FSIZE, &cap) == 0)) {
+                const fx_status st = fx_image_write_file(ctx, path, &big, NULL);
+                setrlimit(RLIMIT_FSIZE, &old);
+                FXT_CHECK_STATUS(st, FX_EIO, ctx);
+            }
+            signal(SIGXFSZ, was);
+        }
+        FXT_CHECK_OK(fx_image_read_file(ctx, path, &back2), ctx);
+        FXT_CHECK_EQ(back2.width, 3);
+        FXT_CHECK_EQ(entries_in(dir), 1);
+        remove(path);
+        fx_image_free(&back);
+        fx_image_free(&back2);
+        fx_image_free(&small);
+        fx_image_free(&big);
+    }
     fx_context_destroy(ctx);
 }
 
@@ -147,4 +221,4 @@ FXT_TEST(release_cache_is_only_a_hint)
 
 FXT_MAIN(FXT_CASE(replace_onto_a_new_name_and_over_an_old_file),
          FXT_CASE(replace_refuses_what_rename_refuses), FXT_CASE(direct_write_over_a_longer_file),
-         FXT_CASE(release_cache_is_only_a_hint))
+         FXT_CASE(whole_file_writes_replace_atomically), FXT_CASE(release_cache_is_only_a_hint))
