@@ -351,7 +351,9 @@ def write(path, array, *, format="auto", quality=None, compression="fast", png_f
     """Write an image file; the format from `format` or the path's extension (.png .jpg
     .pgm .ppm .pfm). quality: JPEG quality 1..100 (None: the library's default);
     compression: PNG 'fast' (fxkit's own coder) or a zlib level 0..9; png_filter: auto,
-    none, sub, up, avg or paeth. GPU arrays are copied to the host first."""
+    none, sub, up, avg or paeth. GPU arrays are copied to the host first. The file
+    appears whole or not at all: an existing one is replaced once the new one is complete
+    and stays as it was when the write fails."""
     if type(array) is not _ndarray and _gpu.prepare(array) is not None:
         array = _gpu.to_host(array)
     _C._write(_os.fspath(path), array, str(format), int(quality or 0), str(compression),

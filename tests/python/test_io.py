@@ -157,3 +157,35 @@ def test_pnm_helpers_round_trip(tmp_path):
     img = np.arange(2 * 3 * 3, dtype=np.uint16).reshape(2, 3, 3) * 3000
     write_pnm(tmp_path / "t.ppm", img)
     assert_same(read_pnm(str(tmp_path / "t.ppm")), img, "helper")
+
+
+_FAILING_WRITE = r"""
+import os, resource, signal, sys
+import numpy as np
+import fxkit
+path = sys.argv[1]
+fxkit.write(path, np.full((2, 3, 3), 7, np.uint8))
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of the signal
+hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+try:
+    noise = np.random.default_rng(1).integers(0, 256, (500, 700, 3), dtype=np.uint8)
+    fxkit.write(path, noise)  # well over 4096 bytes in any format
+    print("the write did not fail")
+except fxkit.Error as e:
+    print("failed:", type(e).__name__)
+print(fxkit.read(path).shape, sorted(os.listdir(os.path.dirname(path))))
+"""
+
+
+@pytest.mark.parametrize("name", ["x.ppm", "x.png", "x.jpg"])
+def test_a_failed_write_leaves_the_old_file(tmp_path, name):
+    """A write that fails midway (past a file-size limit, in a child process) leaves the
+    file it would have replaced as it was, and nothing beside it."""
+    import subprocess
+    import sys
+    path = tmp_path / name
+    r = subprocess.run([sys.executable, "-c", _FAILING_WRITE, str(path)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["failed: FileError", f"(2, 3, 3) ['{name}']"], r.stdout
