@@ -3,16 +3,21 @@
 # process each), and `mpirun -n G` with one GPU per rank (the local rank picks it),
 # alternating rounds, medians; every run's bytes compared with the gpu:0 run.
 #
-# usage: bench/multi_gpu_batch.sh FXKIT [IMAGES] [SIZE] [AUDIO] [ROUNDS]
+# usage: bench/multi_gpu_batch.sh FXKIT [IMAGES] [SIZE] [AUDIO] [ROUNDS] [HEAVY]
 #   defaults: 200 RGB 4096x2304 PPMs through filter -k gaussian:31, 64 stereo WAVs
 #   of 60 s through normalize, 3 rounds; mpirun from PATH (skipped with a note
 #   when missing). G = the GPUs fxkit sees (`fxkit info`).
+#   HEAVY (default 40): the first HEAVY images again through a kernel whose GPU work
+#   outweighs the host's (gaussian:63 --strategy direct, ~4000 taps an output), the
+#   case where a second GPU can pay; the batch's own stage sums (--report of the gpu:0
+#   runs) say how busy one GPU was: the compute sum against the wall time.
 set -euo pipefail
 fxkit=$(realpath "$1")
 images=${2:-200}
 size=${3:-4096x2304}
 audio=${4:-64}
 rounds=${5:-3}
+heavy=${6:-40}
 work=${FXKIT_TMP:-$(mktemp -d)}/multi_gpu_batch
 rm -rf "$work"
 mkdir -p "$work"
@@ -25,6 +30,7 @@ gpus=$("$fxkit" info | grep -cE '^GPU [0-9]+:' || true)
 "$fxkit" gen image --count "$images" --size "$size" --to ppm -o img/ -q
 "$fxkit" gen audio --count "$audio" --duration 60 --channels 2 -o wav/ -q
 image_job=(filter -k gaussian:31 -q)
+heavy_job=(filter -k gaussian:63 --strategy direct -q)
 audio_job=(normalize -q)
 
 now() { date +%s.%N; }
@@ -55,18 +61,31 @@ if command -v mpirun >/dev/null; then
     [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
 fi
 
-i_one="" i_all="" i_mpi="" a_one="" a_all=""
+mkdir -p heavy
+for f in $(ls img | head -n "$heavy"); do ln -s "../img/$f" "heavy/$f"; done
+
+i_one="" i_all="" i_mpi="" a_one="" a_all="" h_one="" h_all=""
 for ((r = 0; r < rounds; r++)); do
-    rm -rf i1 ia im a1 aa
-    timed i_one "$fxkit" "${image_job[@]}" --device gpu:0 img/*.ppm -o i1/
+    rm -rf i1 ia im a1 aa h1 ha
+    timed i_one "$fxkit" "${image_job[@]}" --device gpu:0 img/*.ppm -o i1/ --report i1.json
     timed i_all "$fxkit" "${image_job[@]}" --device gpu:all img/*.ppm -o ia/
     if [ "$have_mpi" -eq 1 ]; then
         timed i_mpi "${mpirun[@]}" "$fxkit" "${image_job[@]}" --device gpu img/*.ppm -o im/ \
             --report 'mpi.rep-{shard}.json'
     fi
-    timed a_one "$fxkit" "${audio_job[@]}" --device gpu:0 wav/*.wav -o a1/
+    timed a_one "$fxkit" "${audio_job[@]}" --device gpu:0 wav/*.wav -o a1/ --report a1.json
     timed a_all "$fxkit" "${audio_job[@]}" --device gpu:all wav/*.wav -o aa/
+    timed h_one "$fxkit" "${heavy_job[@]}" --device gpu:0 heavy/*.ppm -o h1/ --report h1.json
+    timed h_all "$fxkit" "${heavy_job[@]}" --device gpu:all heavy/*.ppm -o ha/
 done
+# The last gpu:0 run's stage sums over its items (ms), and its wall time.
+stages() {
+    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print("wall %.2f s, %d workers; stage sums:" % (d["wall_ms"] / 1e3, d["workers"]),
+      ", ".join("%s %.2f s" % (k[:-3], v / 1e3) for k, v in d["stage_ms"].items() if v))' "$1" \
+        2>/dev/null || echo "(no report)"
+}
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 io=$(echo "$i_one" | median) ia=$(echo "$i_all" | median)
@@ -85,6 +104,13 @@ print("yes" if c and max(c.values())==1 else "no")' mpi.rep-*.json 2>/dev/null |
 else
     echo "    mpirun: not found on PATH; not run"
 fi
+echo "    gpu:0 run: $(stages i1.json)"
+ho=$(echo "$h_one" | median) ha=$(echo "$h_all" | median)
+echo "  filter gaussian:63 --strategy direct, $heavy of the images, $rounds rounds (medians)"
+echo "    --device gpu:0    $ho s  (rounds:$h_one)"
+echo "    --device gpu:all  $ha s  (rounds:$h_all)  speed-up $(ratio "$ho" "$ha")x, bytes as gpu:0: $(same h1 ha)"
+echo "    gpu:0 run: $(stages h1.json)"
 echo "  normalize, $audio x 60 s stereo WAV, $rounds rounds (medians)"
 echo "    --device gpu:0    $ao s  (rounds:$a_one)"
 echo "    --device gpu:all  $aa s  (rounds:$a_all)  speed-up $(ratio "$ao" "$aa")x, bytes as gpu:0: $(same a1 aa)"
+echo "    gpu:0 run: $(stages a1.json)"
