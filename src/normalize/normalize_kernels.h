@@ -5,6 +5,7 @@
 
 #include "fxkit/fxkit.h"
 #include "normalize_gpu_plan.h"
+#include "normalize_pcm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,11 @@ fx_status fxi_normalize_levels_launch(fx_context *ctx, const double *slots_devic
 fx_status fxi_normalize_ramp_launch(fx_context *ctx, const double *src_device,
                                          double *dst_device, const double *params_device,
                                          const fxi_nm_ramp_batch *batch);
+
+/* Queue the widening of `count` packed samples (src_device, in `pcm`'s width) to
+ * doubles (normalize_pcm.h's conversions) into dst_device on the context's stream. */
+fx_status fxi_normalize_unpack_launch(fx_context *ctx, const void *src_device, fxi_nm_pcm pcm,
+                                      double *dst_device, size_t count);
 
 #ifdef __cplusplus
 }

@@ -38,4 +38,18 @@
  * sizes were not compared. */
 #define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
 
+/* The whole-buffer GPU path (normalize_whole_cuda.c): samples per chunk of the
+ * pinned staging that carries a buffer up and down (two such chunks alternate, so the
+ * host packs or unpacks one while the other is on the bus: 2 x 16 MiB of pinned memory
+ * as doubles, taken once per context from its pool). The same order of size as
+ * FXI_NM_BATCH_SAMPLES, which ran at the bus's speed; not measured against others. */
+#define FXI_NM_WHOLE_CHUNK_SAMPLES ((size_t)1 << 21)
+/* Samples per host task when packing or unpacking a chunk (16 tasks per chunk). Not
+ * measured. */
+#define FXI_NM_WHOLE_COPY_GRAIN ((size_t)1 << 17)
+/* At most this many samples per ramp launch and blocks per levels launch: the
+ * kernels' indices are 32-bit (and grids below 2^31 blocks). */
+#define FXI_NM_WHOLE_LAUNCH_SAMPLES ((size_t)1 << 30)
+#define FXI_NM_WHOLE_LEVELS_BLOCKS ((size_t)1 << 30)
+
 #endif
