@@ -101,8 +101,9 @@ fx_status unpack_launch(fx_context *ctx, const void *src, double *dst, size_t co
 {
     const size_t blocks = fxi_nm_ramp_blocks(count, ctx->cuda->multiprocessors);
     if (blocks == 0) return FX_OK;
-    unpack_kernel<Packed><<<static_cast<unsigned>(blocks), FXI_NM_RAMP_THREADS, 0,
-                            ctx->cuda->stream>>>(static_cast<const Packed *>(src), dst, count);
+    unpack_kernel<Packed>
+        <<<static_cast<unsigned>(blocks), FXI_NM_RAMP_THREADS, 0, ctx->cuda->stream>>>(
+            static_cast<const Packed *>(src), dst, count);
     return fxi_cuda_check_launch(ctx, "unpack_kernel");
 }
 
@@ -121,8 +122,7 @@ extern "C" fx_status fxi_normalize_unpack_launch(fx_context *ctx, const void *sr
 }
 
 extern "C" fx_status fxi_normalize_levels_launch(fx_context *ctx, const double *slots_device,
-                                                      const fxi_nm_levels_job *job,
-                                                      double *out_device)
+                                                 const fxi_nm_levels_job *job, double *out_device)
 {
     FXI_TRY(fxi_cuda_require(ctx, "normalize frame levels"));
     const size_t blocks = static_cast<size_t>(job->frames) * job->gain_channels;
@@ -133,8 +133,8 @@ extern "C" fx_status fxi_normalize_levels_launch(fx_context *ctx, const double *
 }
 
 extern "C" fx_status fxi_normalize_ramp_launch(fx_context *ctx, const double *src_device,
-                                                    double *dst_device, const double *params_device,
-                                                    const fxi_nm_ramp_batch *batch)
+                                               double *dst_device, const double *params_device,
+                                               const fxi_nm_ramp_batch *batch)
 {
     FXI_TRY(fxi_cuda_require(ctx, "normalize gain ramp"));
     const size_t blocks = fxi_nm_ramp_blocks(batch->samples, ctx->cuda->multiprocessors);

@@ -40,11 +40,12 @@
 
 /* The whole-buffer GPU path (normalize_whole_cuda.c): samples per chunk of the
  * pinned staging that carries a buffer up and down (two such chunks alternate, so the
- * host packs or unpacks one while the other is on the bus: 2 x 16 MiB of pinned memory
- * as doubles, taken once per context from its pool). The same order of size as
- * FXI_NM_BATCH_SAMPLES, which ran at the bus's speed; not measured against others. */
-#define FXI_NM_WHOLE_CHUNK_SAMPLES ((size_t)1 << 21)
-/* Samples per host task when packing or unpacking a chunk (16 tasks per chunk). Not
+ * host packs or unpacks one while the other is on the bus: 2 x 8 MiB of pinned memory
+ * per context, taken once from its pool; a batch's GPU workers each hold theirs).
+ * FXI_NM_BATCH_SAMPLES's size, which ran at the bus's speed (48.5 GB/s pinned, one
+ * thread); others not measured: to be measured on the H200. */
+#define FXI_NM_WHOLE_CHUNK_SAMPLES ((size_t)1 << 20)
+/* Samples per host task when packing or unpacking a chunk (8 tasks per chunk). Not
  * measured. */
 #define FXI_NM_WHOLE_COPY_GRAIN ((size_t)1 << 17)
 /* At most this many samples per ramp launch and blocks per levels launch: the

@@ -33,8 +33,8 @@ static fx_status pad_gains(fx_context *ctx, const fxi_nm_params *p, fxi_nm_gain 
     fxi_nm_carry carry;
     double *pad = NULL;
     fx_status st = fxi_nm_carry_init(ctx, p, &carry);
-    if (st == FX_OK) st = fxi_calloc(ctx, p->advance * (size_t)p->channels, sizeof *pad,
-                                     (void **)&pad);
+    if (st == FX_OK)
+        st = fxi_calloc(ctx, p->advance * (size_t)p->channels, sizeof *pad, (void **)&pad);
     if (st == FX_OK) {
         for (size_t i = 0; i < p->advance; i++)
             for (int c = 0; c < p->channels; c++)

@@ -11,8 +11,7 @@
  * overlap), not compat's pass-through, frames within 32-bit indices. */
 bool fxi_nm_whole_eligible(const fxi_nm_params *p, size_t frames);
 /* Analysis frames of a buffer of `frames` positions and the length of the last. */
-void fxi_nm_whole_shape(const fxi_nm_params *p, size_t frames, size_t *count,
-                        size_t *last_length);
+void fxi_nm_whole_shape(const fxi_nm_params *p, size_t frames, size_t *count, size_t *last_length);
 /* The ramp's gain rows of a whole buffer from its frame levels (count x gain channels
  * pairs of peak and sum of squares, the levels kernel's output): rows[0 .. G) the
  * ramp's start, rows[(k + 1) * G ..] frame k's smoothed gains, G = 1 when coupled,

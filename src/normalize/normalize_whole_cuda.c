@@ -30,18 +30,18 @@ enum { STAGING = 2 };
 typedef struct whole_run {
     fx_context *ctx;
     const fxi_nm_params *p;
-    size_t samples;      /* positions x channels */
-    size_t count;        /* analysis frames */
-    size_t last_length;  /* positions of the last */
+    size_t samples;     /* positions x channels */
+    size_t count;       /* analysis frames */
+    size_t last_length; /* positions of the last */
     int gain_channels;
-    fxi_nm_pcm pcm;      /* the width the samples try to travel in */
+    fxi_nm_pcm pcm; /* the width the samples try to travel in */
     void *pinned[STAGING];
     size_t pinned_size[STAGING];
     cudaEvent_t done[STAGING]; /* the last copy that used pinned[b] */
     bool done_made[STAGING];
-    void *raw;     /* device: one packed chunk */
-    double *x;     /* device: the whole buffer as doubles */
-    double *y;     /* device: the ramped buffer */
+    void *raw; /* device: one packed chunk */
+    double *x; /* device: the whole buffer as doubles */
+    double *y; /* device: the ramped buffer */
     double *levels_dev, *params_dev;
     double *levels, *rows, *params; /* host */
 } whole_run;
@@ -255,8 +255,8 @@ static fx_status whole_ramp(whole_run *r)
         fxi_nm_batch_describe(&b, frames, p->advance, last ? r->last_length : p->advance,
                               p->channels, r->gain_channels, p->ramp);
         const size_t at = first * p->advance * (size_t)p->channels;
-        FXI_TRY(fxi_normalize_ramp_launch(ctx, r->x + at, r->y + at, r->params_dev + l * block,
-                                          &b));
+        FXI_TRY(
+            fxi_normalize_ramp_launch(ctx, r->x + at, r->y + at, r->params_dev + l * block, &b));
     }
     return FX_OK;
 }

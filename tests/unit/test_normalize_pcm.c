@@ -57,8 +57,8 @@ FXT_TEST(packing_refuses_what_would_change)
     int16_t s;
     int32_t w;
     float f;
-    const double refused_s16[] = {-0.0,       NAN,       INFINITY, -INFINITY, 1.0,
-                                  -1.0 - 1.0 / 32768.0, 0.5 / 32768.0, 0.1, 1e300};
+    const double refused_s16[] = {
+        -0.0, NAN, INFINITY, -INFINITY, 1.0, -1.0 - 1.0 / 32768.0, 0.5 / 32768.0, 0.1, 1e300};
     for (size_t i = 0; i < sizeof refused_s16 / sizeof *refused_s16; i++)
         FXT_CHECK(!fxi_nm_pack_s16(refused_s16[i], &s));
     const double refused_s32[] = {-0.0, NAN, 1.0, 0.1, 0.5 / 2147483648.0, -1.0 - 1e-9};

@@ -43,10 +43,9 @@ static bool whole_on_the_host(fx_context *ctx, const fx_normalize_options *o, co
     for (size_t k = 0; ok && k < count; k++)
         for (int g = 0; g < gains; g++) {
             double *level = levels + 2 * (k * (size_t)gains + (size_t)g);
-            fxi_nm_frame_levels(in->data + k * frame_samples,
-                                (uint32_t)(k + 1 == count ? last_length : p.advance), p.channels,
-                                gains == 1 ? -1 : g, p.target_rms > DBL_EPSILON, &level[0],
-                                &level[1]);
+            fxi_nm_frame_levels(
+                in->data + k * frame_samples, (uint32_t)(k + 1 == count ? last_length : p.advance),
+                p.channels, gains == 1 ? -1 : g, p.target_rms > DBL_EPSILON, &level[0], &level[1]);
         }
     if (ok) ok = fxi_nm_whole_gains(ctx, &p, levels, count, last_length, params) == FX_OK;
     if (ok) {
@@ -96,8 +95,8 @@ FXT_TEST(whole_gains_give_the_stream_bits)
                 double *got = calloc(in.frames * (size_t)ch, sizeof *got);
                 if (FXT_CHECK(whole_on_the_host(ctx, &o, &in, got))) {
                     checked++;
-                    if (!FXT_CHECK(memcmp(got, want.data, in.frames * (size_t)ch *
-                                                              sizeof *got) == 0))
+                    if (!FXT_CHECK(memcmp(got, want.data, in.frames * (size_t)ch * sizeof *got) ==
+                                   0))
                         printf("'%s', %d channels, %zu frames: differs\n", option_sets[s], ch,
                                lengths[l]);
                 }
