@@ -45,9 +45,9 @@
  * FXI_NM_BATCH_SAMPLES's size, which ran at the bus's speed (48.5 GB/s pinned, one
  * thread); others not measured: to be measured on the H200. */
 #define FXI_NM_WHOLE_CHUNK_SAMPLES ((size_t)1 << 20)
-/* Samples per host task when packing or unpacking a chunk (8 tasks per chunk). Not
- * measured. */
-#define FXI_NM_WHOLE_COPY_GRAIN ((size_t)1 << 17)
+/* The fewest samples per host task when packing or unpacking a chunk (a chunk is
+ * shared out over the context's threads above that). Not measured. */
+#define FXI_NM_WHOLE_COPY_GRAIN ((size_t)1 << 14)
 /* At most this many samples per ramp launch and blocks per levels launch: the
  * kernels' indices are 32-bit (and grids below 2^31 blocks). */
 #define FXI_NM_WHOLE_LAUNCH_SAMPLES ((size_t)1 << 30)

@@ -12,8 +12,9 @@
  * the host waits on an event per staging block only before reusing it.
  *
  * The staging blocks come from the context's pinned pool and go back to it, so a batch
- * of files on one context pins them once; the device buffers are stream-ordered
- * allocations (the runtime's pool keeps them for the next file). */
+ * of files on one context pins them once; the two whole-buffer device
+ * buffers are the context's own (kept between calls), the rest stream-ordered
+ * allocations. */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -122,10 +123,18 @@ static void copy_range(void *arg, size_t begin, size_t end, int worker)
     memcpy(j->dst + begin, j->src + begin, (end - begin) * sizeof(double));
 }
 
+/* Samples per task: the chunk shared out over the context's threads, but not below
+ * FXI_NM_WHOLE_COPY_GRAIN. */
+static size_t copy_grain(fx_context *ctx, size_t count)
+{
+    const size_t share = count / (size_t)fx_context_threads(ctx) + 1;
+    return share > FXI_NM_WHOLE_COPY_GRAIN ? share : FXI_NM_WHOLE_COPY_GRAIN;
+}
+
 static void parallel_copy(fx_context *ctx, double *dst, const double *src, size_t count)
 {
     copy_job j = {dst, src};
-    fxi_parallel_for(ctx, count, FXI_NM_WHOLE_COPY_GRAIN, copy_range, &j);
+    fxi_parallel_for(ctx, count, copy_grain(ctx, count), copy_range, &j);
 }
 
 /* Chunk `src` (count samples) into staging `pinned`: packed when every sample packs,
@@ -134,7 +143,7 @@ static fxi_nm_pcm stage_chunk(whole_run *r, const double *src, size_t count, voi
 {
     if (r->pcm != FXI_NM_PCM_F64) {
         pack_job j = {src, pinned, r->pcm, 0};
-        fxi_parallel_for(r->ctx, count, FXI_NM_WHOLE_COPY_GRAIN, pack_range, &j);
+        fxi_parallel_for(r->ctx, count, copy_grain(r->ctx, count), pack_range, &j);
         if (!atomic_load(&j.failed)) return r->pcm;
     }
     parallel_copy(r->ctx, pinned, src, count);
@@ -149,8 +158,10 @@ static fx_status whole_alloc(whole_run *r)
     size_t bytes, levels_pairs, rows;
     FXI_RETURN_IF(!fxi_mul_size(r->samples, sizeof(double), &bytes), FX_EOVERFLOW,
                   "normalize: %zu samples on the GPU overflow", r->samples);
-    FXI_TRY(fxi_device_alloc(ctx, bytes, (void **)&r->x));
-    FXI_TRY(fxi_device_alloc(ctx, bytes, (void **)&r->y));
+    /* The context's own buffers, kept between calls: a batch on one context allocates
+     * them once (the largest file's size). */
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, bytes, (void **)&r->x));
+    FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, bytes, (void **)&r->y));
     const size_t chunk = FXI_NM_WHOLE_CHUNK_SAMPLES * sizeof(double);
     FXI_TRY(fxi_device_alloc(ctx, chunk, &r->raw));
     for (int b = 0; b < STAGING; b++) {
@@ -297,8 +308,6 @@ static void whole_release(whole_run *r)
         fxi_pinned_give(ctx, r->pinned[b], r->pinned_size[b]);
     }
     fxi_device_free(ctx, r->raw);
-    fxi_device_free(ctx, r->x);
-    fxi_device_free(ctx, r->y);
     fxi_device_free(ctx, r->levels_dev);
     fxi_device_free(ctx, r->params_dev);
     free(r->levels);
