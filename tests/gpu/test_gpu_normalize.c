@@ -187,9 +187,10 @@ FXT_TEST(gpu_whole_buffer_gives_the_cpu_bits)
 {
     fx_context *cpu = fxt_context(FX_DEVICE_CPU, 2), *gpu = fxt_context(FX_DEVICE_GPU, 4);
     if (!FXT_CHECK(cpu && gpu)) return;
-    /* The first four qualify for the whole-buffer path, the last two stream. */
+    /* The first five qualify for the whole-buffer path, the last two stream. */
     static const char *const option_sets[] = {
         "frame-ms=500",
+        "frame-samples=2 window=31 threshold=0.1",
         "frame-ms=20 window=5 coupling=0 threshold=0.05",
         "frame-samples=1024 window=31 target-rms=0.06 min-gain=0.1 ramp=0",
         "frame-ms=25 channels=0 alt-boundary=1 coupling=0",

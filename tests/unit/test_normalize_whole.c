@@ -73,6 +73,9 @@ FXT_TEST(whole_gains_give_the_stream_bits)
         "frame-ms=25 channels=0 coupling=0",
         "frame-samples=2 window=7 target-rms=0.1",
         "frame-samples=160 min-window=5 gauss-window=11 max-gain=20",
+        "frame-samples=2 window=101 threshold=0.2 coupling=0",
+        "frame-samples=4 min-window=31 gauss-window=3 alt-boundary=1 target-rms=0.2",
+        "frame-samples=3 min-window=3 gauss-window=301 threshold=0.1",
     };
     static const int channel_counts[] = {1, 2, 3, 8};
     static const size_t lengths[] = {1, 17, 159, 161, 1601, 20011};
