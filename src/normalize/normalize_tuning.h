@@ -38,12 +38,15 @@
  * sizes were not compared. */
 #define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
 
-/* The whole-buffer GPU path (normalize_whole_cuda.c): samples per chunk of the
- * pinned staging that carries a buffer up and down (two such chunks alternate, so the
- * host packs or unpacks one while the other is on the bus: 2 x 8 MiB of pinned memory
- * per context, taken once from its pool; a batch's GPU workers each hold theirs).
- * FXI_NM_BATCH_SAMPLES's size, which ran at the bus's speed (48.5 GB/s pinned, one
- * thread); others not measured: to be measured on the H200. */
+/* The whole-buffer GPU path (normalize_whole_cuda.c): samples per block of the pinned
+ * staging that carries a buffer up and down (two blocks alternate, so the host packs
+ * or unpacks one while the other is on the bus), per thread of the context and at
+ * most: a context on all the CPUs (a library call) gets 2 x 8 MiB, each one-thread
+ * worker of a CLI batch 2 x 1 MiB (pinning is slow and serialised by the driver, and a
+ * batch has a context per worker). 8 MiB is FXI_NM_BATCH_SAMPLES's size, which ran at
+ * the bus's speed (48.5 GB/s pinned, one thread); the smaller blocks were not
+ * measured: to be measured on the H200. */
+#define FXI_NM_WHOLE_CHUNK_PER_THREAD ((size_t)1 << 17)
 #define FXI_NM_WHOLE_CHUNK_SAMPLES ((size_t)1 << 20)
 /* The fewest samples per host task when packing or unpacking a chunk (a chunk is
  * shared out over the context's threads above that). Not measured. */

@@ -36,6 +36,7 @@ typedef struct whole_run {
     size_t last_length; /* positions of the last */
     int gain_channels;
     fxi_nm_pcm pcm; /* the width the samples try to travel in */
+    size_t chunk;   /* samples per staging block (staging_chunk) */
     void *pinned[STAGING];
     size_t pinned_size[STAGING];
     cudaEvent_t done[STAGING]; /* the last copy that used pinned[b] */
@@ -58,6 +59,16 @@ static fxi_nm_pcm pcm_of(fx_sample_format format)
     case FX_SF_F32: return FXI_NM_PCM_F32;
     default: return FXI_NM_PCM_F64;
     }
+}
+
+/* Samples per staging block: FXI_NM_WHOLE_CHUNK_PER_THREAD per thread of the context,
+ * at most FXI_NM_WHOLE_CHUNK_SAMPLES: a library call on all the CPUs packs a large
+ * chunk while the last crosses the bus, while each of a batch's one-thread workers
+ * (many contexts at once) pins only a little. */
+static size_t staging_chunk(fx_context *ctx)
+{
+    const size_t chunk = (size_t)fx_context_threads(ctx) * FXI_NM_WHOLE_CHUNK_PER_THREAD;
+    return chunk < FXI_NM_WHOLE_CHUNK_SAMPLES ? chunk : FXI_NM_WHOLE_CHUNK_SAMPLES;
 }
 
 /* Wait until the event's copy is done, yielding the core (fxi_stream_sync_yielding's
@@ -162,7 +173,7 @@ static fx_status whole_alloc(whole_run *r)
      * them once (the largest file's size). */
     FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, bytes, (void **)&r->x));
     FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_OUT, bytes, (void **)&r->y));
-    const size_t chunk = FXI_NM_WHOLE_CHUNK_SAMPLES * sizeof(double);
+    const size_t chunk = r->chunk * sizeof(double);
     FXI_TRY(fxi_device_alloc(ctx, chunk, &r->raw));
     for (int b = 0; b < STAGING; b++) {
         FXI_TRY(fxi_pinned_take(ctx, chunk, &r->pinned[b], &r->pinned_size[b]));
@@ -183,10 +194,10 @@ static fx_status whole_alloc(whole_run *r)
 static fx_status whole_upload(whole_run *r, const double *src)
 {
     fx_context *ctx = r->ctx;
-    for (size_t at = 0, i = 0; at < r->samples; at += FXI_NM_WHOLE_CHUNK_SAMPLES, i++) {
+    for (size_t at = 0, i = 0; at < r->samples; at += r->chunk, i++) {
         const int b = (int)(i % STAGING);
         size_t count = r->samples - at;
-        if (count > FXI_NM_WHOLE_CHUNK_SAMPLES) count = FXI_NM_WHOLE_CHUNK_SAMPLES;
+        if (count > r->chunk) count = r->chunk;
         FXI_TRY(event_wait(ctx, r->done[b])); /* the copy that last read this block */
         const fxi_nm_pcm pcm = stage_chunk(r, src + at, count, r->pinned[b]);
         if (pcm == FXI_NM_PCM_F64) {
@@ -277,7 +288,7 @@ static fx_status whole_ramp(whole_run *r)
 static fx_status whole_download(whole_run *r, double *out)
 {
     fx_context *ctx = r->ctx;
-    const size_t chunk = FXI_NM_WHOLE_CHUNK_SAMPLES;
+    const size_t chunk = r->chunk;
     const size_t chunks = (r->samples + chunk - 1) / chunk;
     for (size_t i = 0; i <= chunks; i++) {
         if (i < chunks) { /* queue chunk i (its block was last emptied by the host) */
@@ -336,6 +347,7 @@ fx_status fxi_normalize_gpu_whole(fx_context *ctx, const fxi_nm_params *p, const
     r.samples = in->frames * (size_t)p->channels;
     r.gain_channels = p->coupled ? 1 : p->channels;
     r.pcm = pcm_of(in->format);
+    r.chunk = staging_chunk(ctx);
     fxi_nm_whole_shape(p, in->frames, &r.count, &r.last_length);
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(ctx, &guard));

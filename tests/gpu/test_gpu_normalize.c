@@ -208,7 +208,8 @@ FXT_TEST(gpu_whole_buffer_gives_the_cpu_bits)
                 for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++)
                     whole_case(cpu, gpu, option_sets[s], channel_counts[k], lengths[l], formats[f],
                                false);
-    /* Several staging chunks (2^20 samples each), some that cannot pack. */
+    /* Several staging blocks (2^19 samples each on this 4-thread context), some that
+     * cannot pack. */
     for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
         whole_case(cpu, gpu, "frame-ms=500", 2, 1500001, formats[f], false);
         whole_case(cpu, gpu, "frame-ms=500", 2, 1500001, formats[f], true);
