@@ -210,11 +210,16 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     res->height = 1;
     res->channels = info.channels;
 
-    /* Whole on a GPU when no per-frame log or stage time is asked for (those come from
-     * a stream). */
+    /* Whole on a GPU when the library takes the buffer whole (an analysis from each
+     * frame's levels alone: no DC correction, compression, overlap or compat; the
+     * library checks again and streams otherwise) and no per-frame log or stage time is
+     * asked for (those come from a stream). */
+    const fx_normalize_options *lib = &o->lib;
+    const bool whole_options = !lib->correct_dc && !(lib->compress > 0.0) &&
+                               !(lib->overlap > 0.0) && lib->compat == FX_NORMALIZE_COMPAT_NONE;
     const bool whole =
-        fx_context_device(ctx, NULL) == FX_DEVICE_GPU && !s->gain_log && !o->stage_log &&
-        !run->common.timings && info.frames > 0 && info.channels > 0 &&
+        fx_context_device(ctx, NULL) == FX_DEVICE_GPU && whole_options && !s->gain_log &&
+        !o->stage_log && !run->common.timings && info.frames > 0 && info.channels > 0 &&
         info.frames <= WHOLE_FILE_MAX_BYTES / sizeof(double) / (uint64_t)info.channels;
     fx_normalize *n = NULL;
     if (!whole) st = fx_normalize_open(ctx, &o->lib, info.channels, info.rate, &n);
