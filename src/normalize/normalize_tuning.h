@@ -51,6 +51,9 @@
 /* The fewest samples per host task when packing or unpacking a chunk (a chunk is
  * shared out over the context's threads above that). Not measured. */
 #define FXI_NM_WHOLE_COPY_GRAIN ((size_t)1 << 14)
+/* Frames per host task of the whole buffer's gain steps (normalize_whole.c: local
+ * gains, minima, smoothed gains; each frame's some tens of operations). Not measured. */
+#define FXI_NM_WHOLE_GAINS_GRAIN ((size_t)4096)
 /* At most this many samples per ramp launch and blocks per levels launch: the
  * kernels' indices are 32-bit (and grids below 2^31 blocks). */
 #define FXI_NM_WHOLE_LAUNCH_SAMPLES ((size_t)1 << 30)

@@ -12,6 +12,7 @@
 
 #include "normalize_internal.h"
 #include "normalize_smooth.h"
+#include "normalize_tuning.h"
 #include "normalize_whole.h"
 
 bool fxi_nm_whole_eligible(const fxi_nm_params *p, size_t frames)
@@ -65,9 +66,6 @@ typedef struct gains_job {
     fxi_nm_gain *pad;            /* per gain channel: a pad frame's local gain */
     double *rows;
 } gains_job;
-
-/* Frames per task of the parallel steps. Not measured. */
-#define GAINS_GRAIN 4096
 
 static void local_gains(void *arg, size_t begin, size_t end, int worker)
 {
@@ -123,7 +121,7 @@ static fx_status gains_steps(fx_context *ctx, gains_job *j)
     FXI_TRY(fxi_calloc(ctx, gcs, sizeof(fxi_nm_gain), &mem[3]));
     j->pad = mem[3];
 
-    fxi_parallel_for(ctx, j->count, GAINS_GRAIN, local_gains, j);
+    fxi_parallel_for(ctx, j->count, FXI_NM_WHOLE_GAINS_GRAIN, local_gains, j);
     /* ffmpeg's pad frames drive the histories until every real frame has its gain:
      * mh + gh of them, all alike without DC correction. */
     FXI_TRY(pad_gains(ctx, p, j->pad));
@@ -144,8 +142,8 @@ static fx_status gains_steps(fx_context *ctx, gains_job *j)
                              j->mt + gc * j->queue);
         j->rows[gc] = s->first;
     }
-    fxi_parallel_for(ctx, j->count + (size_t)p->gauss_half, GAINS_GRAIN, minima, j);
-    fxi_parallel_for(ctx, j->count, GAINS_GRAIN, smoothed, j);
+    fxi_parallel_for(ctx, j->count + (size_t)p->gauss_half, FXI_NM_WHOLE_GAINS_GRAIN, minima, j);
+    fxi_parallel_for(ctx, j->count, FXI_NM_WHOLE_GAINS_GRAIN, smoothed, j);
     return FX_OK;
 }
 
