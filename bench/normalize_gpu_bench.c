@@ -5,7 +5,8 @@
  * internal launcher, so the bench includes src/). Prints RESULT lines; every GPU
  * output is compared with the CPU's bits.
  *
- *   normalize_gpu_bench [REPEAT]        (default 3; medians)
+ *   normalize_gpu_bench [REPEAT [whole]]  (default 3; medians; "whole": only the
+ *                                         fx_normalize_audio lines, nm_whole_*)
  *
  * Build: `make` builds it into build/bench/normalize_gpu_bench when CUDA is on
  * (bench/CMakeLists.txt); by hand: cc -O2 bench/normalize_gpu_bench.c -Iinclude -Isrc
@@ -16,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/gpu_internal.h"
+#include "bench_median.h"
 #include "fxkit/fxkit.h"
+#include "gpu/gpu_internal.h"
 #include "normalize/normalize_gpu.h"
 #include "normalize/normalize_kernels.h"
-#include "bench_median.h"
 
 #define RATE 44100
 #define BATCH_FILES 8
@@ -57,7 +58,8 @@ static void fill(fx_audio *a)
 {
     for (size_t i = 0; i < a->frames; i++)
         for (int c = 0; c < a->channels; c++) {
-            double v = 0.5 * sin((double)i * 0.031 + c) * (0.05 + 0.9 * fabs(sin((double)i * 3e-5)));
+            double v =
+                0.5 * sin((double)i * 0.031 + c) * (0.05 + 0.9 * fabs(sin((double)i * 3e-5)));
             if (i % 22050 == 0) v = 0.99;
             a->data[i * (size_t)a->channels + (size_t)c] = v;
         }
@@ -162,6 +164,59 @@ static void kernel_throughput(fx_context *gpu)
     free(host);
 }
 
+/* fx_normalize_audio, the one call on a whole buffer (the GPU's whole-buffer path),
+ * on both contexts: medians of `repeat` calls, each with its output's allocation. */
+static void whole_experiment(fx_context *gpu, fx_context *cpu, const char *name,
+                             const fx_normalize_options *o, const fx_audio *in, int repeat)
+{
+    double gt[MAX_REPEAT], ct[MAX_REPEAT];
+    int ok = 1, same = 1;
+    for (int k = 0; ok && k < repeat; k++) {
+        fx_audio g = {0}, c = {0};
+        uint64_t t0 = fx_time_ns();
+        ok = fx_normalize_audio(gpu, o, in, &g) == FX_OK;
+        uint64_t t1 = fx_time_ns();
+        ok = ok && fx_normalize_audio(cpu, o, in, &c) == FX_OK;
+        uint64_t t2 = fx_time_ns();
+        gt[k] = fx_elapsed_ms(t0, t1);
+        ct[k] = fx_elapsed_ms(t1, t2);
+        same = same && ok &&
+               !memcmp(g.data, c.data, in->frames * (size_t)in->channels * sizeof(double));
+        fx_audio_free(&g);
+        fx_audio_free(&c);
+    }
+    if (!ok) {
+        printf("RESULT nm_whole_%s_error %s / %s\n", name, fx_context_error(gpu),
+               fx_context_error(cpu));
+        return;
+    }
+    const double g = bench_median(gt, repeat), c = bench_median(ct, repeat);
+    printf("RESULT nm_whole_%s gpu_ms %.2f cpu_ms %.2f cpu_over_gpu %.2f identical %s\n", name, g,
+           c, c / g, same ? "yes" : "NO");
+}
+
+/* The 6-minute stereo file through fx_normalize_audio: default options with the
+ * samples as doubles and on the 16-bit grid (a 16-bit file's, travelling as int16),
+ * and the published variant's options. */
+static int whole_experiments(fx_context *gpu, fx_context *cpu, int repeat)
+{
+    fx_audio in;
+    if (fx_audio_alloc(cpu, &in, (size_t)360 * RATE, 2, RATE) != FX_OK) return 1;
+    fill(&in);
+    fx_normalize_options o, danpi;
+    fx_normalize_options_init(&o);
+    fx_normalize_options_init(&danpi);
+    danpi.preset = FX_NORMALIZE_PRESET_DANPI;
+    whole_experiment(gpu, cpu, "6min_stereo_f64_default", &o, &in, repeat);
+    for (size_t i = 0; i < in.frames * 2; i++)
+        in.data[i] = nearbyint(in.data[i] * 32768.0) / 32768.0;
+    in.format = FX_SF_S16;
+    whole_experiment(gpu, cpu, "6min_stereo_s16_default", &o, &in, repeat);
+    whole_experiment(gpu, cpu, "6min_stereo_s16_danpi_frame1024_width31", &danpi, &in, repeat);
+    fx_audio_free(&in);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out at once, even when killed */
@@ -174,6 +229,13 @@ int main(int argc, char **argv)
     }
     printf("RESULT cpu_threads %d\n", fx_context_threads(cpu));
     kernel_throughput(gpu);
+    if (whole_experiments(gpu, cpu, repeat)) return 1;
+    /* `normalize_gpu_bench REPEAT whole`: the whole-buffer lines only */
+    if (argc > 2 && !strcmp(argv[2], "whole")) {
+        fx_context_destroy(gpu);
+        fx_context_destroy(cpu);
+        return 0;
+    }
     for (size_t d = 0; d < sizeof durations_s / sizeof *durations_s; d++) {
         fx_audio in;
         if (fx_audio_alloc(cpu, &in, (size_t)(durations_s[d] * RATE), 1, RATE) != FX_OK) return 1;

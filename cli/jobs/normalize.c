@@ -2,7 +2,9 @@
  *
  * Each file is streamed: read a chunk, push it, pull and write what is ready
  * (normalize_pipeline.c, overlapped on two threads), so memory is the
- * normalizer's look-ahead whatever the length. The option
+ * normalizer's look-ahead whatever the length; on a GPU a file up to
+ * WHOLE_FILE_MAX_BYTES is normalized whole instead (the library's whole-buffer
+ * path), with the same bytes. The option
  * table is the library's, followed by the program's own rows (output sample
  * format and the two logs); the library's rows point into the first member of
  * normalize_cli_options, so they work unchanged there.
@@ -27,6 +29,11 @@
 #define STAGE_LOG_HEADER                                                                           \
     "file,samples,frame_length,filter_width,analyze_us,min_filter_us,gauss_us,gain_us,total_us"
 #define GAIN_LOG_HEADER "file,frame,channel,gain,minimum,smoothed"
+/* On a GPU a file of at most this many bytes of doubles is normalized whole (read,
+ * one fx_normalize_audio call, written): the library's whole-buffer path, a few
+ * launches per file, the samples up in the file's width. 128 MiB is 25 minutes of
+ * stereo at 44.1 kHz; a worker holds the file twice (in and out). Longer files stream. */
+#define WHOLE_FILE_MAX_BYTES ((uint64_t)128 << 20)
 
 /* --sample-format: names fx_parse_sample_format understands. */
 static const char *const sample_format_names[] = {"same", "s16", "s24", "s32", "f32", "f64", NULL};
@@ -203,10 +210,21 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     res->height = 1;
     res->channels = info.channels;
 
+    /* Whole on a GPU when the library takes the buffer whole (an analysis from each
+     * frame's levels alone: no DC correction, compression, overlap or compat; the
+     * library checks again and streams otherwise) and no per-frame log or stage time is
+     * asked for (those come from a stream). */
+    const fx_normalize_options *lib = &o->lib;
+    const bool whole_options = !lib->correct_dc && !(lib->compress > 0.0) &&
+                               !(lib->overlap > 0.0) && lib->compat == FX_NORMALIZE_COMPAT_NONE;
+    const bool whole =
+        fx_context_device(ctx, NULL) == FX_DEVICE_GPU && whole_options && !s->gain_log &&
+        !o->stage_log && !run->common.timings && info.frames > 0 && info.channels > 0 &&
+        info.frames <= WHOLE_FILE_MAX_BYTES / sizeof(double) / (uint64_t)info.channels;
     fx_normalize *n = NULL;
-    st = fx_normalize_open(ctx, &o->lib, info.channels, info.rate, &n);
+    if (!whole) st = fx_normalize_open(ctx, &o->lib, info.channels, info.rate, &n);
     gain_rows rows = {s, item->input};
-    if (st == FX_OK) {
+    if (st == FX_OK && n) {
         fx_normalize_set_timing(n, o->stage_log != NULL || run->common.timings);
         if (s->gain_log) fx_normalize_set_gain_log(n, log_gain, &rows);
     }
@@ -221,7 +239,8 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     if (st == FX_OK) {
         /* With two threads or more, reading and writing overlap the normalizing. */
         const bool overlap = fx_context_threads(ctx) >= 2;
-        st = fxcli_normalize_stream(n, reader, writer, &info, overlap, &lv, res);
+        st = whole ? fxcli_normalize_whole(ctx, &o->lib, reader, writer, &info, &lv, res)
+                   : fxcli_normalize_stream(n, reader, writer, &info, overlap, &lv, res);
         if (st != FX_OK) keep_detail(ctx, res);
         uint64_t t0 = fx_time_ns();
         fx_status closed = fx_audio_writer_close(writer);

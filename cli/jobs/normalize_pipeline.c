@@ -296,3 +296,63 @@ fx_status fxcli_normalize_stream(fx_normalize *n, fx_audio_reader *r, fx_audio_w
     free(mem);
     return st;
 }
+
+/* ---- whole file (a GPU context) ---- */
+
+/* Read every frame of r into a buffer of its own (grown past the header's count if
+ * the file holds more). */
+static fx_status read_all(fx_context *ctx, fx_audio_reader *r, const fx_audio_info *info,
+                          fx_audio *in, fxcli_result *res)
+{
+    fx_status st = fx_audio_alloc(ctx, in, info->frames, info->channels, info->rate);
+    if (st != FX_OK) return st;
+    in->format = info->format;
+    const size_t channels = (size_t)info->channels;
+    size_t frames = 0;
+    for (;;) {
+        if (frames == in->frames) { /* more than the header said: double the room */
+            size_t grown = in->frames ? in->frames * 2 : 4096, bytes;
+            if (__builtin_mul_overflow(grown, channels * sizeof(double), &bytes))
+                return fxcli_fail(res, FX_EOVERFLOW, "audio too long to hold");
+            double *more = realloc(in->data, bytes);
+            if (!more) return fxcli_fail(res, FX_ENOMEM, "out of memory for %zu bytes", bytes);
+            in->data = more;
+            in->frames = grown;
+        }
+        size_t got = 0;
+        st = fx_audio_reader_read(r, in->data + frames * channels, in->frames - frames, &got);
+        if (st != FX_OK) return st;
+        if (got == 0) break;
+        frames += got;
+    }
+    in->frames = frames;
+    return FX_OK;
+}
+
+fx_status fxcli_normalize_whole(fx_context *ctx, const fx_normalize_options *opts,
+                                fx_audio_reader *r, fx_audio_writer *w, const fx_audio_info *info,
+                                fxcli_stream_levels *lv, fxcli_result *res)
+{
+    fx_audio in = {0}, out = {0};
+    uint64_t t0 = fx_time_ns();
+    fx_status st = read_all(ctx, r, info, &in, res);
+    uint64_t t1 = fx_time_ns();
+    res->timings.decode_ms += fx_elapsed_ms(t0, t1);
+    const size_t samples = in.frames * (size_t)in.channels;
+    /* One pass over the whole buffer: the same order, so the same sums, as the stream's
+     * chunk after chunk. */
+    if (st == FX_OK && lv->wanted) levels_add(&lv->in, in.data, samples);
+    if (st == FX_OK && in.frames > 0) st = fx_normalize_audio(ctx, opts, &in, &out);
+    uint64_t t2 = fx_time_ns();
+    res->timings.compute_ms += fx_elapsed_ms(t1, t2);
+    if (st == FX_OK && in.frames > 0) {
+        if (lv->wanted) levels_add(&lv->out, out.data, samples);
+        st = fx_audio_writer_write(w, out.data, out.frames);
+    }
+    res->timings.encode_ms += fx_elapsed_ms(t2, fx_time_ns());
+    fxcli_progress_item(res->slot, in.frames, info->frames);
+    res->width = (int64_t)in.frames;
+    fx_audio_free(&in);
+    fx_audio_free(&out);
+    return st;
+}

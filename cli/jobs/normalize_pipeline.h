@@ -29,4 +29,12 @@ fx_status fxcli_normalize_stream(fx_normalize *n, fx_audio_reader *r, fx_audio_w
                                  const fx_audio_info *info, bool overlap, fxcli_stream_levels *lv,
                                  fxcli_result *res);
 
+/* The same with the whole file in memory and one fx_normalize_audio call (on a GPU
+ * context its whole-buffer path: a few launches for the file, the samples up in the
+ * file's width): read everything, normalize, write everything. The same bytes, and
+ * the same levels (summed over the buffer in the stream's order). */
+fx_status fxcli_normalize_whole(fx_context *ctx, const fx_normalize_options *opts,
+                                fx_audio_reader *r, fx_audio_writer *w, const fx_audio_info *info,
+                                fxcli_stream_levels *lv, fxcli_result *res);
+
 #endif

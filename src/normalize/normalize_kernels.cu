@@ -72,11 +72,57 @@ __global__ void __launch_bounds__(FXI_NM_RAMP_THREADS)
         dst[e] = fxi_nm_batch_element(src, params, e, &batch);
 }
 
+/* One packed sample to its double: normalize_pcm.h's conversion for each width. */
+__device__ inline double widen(int16_t v)
+{
+    return fxi_nm_from_s16(v);
+}
+__device__ inline double widen(int32_t v)
+{
+    return fxi_nm_from_s32(v);
+}
+__device__ inline double widen(float v)
+{
+    return fxi_nm_from_f32(v);
+}
+
+template <typename Packed>
+__global__ void __launch_bounds__(FXI_NM_RAMP_THREADS)
+    unpack_kernel(const Packed *__restrict__ src, double *__restrict__ dst, size_t count)
+{
+    const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
+    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += step)
+        dst[i] = widen(src[i]);
+}
+
+template <typename Packed>
+fx_status unpack_launch(fx_context *ctx, const void *src, double *dst, size_t count)
+{
+    const size_t blocks = fxi_nm_ramp_blocks(count, ctx->cuda->multiprocessors);
+    if (blocks == 0) return FX_OK;
+    unpack_kernel<Packed>
+        <<<static_cast<unsigned>(blocks), FXI_NM_RAMP_THREADS, 0, ctx->cuda->stream>>>(
+            static_cast<const Packed *>(src), dst, count);
+    return fxi_cuda_check_launch(ctx, "unpack_kernel");
+}
+
 } // namespace
 
+extern "C" fx_status fxi_normalize_unpack_launch(fx_context *ctx, const void *src_device,
+                                                 fxi_nm_pcm pcm, double *dst_device, size_t count)
+{
+    FXI_TRY(fxi_cuda_require(ctx, "normalize sample widening"));
+    switch (pcm) {
+    case FXI_NM_PCM_S16: return unpack_launch<int16_t>(ctx, src_device, dst_device, count);
+    case FXI_NM_PCM_S32: return unpack_launch<int32_t>(ctx, src_device, dst_device, count);
+    case FXI_NM_PCM_F32: return unpack_launch<float>(ctx, src_device, dst_device, count);
+    default: return fxi_error(ctx, FX_EINVAL, "normalize: no widening from doubles");
+    }
+}
+
 extern "C" fx_status fxi_normalize_levels_launch(fx_context *ctx, const double *slots_device,
-                                                      const fxi_nm_levels_job *job,
-                                                      double *out_device)
+                                                 const fxi_nm_levels_job *job, double *out_device)
 {
     FXI_TRY(fxi_cuda_require(ctx, "normalize frame levels"));
     const size_t blocks = static_cast<size_t>(job->frames) * job->gain_channels;
@@ -87,8 +133,8 @@ extern "C" fx_status fxi_normalize_levels_launch(fx_context *ctx, const double *
 }
 
 extern "C" fx_status fxi_normalize_ramp_launch(fx_context *ctx, const double *src_device,
-                                                    double *dst_device, const double *params_device,
-                                                    const fxi_nm_ramp_batch *batch)
+                                               double *dst_device, const double *params_device,
+                                               const fxi_nm_ramp_batch *batch)
 {
     FXI_TRY(fxi_cuda_require(ctx, "normalize gain ramp"));
     const size_t blocks = fxi_nm_ramp_blocks(batch->samples, ctx->cuda->multiprocessors);

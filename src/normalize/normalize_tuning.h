@@ -38,4 +38,25 @@
  * sizes were not compared. */
 #define FXI_NM_BATCH_SAMPLES ((size_t)1 << 20)
 
+/* The whole-buffer GPU path (normalize_whole_cuda.c): samples per block of the pinned
+ * staging that carries a buffer up and down (two blocks alternate, so the host packs
+ * or unpacks one while the other is on the bus), per thread of the context and at
+ * most: a context on all the CPUs (a library call) gets 2 x 8 MiB, each one-thread
+ * worker of a CLI batch 2 x 1 MiB (pinning is slow and serialised by the driver, and a
+ * batch has a context per worker). 8 MiB is FXI_NM_BATCH_SAMPLES's size, which ran at
+ * the bus's speed (48.5 GB/s pinned, one thread); the smaller blocks were not
+ * measured: to be measured on the H200. */
+#define FXI_NM_WHOLE_CHUNK_PER_THREAD ((size_t)1 << 17)
+#define FXI_NM_WHOLE_CHUNK_SAMPLES ((size_t)1 << 20)
+/* The fewest samples per host task when packing or unpacking a chunk (a chunk is
+ * shared out over the context's threads above that). Not measured. */
+#define FXI_NM_WHOLE_COPY_GRAIN ((size_t)1 << 14)
+/* Frames per host task of the whole buffer's gain steps (normalize_whole.c: local
+ * gains, minima, smoothed gains; each frame's some tens of operations). Not measured. */
+#define FXI_NM_WHOLE_GAINS_GRAIN ((size_t)4096)
+/* At most this many samples per ramp launch and blocks per levels launch: the
+ * kernels' indices are 32-bit (and grids below 2^31 blocks). */
+#define FXI_NM_WHOLE_LAUNCH_SAMPLES ((size_t)1 << 30)
+#define FXI_NM_WHOLE_LEVELS_BLOCKS ((size_t)1 << 30)
+
 #endif

@@ -136,6 +136,24 @@ for wav in "$root/samples/speech_mono_44k.wav" "$root/samples/speech_stereo_44k_
 done
 compare normalize "$tmp/long.wav" wav
 compare normalize "$tmp/long.wav" wav --preset danpi
+# a batch: many files at once on one GPU (workers, each file whole), against the CPU's batch
+mkdir -p "$tmp/nm_in" "$tmp/nm_cpu" "$tmp/nm_gpu"
+"$fxkit" gen audio -q --kind speech --duration 7 --count 12 --channels 2 -o "$tmp/nm_in/"
+cp "$tmp/tones.wav" "$tmp/white8.wav" "$tmp/silence.wav" "$tmp/nm_in/"
+for devices in "gpu:0" "gpu:0,0"; do
+    rm -f "$tmp"/nm_cpu/* "$tmp"/nm_gpu/*
+    "$fxkit" normalize -q --device cpu "$tmp"/nm_in/*.wav -o "$tmp/nm_cpu/" &&
+        "$fxkit" normalize -q --device "$devices" "$tmp"/nm_in/*.wav -o "$tmp/nm_gpu/"
+    rc=$?
+    checked=$((checked + 1))
+    for f in "$tmp"/nm_in/*.wav; do
+        if [ "$rc" -ne 0 ] || ! cmp -s "$tmp/nm_cpu/${f##*/}" "$tmp/nm_gpu/${f##*/}"; then
+            differ=$((differ + 1))
+            echo "DIFFER: normalize batch --device $devices: ${f##*/}"
+            break
+        fi
+    done
+done
 echo "identity normalize: $((checked - before)) GPU runs compared with the CPU"
 fi
 

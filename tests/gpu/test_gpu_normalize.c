@@ -2,6 +2,7 @@
  * mono to 8 channels, partial last frames, silence, short inputs and streaming in
  * odd chunk sizes. Skips without a GPU (fails with FXKIT_REQUIRE_GPU=1). */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static fx_audio make_noise(int channels, size_t frames, uint64_t seed)
 static void set_options(fx_context *ctx, fx_normalize_options *o, const char *text)
 {
     fx_normalize_options_init(o);
-    char buf[256];
+    static char buf[256]; /* (string options such as channels= point into it) */
     snprintf(buf, sizeof buf, "%s", text);
     for (char *word = strtok(buf, " "); word; word = strtok(NULL, " ")) {
         char *eq = strchr(word, '=');
@@ -131,4 +132,146 @@ FXT_TEST(gpu_silence_and_short_input)
     fx_context_destroy(gpu);
 }
 
-GPU_TEST_MAIN(FXT_CASE(gpu_gives_the_cpu_bits), FXT_CASE(gpu_silence_and_short_input))
+/* ---- the whole-buffer path (fx_normalize_audio on a GPU context) ---- */
+
+/* Put the samples on the grid of a file format (as a reader of such a file would give
+ * them), or leave them doubles; `spoil` puts a few samples off the grid (and a -0.0),
+ * so that some chunks cannot pack and travel as doubles. */
+static void quantize(fx_audio *a, fx_sample_format format, bool spoil)
+{
+    const size_t n = a->frames * (size_t)a->channels;
+    double scale = 0.0;
+    switch (format) {
+    case FX_SF_U8: scale = 128.0; break;
+    case FX_SF_S16: scale = 32768.0; break;
+    case FX_SF_S24: scale = 8388608.0; break;
+    case FX_SF_S32: scale = 2147483648.0; break;
+    default: break;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (scale > 0.0)
+            a->data[i] = nearbyint(a->data[i] * scale) / scale;
+        else if (format == FX_SF_F32)
+            a->data[i] = (double)(float)a->data[i];
+    }
+    if (spoil && n > 0) {
+        a->data[n / 2] = 1e-9 * 3.0;
+        a->data[n - 1] = -0.0;
+    }
+    a->format = format;
+}
+
+static bool whole_case(fx_context *cpu, fx_context *gpu, const char *options, int channels,
+                       size_t frames, fx_sample_format format, bool spoil)
+{
+    fx_audio in = make_noise(channels, frames, frames + (size_t)channels);
+    quantize(&in, format, spoil);
+    fx_normalize_options o;
+    set_options(cpu, &o, options);
+    fx_audio want = {0}, got = {0};
+    bool same = false;
+    if (FXT_CHECK_OK(fx_normalize_audio(cpu, &o, &in, &want), cpu) &&
+        FXT_CHECK_OK(fx_normalize_audio(gpu, &o, &in, &got), gpu))
+        same = got.frames == want.frames && got.format == want.format &&
+               memcmp(want.data, got.data, frames * (size_t)channels * sizeof(double)) == 0;
+    if (!FXT_CHECK(same))
+        printf("whole buffer: '%s', %d channels, %zu frames, format %s%s: GPU differs\n", options,
+               channels, frames, fx_sample_format_name(format), spoil ? " (spoiled)" : "");
+    fx_audio_free(&want);
+    fx_audio_free(&got);
+    free(in.data);
+    return same;
+}
+
+FXT_TEST(gpu_whole_buffer_gives_the_cpu_bits)
+{
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 2), *gpu = fxt_context(FX_DEVICE_GPU, 4);
+    if (!FXT_CHECK(cpu && gpu)) return;
+    /* The first five qualify for the whole-buffer path, the last two stream. */
+    static const char *const option_sets[] = {
+        "frame-ms=500",
+        "frame-samples=2 window=31 threshold=0.1",
+        "frame-ms=20 window=5 coupling=0 threshold=0.05",
+        "frame-samples=1024 window=31 target-rms=0.06 min-gain=0.1 ramp=0",
+        "frame-ms=25 channels=0 alt-boundary=1 coupling=0",
+        "frame-ms=20 window=7 correct-dc=1",
+        "frame-ms=30 window=9 overlap=0.5",
+    };
+    static const fx_sample_format formats[] = {FX_SF_SAME, FX_SF_S16, FX_SF_S24,
+                                               FX_SF_S32,  FX_SF_F32, FX_SF_U8};
+    static const int channel_counts[] = {1, 2, 3, 8};
+    /* one sample, under a frame, just over one (odd), many frames with a partial last */
+    static const size_t lengths[] = {1, 1023, 22051, 123457};
+    for (size_t s = 0; s < sizeof option_sets / sizeof *option_sets; s++)
+        for (size_t f = 0; f < sizeof formats / sizeof *formats; f++)
+            for (size_t k = 0; k < sizeof channel_counts / sizeof *channel_counts; k++)
+                for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++)
+                    whole_case(cpu, gpu, option_sets[s], channel_counts[k], lengths[l], formats[f],
+                               false);
+    /* Several staging blocks (2^19 samples each on this 4-thread context), some that
+     * cannot pack. */
+    for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+        whole_case(cpu, gpu, "frame-ms=500", 2, 1500001, formats[f], false);
+        whole_case(cpu, gpu, "frame-ms=500", 2, 1500001, formats[f], true);
+        whole_case(cpu, gpu, "frame-samples=1024 target-rms=0.06", 3, 777777, formats[f], true);
+    }
+    /* The default options on six minutes of stereo 16-bit (the benchmark's case). */
+    whole_case(cpu, gpu, "frame-ms=500", 2, 360 * RATE, FX_SF_S16, false);
+    fx_context_destroy(cpu);
+    fx_context_destroy(gpu);
+}
+
+/* Several threads, each with its own GPU context on the same GPU (the CLI's batch
+ * workers), normalizing files at once: every output the CPU's. */
+typedef struct worker_case {
+    fx_context *cpu;
+    int index;
+    int failures;
+} worker_case;
+
+static void *whole_worker(void *arg)
+{
+    worker_case *w = arg;
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2);
+    if (!gpu) {
+        w->failures++;
+        return NULL;
+    }
+    for (int file = 0; file < 6; file++) {
+        fx_audio in = make_noise(1 + (w->index + file) % 3, 200003 + 7919 * (size_t)file,
+                                 (uint64_t)(w->index * 100 + file));
+        quantize(&in, file % 2 ? FX_SF_S16 : FX_SF_SAME, false);
+        fx_audio want = {0}, got = {0};
+        const size_t n = in.frames * (size_t)in.channels;
+        if (fx_normalize_audio(w->cpu, NULL, &in, &want) != FX_OK ||
+            fx_normalize_audio(gpu, NULL, &in, &got) != FX_OK ||
+            memcmp(want.data, got.data, n * sizeof(double)) != 0)
+            w->failures++;
+        fx_audio_free(&want);
+        fx_audio_free(&got);
+        free(in.data);
+    }
+    fx_context_destroy(gpu);
+    return NULL;
+}
+
+FXT_TEST(gpu_whole_buffers_from_several_workers)
+{
+    enum { WORKERS = 4 };
+    worker_case cases[WORKERS];
+    pthread_t threads[WORKERS];
+    for (int i = 0; i < WORKERS; i++) {
+        cases[i] = (worker_case){fxt_context(FX_DEVICE_CPU, 1), i, 0};
+        FXT_CHECK(cases[i].cpu != NULL);
+        FXT_CHECK(pthread_create(&threads[i], NULL, whole_worker, &cases[i]) == 0);
+    }
+    for (int i = 0; i < WORKERS; i++) {
+        pthread_join(threads[i], NULL);
+        FXT_CHECK_EQ(cases[i].failures, 0);
+        fx_context_destroy(cases[i].cpu);
+    }
+}
+
+GPU_TEST_MAIN(FXT_CASE(gpu_gives_the_cpu_bits), FXT_CASE(gpu_silence_and_short_input),
+              FXT_CASE(gpu_whole_buffer_gives_the_cpu_bits),
+              FXT_CASE(gpu_whole_buffers_from_several_workers))
