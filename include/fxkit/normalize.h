@@ -95,10 +95,15 @@ typedef void (*fx_normalize_gain_fn)(void *user, uint64_t frame, int channel, do
 
 /* Open a stream for `channels` interleaved channels at `rate` Hz. opts may be
  * NULL for the defaults. Checks the options (FX_ERANGE/FX_EINVAL naming the
- * option). On a GPU context the per-sample work runs there. */
+ * option). On a GPU context the per-sample work runs there; on an FX_DEVICE_AUTO
+ * context with a GPU, there or on the CPU, whichever the cost model expects to be
+ * faster for a stream of this shape (fx_normalize_explain says which and why). */
 FX_API fx_status fx_normalize_open(fx_context *ctx, const fx_normalize_options *opts, int channels,
                                    int rate, fx_normalize **out);
 FX_API void fx_normalize_info_get(const fx_normalize *n, fx_normalize_info *info);
+/* The stream's device and why (one line, for --explain), e.g. "cpu (auto: cpu ~170 ms,
+ * gpu ~175 ms incl. PCIe 2 x 42 MB at 27 GB/s)". */
+FX_API const char *fx_normalize_explain(const fx_normalize *n);
 FX_API void fx_normalize_set_timing(fx_normalize *n, int enabled);
 FX_API void fx_normalize_stage_times_get(const fx_normalize *n, fx_normalize_stage_times *t);
 FX_API void fx_normalize_set_gain_log(fx_normalize *n, fx_normalize_gain_fn fn, void *user);

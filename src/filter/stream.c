@@ -27,7 +27,9 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
                            (uint64_t)desc->height * fx_sample_size(desc->type);
     /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
     if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES) return;
-    if (ctx && fx_context_device(ctx, NULL) == FX_DEVICE_CPU &&
+    /* FX_DEVICE_AUTO: where the whole image would go (each band's plan then decides
+     * for its band). */
+    if (ctx && fxi_filter_device_for(ctx, kernel, options, desc) == FX_DEVICE_CPU &&
         fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
         *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;
         *band = FX_FILTER_STREAM_CPU_BAND_BYTES;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "normalize_gpu_plan.h"
+#include "normalize/normalize_cost.h"
 #include "normalize/normalize_gpu.h"
 #include "normalize_internal.h"
 #include "normalize_ramp.h"
@@ -42,6 +43,7 @@ struct fx_normalize {
     double *previous;    /* per gain channel: the last ramp's end */
     double *pad;         /* one pad frame */
     bool on_gpu;         /* the gain ramp runs on the context's GPU */
+    char device_why[160]; /* where it runs and why (fx_normalize_explain) */
     size_t batch_frames; /* GPU: frames per ramp batch */
     double *ramp_params; /* GPU: a batch's parameter block */
     uint64_t gpu_ramped; /* GPU: frames ramped in place in their slots */
@@ -356,7 +358,8 @@ static fx_status allocate(fx_normalize *n)
 {
     fx_context *ctx = n->ctx;
     const size_t channels = (size_t)n->p.channels, gains = (size_t)n->gain_channels;
-    n->on_gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
+    n->on_gpu = fxi_normalize_device(ctx, n->p.channels, n->p.rate, 0, n->device_why,
+                                     sizeof n->device_why) == FX_DEVICE_GPU;
     n->slot_count = (size_t)n->p.min_half + (size_t)n->p.gauss_half + 2;
     FXI_RETURN_IF(!fxi_mul_size(n->p.advance, channels, &n->slot_samples), FX_EOVERFLOW,
                  "normalize: frame of %zu samples x %d channels overflows", n->p.advance,
@@ -461,6 +464,11 @@ void fx_normalize_info_get(const fx_normalize *n, fx_normalize_info *info)
     info->gauss_window = 2 * n->p.gauss_half + 1;
     info->latency_frames = n->p.min_half + n->p.gauss_half;
     info->on_gpu = n->on_gpu;
+}
+
+const char *fx_normalize_explain(const fx_normalize *n)
+{
+    return n ? n->device_why : "";
 }
 
 void fx_normalize_set_timing(fx_normalize *n, int enabled)
