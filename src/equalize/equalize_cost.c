@@ -10,6 +10,8 @@
  * H200 (issue 25: 12.3 ms with 7.1 ms of upload and ~3.3 ms of download, so ~2 ms of
  * histogram and mapping for 60 M pixels on 132 SMs); CLAHE's factor is an estimate. To
  * be measured on the H200. */
+#include <string.h>
+
 #include "equalize/equalize_cost.h"
 #include "equalize/equalize_internal.h"
 
@@ -42,6 +44,7 @@ static double cpu_ns_per_pixel(const fxi_equalize_work *w)
 
 void fxi_equalize_cost(const fxi_equalize_work *w, fxi_item_cost *out)
 {
+    memset(out, 0, sizeof *out);
     const double pixels = (double)w->width * (double)w->height;
     const uint64_t px = (uint64_t)w->width * (uint64_t)w->height;
     const uint64_t sample = fx_sample_size(w->type);

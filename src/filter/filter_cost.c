@@ -14,6 +14,8 @@
  * 1-gigapixel gaussian:5 on the H200 (issue 25: compute 0.05 s for 3e9 samples x 10 taps
  * on 132 SMs: 4.5e9 taps per SM and second); direct, box and fft relative to it are
  * estimates, to be measured on the H200 (tests/gpu/test_gpu_filter_bench.c). */
+#include <string.h>
+
 #include <math.h>
 
 #include "filter/filter_cost.h"
@@ -67,6 +69,7 @@ static double gpu_taps_per_sample(const fxi_filter_work *w, double samples)
 
 void fxi_filter_cost(const fxi_filter_work *w, fxi_item_cost *out)
 {
+    memset(out, 0, sizeof *out);
     const double pixels = (double)w->desc.width * (double)w->desc.height;
     const double samples = pixels * (w->filter_channels > 0 ? w->filter_channels : 1);
     const uint64_t bytes = (uint64_t)w->desc.width * (uint64_t)w->desc.height *

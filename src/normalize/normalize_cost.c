@@ -9,6 +9,8 @@
  * scale with the multiprocessors (frame gains on the host, a synchronisation per batch).
  * FXI_NM_COST_GPU_NS_PER_SAMPLE keeps that ratio to this CPU rate. To be measured on
  * the H200 again when the GPU path changes (issue 25, item 3). */
+#include <string.h>
+
 #include "normalize/normalize_cost.h"
 
 #define NS 1e-9
@@ -21,6 +23,7 @@
 
 void fxi_normalize_cost(int channels, int rate, uint64_t frames, fxi_item_cost *out)
 {
+    memset(out, 0, sizeof *out);
     if (!frames) frames = (uint64_t)rate * FXI_NM_COST_NOMINAL_SECONDS;
     const double samples = (double)frames * (double)channels;
     const uint64_t bytes = frames * (uint64_t)channels * FXI_NM_COST_BYTES_PER_SAMPLE;
