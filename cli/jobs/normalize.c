@@ -36,6 +36,7 @@ typedef struct normalize_cli_options {
     int sample_format;
     const char *gain_log;
     const char *stage_log;
+    int explain;
 } normalize_cli_options;
 
 #define OPT(field) offsetof(normalize_cli_options, field)
@@ -47,6 +48,8 @@ static const fx_option program_rows[] = {
      "write every frame's gains per channel (own, minimum, smoothed) as CSV"},
     {"stage-log", 0, FX_OPT_STRING, OPT(stage_log), 0, 0, 0, NULL, NULL, "FILE",
      "append each file's stage times (us) as CSV, in the published GPU variant's columns"},
+    {"explain", 0, FX_OPT_BOOL, OPT(explain), 0, 0, 1, NULL, NULL, NULL,
+     "say on which device each file runs and why (--device auto: the estimates)"},
     FX_OPTION_END};
 
 static fx_option normalize_table[TABLE_ROWS];
@@ -206,6 +209,9 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     fx_normalize *n = NULL;
     st = fx_normalize_open(ctx, &o->lib, info.channels, info.rate, &n);
     gain_rows rows = {s, item->input};
+    if (st == FX_OK) fxcli_result_device(res, fx_normalize_explain(n));
+    if (st == FX_OK && (o->explain || run->common.verbose))
+        fxcli_note("%s: device: %s", item->input, fx_normalize_explain(n));
     if (st == FX_OK) {
         fx_normalize_set_timing(n, o->stage_log != NULL || run->common.timings);
         if (s->gain_log) fx_normalize_set_gain_log(n, log_gain, &rows);

@@ -9,6 +9,7 @@
  * image (a band holds at least the kernel's height, so a reflection stays inside it).
  * The input rows stay in one buffer of band + 2 halo rows, slid down band after band.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "filter/band.h"
@@ -104,6 +105,7 @@ typedef struct streamer {
     int plan_height[BAND_SHAPES];
     fx_filter_plan *plan[BAND_SHAPES];
     int plans_made; /* the next plan goes to plans_made % BAND_SHAPES */
+    char device[FX_FILTER_DEVICE_TEXT]; /* the last band's device and why */
 } streamer;
 
 static fx_status plan_for(streamer *s, const fx_image *band, fx_filter_plan **out)
@@ -155,6 +157,8 @@ static fx_status filter_band(streamer *s, const fxi_band *b, out_slot *slot,
     FXI_TRY(plan_for(s, &src, &plan));
     *strategy = fx_filter_plan_strategy(plan);
     FXI_TRY(fx_filter_run(plan, &src, &dst, s->timings));
+    const char *device = strstr(fx_filter_plan_explain(plan), "; device: ");
+    snprintf(s->device, sizeof s->device, "%s", device ? device + strlen("; device: ") : "");
     fx_image kept =
         rows_of(&dst, (int)(b->out_begin - b->in_begin), (int)(b->out_end - b->out_begin));
     if (slot->narrow.data) {
@@ -277,6 +281,7 @@ static fx_status run_stream(fx_context *ctx, const fx_kernel *kernel,
     if (st == FX_OK && result) {
         result->band_rows = s.band_rows;
         result->strategy = strategy;
+        memcpy(result->device, s.device, sizeof result->device);
     }
     return st;
 }
