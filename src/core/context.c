@@ -38,7 +38,8 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
             ctx->device = FX_DEVICE_CPU;
             return FX_OK;
         }
-        index = 0;
+        /* The GPU asked for (a launcher's local rank), else the first. */
+        if (index < 0 || index >= count) index = 0;
     } else {
         if (st != FX_OK) return st;
         if (!fx_gpu_built())

@@ -237,7 +237,10 @@ fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out
     }
     if (p->gpu) {
         fx_status st = fxi_equalize_gpu_run(p, in, out, timings);
-        if (st != FX_ENOMEM || !fxi_device_auto(ctx) || in->memory != FX_MEMORY_HOST) return st;
+        /* In place, the GPU may have written part of the input over: no second try. */
+        if (st != FX_ENOMEM || !fxi_device_auto(ctx) || in->memory != FX_MEMORY_HOST ||
+            in->data == out->data)
+            return st;
         /* Out of GPU memory on a host image: this item, and the plan's later ones, on
          * the CPU. */
         fxi_equalize_gpu_release(p);
