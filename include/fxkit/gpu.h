@@ -42,7 +42,7 @@ typedef struct fx_gpu_rates {
     double measured_ms; /* how long the measurement took (0: assumed, not measured) */
 } fx_gpu_rates;
 
-#define FX_GPU_RATES_PROBE_BYTES ((size_t)16 << 20)
+#define FX_GPU_RATES_PROBE_BYTES ((size_t)8 << 20)
 
 /* The rates of the context's GPU, measured on the first call in the process for that
  * GPU and cached. FX_ENODEVICE on a context without a GPU. */

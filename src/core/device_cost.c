@@ -18,6 +18,13 @@ double fxi_cpu_estimate_s(const fxi_item_cost *c, int threads)
     return compute > memory ? compute : memory;
 }
 
+double fxi_gpu_best_case_s(const fxi_item_cost *c)
+{
+    const double bytes = c->on_device ? 0 : (double)c->upload_bytes + (double)c->download_bytes;
+    return c->gpu_fixed_s + c->gpu_sm_s / FXI_GPU_MAX_MULTIPROCESSORS +
+           bytes / (FXI_GPU_MAX_COPY_BYTES_PER_S * FXI_GPU_STAGING_EFFICIENCY);
+}
+
 void fxi_device_estimate_make(const fxi_item_cost *c, int threads, const fx_gpu_rates *rates,
                               fxi_device_estimate *out)
 {
@@ -90,7 +97,7 @@ void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char 
         snprintf(buf, size, "%s (auto: the image is in device memory)", where);
         return;
     case FXI_REASON_TINY:
-        snprintf(buf, size, "%s (auto: cpu ~%s, below any GPU's fixed cost)", where, cpu);
+        snprintf(buf, size, "%s (auto: cpu ~%s, below any GPU's least cost)", where, cpu);
         return;
     case FXI_REASON_FORCED: snprintf(buf, size, "%s (as the context was created)", where); return;
     case FXI_REASON_NEEDS_GPU:
@@ -135,8 +142,8 @@ fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool n
     } else if (needs_gpu) {
         e->device = FX_DEVICE_GPU;
         e->reason = FXI_REASON_NEEDS_GPU;
-    } else if (!c->on_device && fxi_cpu_estimate_s(c, ctx->threads) < FXI_GPU_MIN_FIXED_S + c->gpu_fixed_s) {
-        /* Nothing to measure: the CPU is done before the GPU would have started. */
+    } else if (!c->on_device && fxi_cpu_estimate_s(c, ctx->threads) < fxi_gpu_best_case_s(c)) {
+        /* Nothing to measure: no GPU would be done before the CPU. */
         e->device = FX_DEVICE_CPU;
         e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
         e->reason = FXI_REASON_TINY;

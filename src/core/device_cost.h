@@ -39,9 +39,10 @@
 /* Rates assumed when the measurement cannot run (H200, DESIGN.md: 54/55 GB/s pinned). */
 #define FXI_GPU_DEFAULT_COPY_BYTES_PER_S 25e9
 #define FXI_GPU_DEFAULT_MULTIPROCESSORS 132
-/* Below this CPU estimate the GPU cannot win (its fixed costs alone are more): the
- * choice is made without measuring anything. */
-#define FXI_GPU_MIN_FIXED_S 50e-6
+/* What no GPU beats, for the choice made without measuring (a CPU estimate below the
+ * GPU's best case goes to the CPU at once): twice an H200's multiprocessors, PCIe 6 x16. */
+#define FXI_GPU_MAX_MULTIPROCESSORS 264
+#define FXI_GPU_MAX_COPY_BYTES_PER_S 128e9
 
 /* One item, as its job describes it. */
 typedef struct fxi_item_cost {
@@ -60,7 +61,7 @@ typedef enum fxi_device_reason {
     FXI_REASON_CHEAPER = 0, /* the model's estimates */
     FXI_REASON_NO_GPU,      /* auto, but no usable GPU */
     FXI_REASON_ON_DEVICE,   /* the item lives in device memory */
-    FXI_REASON_TINY,        /* the CPU estimate is below any GPU's fixed cost */
+    FXI_REASON_TINY,        /* the CPU estimate is below any GPU's best case */
     FXI_REASON_FORCED,      /* the context was created for one device */
     FXI_REASON_NEEDS_GPU,   /* what was asked runs only on the GPU */
     FXI_REASON_FALLBACK     /* the GPU ran out of memory: the CPU took the item */
@@ -77,6 +78,8 @@ typedef struct fxi_device_estimate {
 
 /* The CPU estimate of c on `threads` threads. */
 double fxi_cpu_estimate_s(const fxi_item_cost *c, int threads);
+/* The least c could take on any GPU (FXI_GPU_MAX_*): no rates needed. */
+double fxi_gpu_best_case_s(const fxi_item_cost *c);
 /* Both estimates and the choice. rates NULL: no GPU (the CPU). */
 void fxi_device_estimate_make(const fxi_item_cost *c, int threads, const fx_gpu_rates *rates,
                               fxi_device_estimate *out);

@@ -60,6 +60,9 @@ FXT_TEST(filter_items_go_where_the_model_says)
         fxi_device_estimate_text(&e, 0, why, sizeof why);
         printf("  %-36s %s\n", c->name, why);
         FXT_CHECK_EQ(e.device, c->want);
+        /* The shortcut without rates never sends to the CPU what the rates would not. */
+        if (fxi_cpu_estimate_s(&cost, HOST_THREADS) < fxi_gpu_best_case_s(&cost))
+            FXT_CHECK_EQ(e.device, FX_DEVICE_CPU);
         FXT_CHECK(e.cpu_s > 0);
     }
 }
