@@ -133,12 +133,19 @@ def main():
             walls = {d: [] for d in devices}
             items = {d: [] for d in devices}
             last_rows = {}
-            for _ in range(rounds):
-                for d in devices:
-                    w, t, rows = time_set(fx, root, job, args, inputs, d, f"{root}/out/{d}")
-                    walls[d].append(w)
-                    items[d].append(t)
-                    last_rows[d] = rows
+            try:
+                for _ in range(rounds):
+                    for d in devices:
+                        w, t, rows = time_set(fx, root, job, args, inputs, d, f"{root}/out/{d}")
+                        walls[d].append(w)
+                        items[d].append(t)
+                        last_rows[d] = rows
+            except subprocess.CalledProcessError as e:
+                print(f"{name:34} ERROR: {' '.join(e.cmd[:4])}... exit {e.returncode}: "
+                      f"{e.stderr.strip()[-300:]}", flush=True)
+                worst = (float("inf"), name)
+                shutil.rmtree(f"{root}/out", ignore_errors=True)
+                continue
             med = {d: statistics.median(items[d]) for d in devices}
             wmed = {d: statistics.median(walls[d]) for d in devices}
             med.setdefault("gpu", float("inf"))
