@@ -186,8 +186,11 @@ def main():
             out = f"{root}/out/explain"
             shutil.rmtree(out, ignore_errors=True)
             os.makedirs(out)
-            p = run([fx, job, *args, "--explain", *inputs[:2], "-o", out + "/"])
-            lines = [l for l in p.stderr.splitlines() if "device" in l][:2]
+            try:
+                p = run([fx, job, *args, "--explain", *inputs[:2], "-o", out + "/"])
+                lines = [l for l in p.stderr.splitlines() if "device" in l][:2]
+            except subprocess.CalledProcessError as e:
+                lines = [f"ERROR: exit {e.returncode}: {e.stderr.strip()[-300:]}"]
             print(f"  {name}:")
             for l in lines:
                 print(f"    {l}")
