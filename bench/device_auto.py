@@ -7,7 +7,7 @@ usage: bench/device_auto.py FXKIT [ROUNDS] [--quick]
 Makes the inputs with `fxkit gen` in a tmpfs folder (thumbnails, 10000x6000 RGB,
 6-minute stereo and a batch of 20 s clips), then for every item set (a job, its
 options, its inputs) runs the program with --device cpu, gpu and auto, ROUNDS times
-each (default 3) in turn, with --timings-csv. Per set it prints the medians of
+each (default 5) in turn after one untimed warm-up run, with --timings-csv. Per set it prints the medians of
 
   items: the sum over the set's items of the program's per-item total_ms (read,
          compute, write; the process start and the CUDA start are not in it), and
@@ -116,7 +116,7 @@ def main():
     if not argv:
         sys.exit(__doc__)
     fx = os.path.abspath(argv[0])
-    rounds = int(argv[1]) if len(argv) > 1 else 3
+    rounds = int(argv[1]) if len(argv) > 1 else 5
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None
     root = tempfile.mkdtemp(prefix="fxkit-device-auto.", dir=base)
     try:
@@ -134,6 +134,8 @@ def main():
             items = {d: [] for d in devices}
             last_rows = {}
             try:
+                # One untimed run first: the inputs in the page cache, the GPU warm.
+                time_set(fx, root, job, args, inputs, devices[-1], f"{root}/out/warm")
                 for _ in range(rounds):
                     for d in devices:
                         w, t, rows = time_set(fx, root, job, args, inputs, d, f"{root}/out/{d}")
