@@ -45,6 +45,14 @@ struct batch {
     fxcli_item_record *records;  /* per item, with --report; NULL otherwise */
 };
 
+void fxcli_result_device(fxcli_result *res, const char *explained)
+{
+    size_t n = explained ? strcspn(explained, " ;") : 0;
+    if (n >= sizeof res->device) n = sizeof res->device - 1;
+    memcpy(res->device, explained, n);
+    res->device[n] = 0;
+}
+
 fx_status fxcli_fail(fxcli_result *res, fx_status status, const char *fmt, ...)
 {
     va_list ap;
@@ -140,7 +148,7 @@ static void record(worker *w, const fxcli_item *item, const char *error, const f
     r->height = res->height;
     r->channels = res->channels;
     r->total_ms = total_ms;
-    snprintf(r->device, sizeof r->device, "%s", w->device_text);
+    snprintf(r->device, sizeof r->device, "%s", res->device[0] ? res->device : w->device_text);
 }
 
 static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_result *res,
@@ -162,7 +170,8 @@ static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_
             fxcli_timings_print(stderr, name, res, total_ms);
         }
         if (b->csv)
-            fxcli_timings_csv_row(b->csv, name, b->run->job->name, w->device_text, res, total_ms);
+            fxcli_timings_csv_row(b->csv, name, b->run->job->name,
+                                  res->device[0] ? res->device : w->device_text, res, total_ms);
     }
     b->done++;
     fxcli_progress_item(w->id, 0, 0); /* now counted in `done` */

@@ -149,7 +149,13 @@ typedef struct fxcli_result {
     const char *strategy;            /* static text for the CSV; "" when the job has none */
     char message[FXCLI_MESSAGE_MAX]; /* the job's own error detail; "" = the context's */
     int slot;                        /* the worker's number, for fxcli_progress_item */
+    char device[16]; /* where the item ran ("cpu", "gpu:0"): --device auto chooses per
+                      * item; "" = the worker's context's device */
 } fxcli_result;
+
+/* Copy the device word ("cpu", "gpu:0") that starts `explained` (a library explain's
+ * device part) into res->device. */
+void fxcli_result_device(fxcli_result *res, const char *explained);
 
 /* ---- jobs ---- */
 

@@ -54,7 +54,8 @@ static const fx_option scale_out_options[] = {
 
 static const fx_option device_options[] = {
     {"device", 0, FX_OPT_STRING, COMMON(device), 0, 0, 0, "auto", NULL, "DEV",
-     "auto, cpu, gpu, gpu:N, gpu:N,M,… or gpu:all (auto: the first GPU, else the CPU; "
+     "auto, cpu, gpu, gpu:N, gpu:N,M,… or gpu:all (auto: each item on the CPU or the first "
+     "GPU, whichever the cost model expects to be faster, see --explain; "
      "several GPUs share one batch; without a number an MPI or Slurm local rank picks the "
      "GPU)"},
     {"threads", 't', FX_OPT_INT, COMMON(threads), 0, 0, MAX_THREADS, NULL, NULL, "N",

@@ -114,7 +114,8 @@ int fxcli_devices_expand(fxcli_run *run)
     int count = fxcli_gpu_count(why, sizeof why);
     /* auto without a GPU stays auto (the CPU); gpu without one fails in the context. */
     if (count == 0) return FXCLI_EXIT_OK;
-    run->device = FX_DEVICE_GPU;
+    /* auto stays auto (each item by cost), on the rank's GPU. */
+    if (run->device != FX_DEVICE_AUTO) run->device = FX_DEVICE_GPU;
     run->gpu_index = rank % count;
     snprintf(run->gpu_note, sizeof run->gpu_note, "GPU %d of %d, from %s=%d", run->gpu_index,
              count, variable, rank);

@@ -4,21 +4,31 @@
  * read and bad combinations are usage errors found before any file is touched;
  * an image the options do not fit (a mask of another size, a format that cannot
  * hold the result) fails that input alone. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* The library's options first (its table's offsets), then the program's. */
+typedef struct equalize_cli_options {
+    fx_equalize_options lib;
+    int explain;
+} equalize_cli_options;
 
 /* Room for the library's rows. */
 #define TABLE_ROWS 16
 
 static fx_option equalize_table[TABLE_ROWS];
 
-/* The job's table: the library's rows (the program adds none). Runs before main. */
+/* The job's table: the library's rows, then the program's. Runs before main. */
 __attribute__((constructor)) static void build_table(void)
 {
-    static const fx_option none[] = {FX_OPTION_END};
-    fxcli_join_tables(equalize_table, TABLE_ROWS, fx_equalize_options_table(), none);
+    static const fx_option program_rows[] = {
+        {"explain", 0, FX_OPT_BOOL, offsetof(equalize_cli_options, explain), 0, 0, 1, NULL, NULL,
+         NULL, "say on which device each image runs and why (--device auto: the estimates)"},
+        FX_OPTION_END};
+    fxcli_join_tables(equalize_table, TABLE_ROWS, fx_equalize_options_table(), program_rows);
 }
 
 typedef struct equalize_state {
@@ -69,7 +79,8 @@ static fx_status equalize_item(const fxcli_run *run, fx_context *ctx, const fxcl
                                const char *out_path, fxcli_result *res)
 {
     const equalize_state *s = run->state;
-    fx_equalize_options o = *(const fx_equalize_options *)run->options;
+    const equalize_cli_options *cli = run->options;
+    fx_equalize_options o = cli->lib;
     if (s->mask.data) o.mask_image = &s->mask;
     const fxcli_image_target *target = fxcli_image_target_of(item->output);
     if (!target)
@@ -85,7 +96,20 @@ static fx_status equalize_item(const fxcli_run *run, fx_context *ctx, const fxcl
         st = fxcli_fail(res, FX_EUNSUPPORTED, "%s (write another format, or see --space)", why);
         goto out;
     }
-    st = fx_equalize(ctx, &o, &in, &out, &res->timings);
+    const fx_image_desc desc = fx_image_desc_of(&in);
+    fx_equalize_plan *plan = NULL;
+    st = fx_equalize_plan_create(ctx, &o, &desc, &plan);
+    if (st == FX_OK)
+        st = fx_image_alloc(ctx, &out, in.width, in.height, out_channels, in.type);
+    if (st == FX_OK) st = fx_equalize_run(plan, &in, &out, &res->timings);
+    if (st == FX_OK) {
+        const char *device = strstr(fx_equalize_plan_explain(plan), "device: ");
+        fxcli_result_device(res, device ? device + strlen("device: ") : "");
+    }
+    /* After the run: a fallback to the CPU shows. */
+    if (st == FX_OK && (cli->explain || run->common.verbose))
+        fxcli_note("%s: %s", item->input, fx_equalize_plan_explain(plan));
+    fx_equalize_plan_free(plan);
     if (st != FX_OK) goto out;
     st = fxcli_write_image(ctx, out_path, &out, target, res);
 out:
@@ -107,7 +131,7 @@ const fxcli_job fxcli_job_equalize = {
         "  fxkit equalize --adaptive --tiles 8x8 --clip 2 scans/*.png -o clahe/\n"
         "  fxkit equalize --space hsv-float --scale mms --bins 256 in.png -o published.png",
     .options = equalize_table,
-    .options_size = sizeof(fx_equalize_options),
+    .options_size = sizeof(equalize_cli_options),
     .common = FXCLI_COMMON_FILE_JOB,
     .media = FXCLI_MEDIA_IMAGE,
     .takes_inputs = true,

@@ -45,7 +45,7 @@ static const fx_option program_rows[] = {
     {"list-kernels", 0, FX_OPT_BOOL, OPT(list_kernels), 0, 0, 1, NULL, NULL, NULL,
      "print the preset kernels with their weights and exit"},
     {"explain", 0, FX_OPT_BOOL, OPT(explain), 0, 0, 1, NULL, NULL, NULL,
-     "say which strategy each plan uses and why"},
+     "say which strategy and device each plan uses and why (--device auto: the estimates)"},
     {"stream-rows", 0, FX_OPT_INT, OPT(stream_rows), 0, 0, 1 << 20, NULL, NULL, "N",
      "filter from file to file in bands of N rows, never holding the whole image (0: the "
      "library's choice: on the CPU images over 16 MiB in bands of about 8 MiB, but fft plans "
@@ -379,12 +379,13 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     fx_status st = fx_filter_file(ctx, s->kernel, &o->lib, &so, item->input, out_path, &wo, &done,
                                   &res->timings);
     if (done.band_rows) res->strategy = fx_filter_strategy_name(done.strategy);
+    fxcli_result_device(res, done.device);
     res->width = info.width;
     res->height = info.height;
     res->channels = info.channels;
     if (st == FX_OK && (o->explain || run->common.verbose))
-        fxcli_note("%s: filtered in bands of %d rows (%s)", item->input, done.band_rows,
-                   res->strategy);
+        fxcli_note("%s: filtered in bands of %d rows (%s); device: %s", item->input,
+                   done.band_rows, res->strategy, done.device);
     return st;
 }
 
@@ -420,6 +421,13 @@ static fx_status filter_image(const fxcli_run *run, fx_context *ctx, const fxcli
     if ((st = fx_image_alloc(ctx, &out, img.width, img.height, img.channels, img.type)) != FX_OK)
         goto out;
     if ((st = fx_filter_run(plan, &img, &out, &res->timings)) != FX_OK) goto out;
+    {
+        const char *device = strstr(fx_filter_plan_explain(plan), "; device: ");
+        device = device ? device + strlen("; device: ") : "";
+        fxcli_result_device(res, device);
+        /* After the run: a fallback shows. */
+        if (o->explain || run->common.verbose) fxcli_note("%s: device: %s", item->input, device);
+    }
     if ((st = convert_to(ctx, &out, out_type, &res->timings)) != FX_OK) goto out;
 
     st = fxcli_write_image(ctx, out_path, &out, target, res);

@@ -10,13 +10,37 @@
 #define CUDA_VERSION_MAJOR_UNIT 1000
 #define CUDA_VERSION_MINOR_UNIT 10
 
+#define BYTES_PER_GB 1e9
+
 typedef struct info_options {
     int json;
+    int rates;
 } info_options;
 
-static const fx_option info_table[] = {{"json", 0, FX_OPT_BOOL, offsetof(info_options, json), 0, 0,
-                                        1, NULL, NULL, NULL, "print JSON instead of text"},
-                                       FX_OPTION_END};
+static const fx_option info_table[] = {
+    {"json", 0, FX_OPT_BOOL, offsetof(info_options, json), 0, 0, 1, NULL, NULL, NULL,
+     "print JSON instead of text"},
+    {"rates", 0, FX_OPT_BOOL, offsetof(info_options, rates), 0, 0, 1, NULL, NULL, NULL,
+     "measure each GPU's copy rates as --device auto's cost model does (PCIe up and down, "
+     "on the device)"},
+    FX_OPTION_END};
+
+/* The rates --device auto measures for GPU `index` (fx_gpu_rates_get), on a context of
+ * its own; false with the detail in `why` when they cannot be had. */
+static bool measure_rates(int index, fx_gpu_rates *r, char *why, size_t size)
+{
+    fx_context_options co;
+    fx_context_options_init(&co);
+    co.device = FX_DEVICE_GPU;
+    co.gpu_index = index;
+    co.threads = 1;
+    fx_context *gpu = NULL;
+    fx_status st = fx_context_create(&co, &gpu);
+    if (st == FX_OK) st = fx_gpu_rates_get(gpu, r);
+    snprintf(why, size, "%s", st == FX_OK ? "" : gpu ? fx_context_error(gpu) : fx_strerror(st));
+    fx_context_destroy(gpu);
+    return st == FX_OK;
+}
 
 static void json_features(FILE *out, const char *features)
 {
@@ -146,9 +170,17 @@ static int info_main(fxcli_run *run)
             fxcli_json_string(stdout, g.name);
             printf(", \"memory_bytes\": %llu, \"free_bytes\": %llu, \"compute_capability\": "
                    "\"%d.%d\", \"multiprocessors\": %d, \"driver_version\": %d, "
-                   "\"runtime_version\": %d}",
+                   "\"runtime_version\": %d",
                    (unsigned long long)g.total_memory, (unsigned long long)g.free_memory,
                    g.cc_major, g.cc_minor, g.multiprocessors, g.driver_version, g.runtime_version);
+            fx_gpu_rates r;
+            char why[FXCLI_MESSAGE_MAX];
+            if (o->rates && measure_rates(i, &r, why, sizeof why))
+                printf(", \"upload_bytes_per_s\": %.0f, \"download_bytes_per_s\": %.0f, "
+                       "\"device_bytes_per_s\": %.0f, \"rates_ms\": %.2f",
+                       r.upload_bytes_per_s, r.download_bytes_per_s, r.device_bytes_per_s,
+                       r.measured_ms);
+            putchar('}');
         } else {
             printf("GPU %d: %s, %.1f GiB, compute capability %d.%d, %d SMs", g.index, g.name,
                    (double)g.total_memory / BYTES_PER_GIB, g.cc_major, g.cc_minor,
@@ -156,6 +188,16 @@ static int info_main(fxcli_run *run)
             print_version_pair(stdout, "driver", g.driver_version);
             print_version_pair(stdout, "runtime", g.runtime_version);
             putchar('\n');
+            fx_gpu_rates r;
+            char why[FXCLI_MESSAGE_MAX];
+            if (!o->rates) continue;
+            if (measure_rates(i, &r, why, sizeof why))
+                printf("  rates: upload %.1f GB/s, download %.1f GB/s (pinned), on the device "
+                       "%.0f GB/s; measured in %.1f ms\n",
+                       r.upload_bytes_per_s / BYTES_PER_GB, r.download_bytes_per_s / BYTES_PER_GB,
+                       r.device_bytes_per_s / BYTES_PER_GB, r.measured_ms);
+            else
+                printf("  rates: not measured (%s)\n", why);
         }
     }
     if (o->json) {
@@ -175,7 +217,7 @@ static int info_main(fxcli_run *run)
 const fxcli_job fxcli_job_info = {
     .name = "info",
     .summary = "Show the version, build features, CPU threads, shard and GPUs",
-    .usage = "[--json]",
+    .usage = "[--json] [--rates]",
     .options = info_table,
     .options_size = sizeof(info_options),
     .common = FXCLI_COMMON_GENERAL,

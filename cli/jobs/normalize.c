@@ -43,6 +43,7 @@ typedef struct normalize_cli_options {
     int sample_format;
     const char *gain_log;
     const char *stage_log;
+    int explain;
 } normalize_cli_options;
 
 #define OPT(field) offsetof(normalize_cli_options, field)
@@ -54,6 +55,8 @@ static const fx_option program_rows[] = {
      "write every frame's gains per channel (own, minimum, smoothed) as CSV"},
     {"stage-log", 0, FX_OPT_STRING, OPT(stage_log), 0, 0, 0, NULL, NULL, "FILE",
      "append each file's stage times (us) as CSV, in the published GPU variant's columns"},
+    {"explain", 0, FX_OPT_BOOL, OPT(explain), 0, 0, 1, NULL, NULL, NULL,
+     "say on which device each file runs and why (--device auto: the estimates)"},
     FX_OPTION_END};
 
 static fx_option normalize_table[TABLE_ROWS];
@@ -211,19 +214,24 @@ static fx_status normalize_item(const fxcli_run *run, fx_context *ctx, const fxc
     res->channels = info.channels;
 
     /* Whole on a GPU when the library takes the buffer whole (an analysis from each
-     * frame's levels alone: no DC correction, compression, overlap or compat; the
-     * library checks again and streams otherwise) and no per-frame log or stage time is
-     * asked for (those come from a stream). */
-    const fx_normalize_options *lib = &o->lib;
-    const bool whole_options = !lib->correct_dc && !(lib->compress > 0.0) &&
-                               !(lib->overlap > 0.0) && lib->compat == FX_NORMALIZE_COMPAT_NONE;
+     * frame's levels alone: no DC correction, compression, overlap or compat; with
+     * --device auto, the cost model's choice for this length) and no per-frame log or
+     * stage time is asked for (those come from a stream). */
+    char whole_why[200];
     const bool whole =
-        fx_context_device(ctx, NULL) == FX_DEVICE_GPU && whole_options && !s->gain_log &&
-        !o->stage_log && !run->common.timings && info.frames > 0 && info.channels > 0 &&
-        info.frames <= WHOLE_FILE_MAX_BYTES / sizeof(double) / (uint64_t)info.channels;
+        !s->gain_log && !o->stage_log && !run->common.timings && info.frames > 0 &&
+        info.channels > 0 &&
+        info.frames <= WHOLE_FILE_MAX_BYTES / sizeof(double) / (uint64_t)info.channels &&
+        fx_normalize_whole_on_gpu(ctx, &o->lib, info.channels, info.rate, info.frames,
+                                  info.format, whole_why, sizeof whole_why);
     fx_normalize *n = NULL;
     if (!whole) st = fx_normalize_open(ctx, &o->lib, info.channels, info.rate, &n);
     gain_rows rows = {s, item->input};
+    /* Where the file runs and why: the stream's choice, or the whole-buffer path's. */
+    const char *device_why = n ? fx_normalize_explain(n) : whole_why;
+    if (st == FX_OK) fxcli_result_device(res, device_why);
+    if (st == FX_OK && (o->explain || run->common.verbose))
+        fxcli_note("%s: device: %s", item->input, device_why);
     if (st == FX_OK && n) {
         fx_normalize_set_timing(n, o->stage_log != NULL || run->common.timings);
         if (s->gain_log) fx_normalize_set_gain_log(n, log_gain, &rows);

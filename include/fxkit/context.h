@@ -17,7 +17,16 @@ extern "C" {
 typedef struct fx_context fx_context;
 
 typedef enum fx_device_kind {
-    FX_DEVICE_AUTO = 0, /* the first GPU when one is present, else the CPU */
+    /* The first GPU is made ready when one is present (else the CPU), and each plan
+     * (fx_filter_plan_create, fx_equalize_plan_create, fx_normalize_open) runs on the
+     * CPU or that GPU, whichever a cost model expects to be faster for its item: the
+     * plan's arithmetic over the context's CPU threads against the GPU's fixed cost,
+     * its arithmetic there and the PCIe transfers of a host image at rates measured once
+     * per process (fx_gpu_rates_get). An image in device memory always runs on the GPU;
+     * an auto plan the GPU has no memory for runs on the CPU (a warning through the
+     * log). The plans' explain calls say which device and why. docs/ALGORITHMS.md,
+     * "Choosing the device". */
+    FX_DEVICE_AUTO = 0,
     FX_DEVICE_CPU = 1,
     FX_DEVICE_GPU = 2
 } fx_device_kind;
@@ -74,7 +83,9 @@ FX_API void fx_context_destroy(fx_context *ctx);
 FX_API const char *fx_context_error(const fx_context *ctx);
 FX_API void fx_context_clear_error(fx_context *ctx);
 
-/* The resolved device: FX_DEVICE_CPU or FX_DEVICE_GPU (never AUTO) and, for a GPU, its index. */
+/* The resolved device: FX_DEVICE_CPU or FX_DEVICE_GPU (never AUTO) and, for a GPU, its
+ * index. On an FX_DEVICE_AUTO context FX_DEVICE_GPU means a GPU is ready: each plan
+ * still chooses between it and the CPU. */
 FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);

@@ -67,8 +67,10 @@ typedef struct fx_equalize_plan fx_equalize_plan;
 
 /* Plan for images of this shape and type (fx_image_desc_of gives an image's). u8 and
  * u16 images of 1 to 4 channels; at most 2^32 - 1 pixels. Reads opts->mask when given
- * (checked against the shape). The plan keeps ctx and uses its device: run it on the
- * context's thread only. */
+ * (checked against the shape). The plan keeps ctx and uses its device (on an
+ * FX_DEVICE_AUTO context with a GPU: the CPU or the GPU, whichever the cost model
+ * expects to be faster for this shape; a device image given to a CPU plan moves it
+ * to the GPU): run it on the context's thread only. */
 FX_API fx_status fx_equalize_plan_create(fx_context *ctx, const fx_equalize_options *opts,
                                          const fx_image_desc *desc, fx_equalize_plan **out);
 /* Equalize `in` into `out` (the plan's shape; out has fx_equalize_output_channels
@@ -92,6 +94,11 @@ FX_API fx_status fx_equalize_run(fx_equalize_plan *plan, const fx_image *in, fx_
                                  fx_timings *timings);
 /* Safe with NULL. */
 FX_API void fx_equalize_plan_free(fx_equalize_plan *plan);
+/* What the plan does and on which device, and why (one line, for --explain), e.g.
+ * "global on hsv, 256 bins; device: cpu (auto: cpu ~9 ms, gpu ~14 ms incl. PCIe
+ * 2 x 180 MB at 27 GB/s)". On an FX_DEVICE_AUTO context the device is chosen per plan
+ * by estimated cost (docs/ALGORITHMS.md, "Choosing the device"). */
+FX_API const char *fx_equalize_plan_explain(const fx_equalize_plan *plan);
 
 /* One call: plan, run, free. When out->data is NULL, *out is allocated with the
  * right shape where `in` lives (host or device); release it with fx_image_free. */

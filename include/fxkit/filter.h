@@ -132,7 +132,13 @@ FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_ima
                                fx_timings *timings);
 FX_API void fx_filter_plan_free(fx_filter_plan *plan);
 
-/* The strategy the plan runs, and why it was chosen (one line, for --explain). */
+/* The strategy the plan runs, and why it was chosen (one line, for --explain), ending
+ * with the device and why: "...; device: cpu (auto: cpu ~12 ms, gpu ~19 ms incl. PCIe
+ * 2 x 180 MB at 27 GB/s)". On an FX_DEVICE_AUTO context with a GPU each plan runs where
+ * the cost model (docs/ALGORITHMS.md, "Choosing the device") expects it to be faster
+ * for its shape, assuming host images; a device image given to a CPU plan moves it to
+ * the GPU, and a host image the GPU has no memory for runs on the CPU (a warning
+ * through the context's log). */
 FX_API fx_filter_strategy fx_filter_plan_strategy(const fx_filter_plan *plan);
 FX_API const char *fx_filter_plan_explain(const fx_filter_plan *plan);
 
@@ -199,10 +205,15 @@ typedef struct fx_filter_stream_options {
 /* Zeroes: automatic bands, the reader's type, no progress. */
 FX_API void fx_filter_stream_options_init(fx_filter_stream_options *o);
 
+/* Room for a plan's device and why ("cpu (auto: cpu ~12 ms, gpu ~19 ms incl. ...)"). */
+#define FX_FILTER_DEVICE_TEXT 160
+
 /* What a streamed filter did. */
 typedef struct fx_filter_stream_result {
     int band_rows;               /* output rows per band (the image's height: one band) */
     fx_filter_strategy strategy; /* the strategy of the last band's plan */
+    char device[FX_FILTER_DEVICE_TEXT]; /* the last band's device and why (an FX_DEVICE_AUTO
+                                         * context chooses per plan by cost) */
 } fx_filter_stream_result;
 
 /* Filter the reader's remaining image into the writer, band by band. The writer must

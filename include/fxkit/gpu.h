@@ -30,6 +30,24 @@ FX_API int fx_gpu_built(void);
 FX_API fx_status fx_gpu_count(fx_context *ctx, int *count);
 FX_API fx_status fx_gpu_info_get(fx_context *ctx, int index, fx_gpu_info *info);
 
+/* What FX_DEVICE_AUTO's cost model knows of the context's GPU (docs/ALGORITHMS.md,
+ * "Choosing the device"): copy rates timed once per process and GPU on first need (a
+ * short pinned copy each way, FX_GPU_RATES_PROBE_BYTES, and one on the device), and
+ * the multiprocessors from the device's properties. */
+typedef struct fx_gpu_rates {
+    double upload_bytes_per_s;   /* host -> device, from pinned memory */
+    double download_bytes_per_s; /* device -> host, into pinned memory */
+    double device_bytes_per_s;   /* a copy on the device (bytes read + written) */
+    int multiprocessors;
+    double measured_ms; /* how long the measurement took (0: assumed, not measured) */
+} fx_gpu_rates;
+
+#define FX_GPU_RATES_PROBE_BYTES ((size_t)8 << 20)
+
+/* The rates of the context's GPU, measured on the first call in the process for that
+ * GPU and cached. FX_ENODEVICE on a context without a GPU. */
+FX_API fx_status fx_gpu_rates_get(fx_context *ctx, fx_gpu_rates *rates);
+
 /* ---- streams, for bindings that exchange device memory with other libraries ----
  * (DLPack, __cuda_array_interface__): a GPU context queues its work on its own CUDA
  * stream, which these calls name, order after a producer's stream and wait for. */

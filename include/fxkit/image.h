@@ -97,7 +97,8 @@ static inline void *fx_image_row(const fx_image *img, int y)
  * f32->integer rounds half to even and saturates.
  *
  * Runs where the context runs: on the CPU's threads, or on its GPU (upload,
- * kernel, download) with byte-identical results. On a GPU context src and dst may
+ * kernel, download) with byte-identical results; an FX_DEVICE_AUTO context converts
+ * host images on the CPU (one pass over memory beats two trips over PCIe). On a GPU context src and dst may
  * both be device images with tight rows (fx_image_alloc_device's): converted on the
  * device, queued on the context's stream like a job's _run. When timings is not NULL, the
  * stages are measured into it (compute_ms on the CPU; upload_ms, compute_ms and

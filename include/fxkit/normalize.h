@@ -95,10 +95,15 @@ typedef void (*fx_normalize_gain_fn)(void *user, uint64_t frame, int channel, do
 
 /* Open a stream for `channels` interleaved channels at `rate` Hz. opts may be
  * NULL for the defaults. Checks the options (FX_ERANGE/FX_EINVAL naming the
- * option). On a GPU context the per-sample work runs there. */
+ * option). On a GPU context the per-sample work runs there; on an FX_DEVICE_AUTO
+ * context with a GPU, there or on the CPU, whichever the cost model expects to be
+ * faster for a stream of this shape (fx_normalize_explain says which and why). */
 FX_API fx_status fx_normalize_open(fx_context *ctx, const fx_normalize_options *opts, int channels,
                                    int rate, fx_normalize **out);
 FX_API void fx_normalize_info_get(const fx_normalize *n, fx_normalize_info *info);
+/* The stream's device and why (one line, for --explain), e.g. "cpu (auto: cpu ~170 ms,
+ * gpu ~175 ms incl. PCIe 2 x 42 MB at 27 GB/s)". */
+FX_API const char *fx_normalize_explain(const fx_normalize *n);
 FX_API void fx_normalize_set_timing(fx_normalize *n, int enabled);
 FX_API void fx_normalize_stage_times_get(const fx_normalize *n, fx_normalize_stage_times *t);
 FX_API void fx_normalize_set_gain_log(fx_normalize *n, fx_normalize_gain_fn fn, void *user);
@@ -113,6 +118,16 @@ FX_API fx_status fx_normalize_pull(fx_normalize *n, double *out, size_t max_fram
 /* Frames ready to pull now. */
 FX_API size_t fx_normalize_ready(const fx_normalize *n);
 FX_API void fx_normalize_close(fx_normalize *n);
+
+/* Whether fx_normalize_audio on ctx takes a buffer of `frames` frames, read from a file
+ * of `format`, to the GPU whole: a GPU context, options whose analysis needs only each
+ * frame's levels (no DC correction, compression, overlap or compat mode) and, on an
+ * FX_DEVICE_AUTO context, the cost model's choice. When it does, `why` (if not NULL)
+ * says where and why in one line (as --explain prints it); otherwise the buffer streams
+ * and fx_normalize_open chooses the stream's device (fx_normalize_explain). */
+FX_API bool fx_normalize_whole_on_gpu(fx_context *ctx, const fx_normalize_options *opts,
+                                      int channels, int rate, uint64_t frames,
+                                      fx_sample_format format, char *why, size_t size);
 
 /* One call: normalize a whole buffer into *out (allocated here, same shape and
  * rate; release with fx_audio_free). */

@@ -24,6 +24,7 @@ static void fill_default_limits(fx_limits *limits)
  * quietly takes the CPU when there is no GPU. */
 static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int index)
 {
+    ctx->requested = wanted;
     if (wanted == FX_DEVICE_CPU) {
         ctx->device = FX_DEVICE_CPU;
         return FX_OK;
@@ -37,7 +38,8 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
             ctx->device = FX_DEVICE_CPU;
             return FX_OK;
         }
-        index = 0;
+        /* The GPU asked for (a launcher's local rank), else the first. */
+        if (index < 0 || index >= count) index = 0;
     } else {
         if (st != FX_OK) return st;
         if (!fx_gpu_built())

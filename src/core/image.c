@@ -238,7 +238,12 @@ fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, 
                      src->channels != dst->channels,
                  FX_EINVAL, "convert: %dx%dx%d to %dx%dx%d changes the shape", src->width,
                  src->height, src->channels, dst->width, dst->height, dst->channels);
-    if (ctx->device == FX_DEVICE_GPU) return fxi_gpu_image_convert(ctx, src, dst, timings);
+    /* FX_DEVICE_AUTO converts host images on the CPU: one pass over memory costs less
+     * there than the trips over PCIe (core/device_cost.h's memory bandwidth against
+     * its staged copy rate). */
+    const bool on_gpu = ctx->device == FX_DEVICE_GPU &&
+                        (src->memory == FX_MEMORY_DEVICE || ctx->requested != FX_DEVICE_AUTO);
+    if (on_gpu) return fxi_gpu_image_convert(ctx, src, dst, timings);
     uint64_t start = fx_time_ns();
     convert_job job = {src, dst};
     fxi_parallel_for(ctx, (size_t)src->height, CONVERT_ROWS_PER_CHUNK, convert_rows, &job);

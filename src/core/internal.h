@@ -18,6 +18,7 @@ typedef struct fxi_cuda_state fxi_cuda_state;
 struct fx_context {
     fx_device_kind device; /* resolved: CPU or GPU */
     int gpu_index;
+    fx_device_kind requested; /* as created: AUTO chooses item by item (device_cost.h) */
     int threads;
     fx_log_fn log;
     void *log_user;

@@ -8,6 +8,7 @@
 #ifndef FXKIT_EQUALIZE_INTERNAL_H
 #define FXKIT_EQUALIZE_INTERNAL_H
 
+#include "core/device_cost.h"
 #include "core/internal.h"
 #include "equalize_math.h"
 #include "equalize_tuning.h"
@@ -120,6 +121,9 @@ struct fx_equalize_plan {
     int32_t lut32[FXI_EQ_U8_LEVELS];
     float lutf[FXI_EQ_U8_LEVELS];
     fxi_eq_gpu *gpu; /* device side, NULL on the CPU */
+    bool cpu_ready;  /* the CPU work buffers are allocated */
+    fxi_device_estimate device; /* where it runs and why (core/device_cost.h) */
+    char explain[200];
 };
 
 /* The pixel's channels as integers. */

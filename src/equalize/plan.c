@@ -1,8 +1,10 @@
 /* fx_equalize_plan_create / run / free and the one-call fx_equalize. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "equalize_internal.h"
+#include "equalize/equalize_cost.h"
 #include "equalize/equalize_gpu.h"
 
 #define LEVEL_BITS_U8 8
@@ -78,7 +80,7 @@ static fx_status alloc_per_bin(fx_context *ctx, const fx_equalize_plan *p, size_
     return fxi_calloc(ctx, n, size, out);
 }
 
-static fx_status alloc_cpu(fx_context *ctx, fx_equalize_plan *p)
+static fx_status alloc_cpu_buffers(fx_context *ctx, fx_equalize_plan *p)
 {
     FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->hist, (void **)&p->hist));
     FXI_TRY(alloc_per_bin(ctx, p, sizeof *p->bin_lut, (void **)&p->bin_lut));
@@ -105,6 +107,54 @@ static fx_status alloc_cpu(fx_context *ctx, fx_equalize_plan *p)
     return FX_OK;
 }
 
+static fx_status alloc_cpu(fx_context *ctx, fx_equalize_plan *p)
+{
+    if (p->cpu_ready) return FX_OK;
+    FXI_TRY(alloc_cpu_buffers(ctx, p));
+    p->cpu_ready = true;
+    return FX_OK;
+}
+
+static void explain_update(fx_equalize_plan *p)
+{
+    static const char *const modes[] = {"gray", "to gray", "hsv", "luma", "rgb", "hsv-float"};
+    char why[160];
+    fxi_device_estimate_text(&p->device, p->ctx->gpu_index, why, sizeof why);
+    snprintf(p->explain, sizeof p->explain, "%s%s, %u bins; device: %s",
+             p->adaptive ? "CLAHE on " : "global on ",
+             p->mode >= 0 && p->mode <= FXI_EQ_MODE_HSV_FLOAT ? modes[p->mode] : "?", p->bins,
+             why);
+}
+
+/* The device for the plan's image (FX_DEVICE_AUTO: by cost, core/device_cost.h), and
+ * its buffers there. An auto plan the GPU has no memory for goes to the CPU. */
+static fx_status plan_device(fx_context *ctx, fx_equalize_plan *p)
+{
+    fxi_equalize_work w = {p->mode,         p->adaptive != 0, p->width, p->height,
+                           p->in_channels, p->out_channels,  p->type,  false};
+    fxi_item_cost cost;
+    fxi_equalize_cost(&w, &cost);
+    fx_device_kind where = fxi_device_choose(ctx, &cost, false, &p->device, NULL, 0);
+    fx_status st = FX_OK;
+    if (where == FX_DEVICE_GPU) {
+        st = fxi_equalize_gpu_prepare(p);
+        if (st == FX_ENOMEM && fxi_device_auto(ctx)) {
+            fxi_equalize_gpu_release(p);
+            fxi_device_fallback(ctx, "equalize", &p->device, NULL, 0);
+            where = FX_DEVICE_CPU;
+            st = FX_OK;
+        }
+    }
+    if (st == FX_OK && where == FX_DEVICE_CPU) st = alloc_cpu(ctx, p);
+    explain_update(p);
+    return st;
+}
+
+const char *fx_equalize_plan_explain(const fx_equalize_plan *plan)
+{
+    return plan ? plan->explain : "";
+}
+
 fx_status fx_equalize_plan_create(fx_context *ctx, const fx_equalize_options *opts,
                                   const fx_image_desc *desc, fx_equalize_plan **out)
 {
@@ -118,9 +168,7 @@ fx_status fx_equalize_plan_create(fx_context *ctx, const fx_equalize_options *op
     p->ctx = ctx;
     fx_status st = resolve(ctx, opts, desc, p);
     if (st == FX_OK) st = fxi_eq_load_mask(ctx, opts, p->width, p->height, &p->mask);
-    if (st == FX_OK)
-        st = fx_context_device(ctx, NULL) == FX_DEVICE_GPU ? fxi_equalize_gpu_prepare(p)
-                                                           : alloc_cpu(ctx, p);
+    if (st == FX_OK) st = plan_device(ctx, p);
     if (st != FX_OK) {
         fx_equalize_plan_free(p);
         return st;
@@ -180,7 +228,26 @@ fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out
     FXI_RETURN_IF(in->data == out->data &&
                      (in->stride != out->stride || p->in_channels != p->out_channels),
                  FX_EINVAL, "equalize: in place needs the same layout for input and output");
-    if (p->gpu) return fxi_equalize_gpu_run(p, in, out, timings);
+    if (!p->gpu && in->memory == FX_MEMORY_DEVICE && fxi_device_auto(ctx)) {
+        /* An auto plan made for a host image meets a device image: the GPU, where it is. */
+        FXI_TRY(fxi_equalize_gpu_prepare(p));
+        p->device.device = FX_DEVICE_GPU;
+        p->device.reason = FXI_REASON_ON_DEVICE;
+        explain_update(p);
+    }
+    if (p->gpu) {
+        fx_status st = fxi_equalize_gpu_run(p, in, out, timings);
+        /* In place, the GPU may have written part of the input over: no second try. */
+        if (st != FX_ENOMEM || !fxi_device_auto(ctx) || in->memory != FX_MEMORY_HOST ||
+            in->data == out->data)
+            return st;
+        /* Out of GPU memory on a host image: this item, and the plan's later ones, on
+         * the CPU. */
+        fxi_equalize_gpu_release(p);
+        fxi_device_fallback(ctx, "equalize", &p->device, NULL, 0);
+        explain_update(p);
+        FXI_TRY(alloc_cpu(ctx, p));
+    }
     FXI_RETURN_IF(in->memory == FX_MEMORY_DEVICE, FX_EINVAL,
                  "equalize: device images need a GPU context (this one runs on the CPU)");
     uint64_t start = fx_time_ns();

@@ -99,6 +99,10 @@ void fxi_taps_free(fxi_taps *t);
  * kernel and options do not resolve (the plan then reports why). */
 fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
                                            const fx_filter_options *o, const fx_image_desc *d);
+/* The device a plan for a host image of shape d would run on (FX_DEVICE_AUTO's cost
+ * model, core/device_cost.h; the context's device otherwise), without building one. */
+fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
+                                     const fx_filter_options *o, const fx_image_desc *d);
 
 /* ---- strategies ---- */
 

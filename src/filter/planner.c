@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "filter/cpu_common.h"
+#include "filter/filter_cost.h"
 #include "filter/filter_gpu.h"
 #include "filter/filter_tuning.h"
 
@@ -30,8 +31,14 @@ struct fx_filter_plan {
     int filter_channels;
     fxi_cpu_state cpu;
     void *fft_state;
-    void *gpu; /* the GPU side, on a GPU context (filter_gpu.h) */
-    char explain[256];
+    void *gpu; /* the GPU side, when the plan runs there (filter_gpu.h) */
+    bool cpu_ready; /* the CPU side is prepared (geometry, fft state) */
+    int gpu_block, gpu_memory_mib; /* kept for a GPU side made at run time */
+    bool strategy_forced;
+    fxi_device_estimate device;    /* where it runs and why (core/device_cost.h) */
+    char strategy_why[320];
+    char device_why[160];
+    char explain[640];
 };
 
 static const char *acc_words(const fxi_taps *t)
@@ -65,11 +72,40 @@ static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *wh
     return FX_STRATEGY_DIRECT;
 }
 
-/* What auto picks on this context: fft needs FFTW on the CPU, cuFFT is always there. */
+/* What auto picks on this context: fft needs FFTW on the CPU, cuFFT is always there
+ * (an FX_DEVICE_AUTO context with a GPU runs an fft plan there when the build has no
+ * FFTW: see plan_device). */
 static fx_filter_strategy auto_choice(fx_context *ctx, const fxi_taps *t, char *why, size_t size)
 {
     const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
     return choose(t, gpu || fxi_fft_available(), why, size);
+}
+
+/* The plan's item for the cost model. */
+static void work_of(const fxi_taps *t, fx_filter_strategy s, const fx_image_desc *d,
+                    int filter_channels, bool on_device, fxi_item_cost *cost)
+{
+    fxi_filter_work w = {s, t->kw, t->kh, t->nonzero, *d, filter_channels, on_device};
+    fxi_filter_cost(&w, cost);
+}
+
+fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
+                                     const fx_filter_options *o, const fx_image_desc *d)
+{
+    if (!fxi_device_auto(ctx)) return fx_context_device(ctx, NULL);
+    fxi_taps t;
+    if (fxi_taps_resolve(ctx, kernel, o, d->type, (int64_t)d->width * d->channels, &t) != FX_OK) {
+        fx_context_clear_error(ctx);
+        return fx_context_device(ctx, NULL);
+    }
+    char why[320];
+    fx_filter_strategy s = o->strategy == FX_STRATEGY_AUTO ? auto_choice(ctx, &t, why, sizeof why)
+                                                            : (fx_filter_strategy)o->strategy;
+    fxi_item_cost cost;
+    work_of(&t, s, d, d->channels, false, &cost);
+    const bool needs_gpu = s >= FX_STRATEGY_GPU_GLOBAL || (s == FX_STRATEGY_FFT && !fxi_fft_available());
+    fxi_taps_free(&t);
+    return fxi_device_choose(ctx, &cost, needs_gpu, NULL, NULL, 0);
 }
 
 fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
@@ -111,6 +147,69 @@ static fx_status check_desc(fx_context *ctx, const fx_image_desc *d)
     return FX_OK;
 }
 
+/* The strategy runs only on the GPU: a published GPU variant, or fft in a build without
+ * FFTW. */
+static bool needs_gpu(const fx_filter_plan *p)
+{
+    return p->strategy >= FX_STRATEGY_GPU_GLOBAL ||
+           (p->strategy == FX_STRATEGY_FFT && !fxi_fft_available());
+}
+
+static void explain_update(fx_filter_plan *p, const char *kernel_name)
+{
+    const fxi_taps *t = &p->taps;
+    snprintf(p->explain, sizeof p->explain, "%s: %s %dx%d; %s; %s; device: %s",
+             fx_filter_strategy_name(p->strategy), kernel_name, t->kw, t->kh, p->strategy_why,
+             p->strategy == FX_STRATEGY_FFT ? "float FFT (within 1 unit)" : acc_words(t),
+             p->device_why);
+}
+
+/* The same strategy on the context's GPU: same bytes (fft within 1 unit). */
+static fx_status plan_gpu_side(fx_filter_plan *p)
+{
+    fx_context *ctx = p->ctx;
+    const fxi_taps *t = &p->taps;
+    fxi_filter_gpu_desc g = {t,
+                             p->desc,
+                             p->strategy,
+                             p->border,
+                             p->border_value,
+                             p->filter_channels,
+                             p->gpu_block,
+                             p->gpu_memory_mib};
+    fx_status st = fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
+    /* No silent fallback to direct: its bytes are not the CPU's fft bytes. */
+    if (st == FX_ENOMEM && !p->strategy_forced && p->strategy == FX_STRATEGY_FFT)
+        fxi_error_prefix(ctx, "auto picked fft for this %dx%d kernel, as on the CPU "
+                              "(--strategy direct needs less GPU memory): ",
+                         t->kw, t->kh);
+    return st;
+}
+
+static fx_status plan_cpu_side(fx_filter_plan *p)
+{
+    fx_context *ctx = p->ctx;
+    const fxi_taps *t = &p->taps;
+    const fx_image_desc *d = &p->desc;
+    if (p->cpu_ready) return FX_OK;
+    fx_status st = FX_OK;
+    switch (p->strategy) {
+    case FX_STRATEGY_DIRECT:
+        st = fxi_direct_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
+        break;
+    case FX_STRATEGY_SEPARABLE:
+        st = fxi_separable_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
+        break;
+    case FX_STRATEGY_BOX:
+        st = fxi_box_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
+        break;
+    case FX_STRATEGY_FFT: st = fxi_fft_prepare(ctx, t, d, &p->fft_state); break;
+    default: break;
+    }
+    p->cpu_ready = st == FX_OK;
+    return st;
+}
+
 static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx_filter_options *o)
 {
     fx_context *ctx = p->ctx;
@@ -131,48 +230,34 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
     bool has_alpha = d->channels == 2 || d->channels == 4;
     p->filter_channels = has_alpha && o->alpha == FX_ALPHA_KEEP ? d->channels - 1 : d->channels;
 
-    char why[200];
+    char *why = p->strategy_why;
+    const size_t why_size = sizeof p->strategy_why;
     const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
-    fx_filter_strategy automatic = auto_choice(ctx, &p->taps, why, sizeof why);
+    fx_filter_strategy automatic = auto_choice(ctx, &p->taps, why, why_size);
     p->strategy = o->strategy == FX_STRATEGY_AUTO ? automatic : (fx_filter_strategy)o->strategy;
     if (o->strategy != FX_STRATEGY_AUTO) {
         FXI_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
-        snprintf(why, sizeof why, "forced by --strategy (auto would pick %s)",
+        snprintf(why, why_size, "forced by --strategy (auto would pick %s)",
                  fx_filter_strategy_name(automatic));
     }
-    const fxi_taps *t = &p->taps;
-    snprintf(p->explain, sizeof p->explain, "%s: %s %dx%d; %s; %s",
-             fx_filter_strategy_name(p->strategy), fx_kernel_name(kernel), t->kw, t->kh, why,
-             p->strategy == FX_STRATEGY_FFT ? "float FFT (within 1 unit)" : acc_words(t));
+    p->strategy_forced = o->strategy != FX_STRATEGY_AUTO;
+    p->gpu_block = o->gpu_block;
+    p->gpu_memory_mib = o->gpu_memory_mib;
+    /* The device, by cost on an FX_DEVICE_AUTO context (a host image assumed: a device
+     * image moves the plan to the GPU when it comes, plan_gpu_side). */
+    fxi_item_cost cost;
+    work_of(&p->taps, p->strategy, d, p->filter_channels, false, &cost);
+    fx_device_kind where = fxi_device_choose(ctx, &cost, needs_gpu(p), &p->device, p->device_why,
+                                             sizeof p->device_why);
+    explain_update(p, fx_kernel_name(kernel));
     fxi_log(ctx, FX_LOG_INFO, "filter plan: %s", p->explain);
-    if (gpu) { /* the same strategy on the context's GPU: same bytes (fft within 1 unit) */
-        fxi_filter_gpu_desc g = {t,
-                                 *d,
-                                 p->strategy,
-                                 p->border,
-                                 p->border_value,
-                                 p->filter_channels,
-                                 o->gpu_block,
-                                 o->gpu_memory_mib};
-        fx_status st = fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
-        /* No silent fallback to direct: its bytes are not the CPU's fft bytes. */
-        if (st == FX_ENOMEM && o->strategy == FX_STRATEGY_AUTO && p->strategy == FX_STRATEGY_FFT)
-            fxi_error_prefix(ctx, "auto picked fft for this %dx%d kernel, as on the CPU "
-                                  "(--strategy direct needs less GPU memory): ",
-                             t->kw, t->kh);
-        return st;
+    if (where == FX_DEVICE_GPU) {
+        fx_status st = plan_gpu_side(p);
+        if (st != FX_ENOMEM || !fxi_device_auto(ctx) || needs_gpu(p)) return st;
+        fxi_device_fallback(ctx, "filter", &p->device, p->device_why, sizeof p->device_why);
+        explain_update(p, fx_kernel_name(kernel));
     }
-
-    switch (p->strategy) {
-    case FX_STRATEGY_DIRECT:
-        return fxi_direct_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
-    case FX_STRATEGY_SEPARABLE:
-        return fxi_separable_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
-    case FX_STRATEGY_BOX:
-        return fxi_box_geometry(ctx, t, d->width, d->height, d->channels, &p->cpu);
-    case FX_STRATEGY_FFT: return fxi_fft_prepare(ctx, t, d, &p->fft_state);
-    default: return FX_OK;
-    }
+    return plan_cpu_side(p);
 }
 
 fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
@@ -245,9 +330,44 @@ static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_
     return fxi_filter_check_image(ctx, &p->desc, img, which);
 }
 
+/* FX_DEVICE_AUTO, run time: a device image takes a CPU plan to the GPU (where it lives);
+ * a host image the GPU has no memory for goes to the CPU. */
+static fx_status run_auto(fx_filter_plan *p, const fx_image *src, fx_image *dst,
+                          fx_timings *timings, bool *done)
+{
+    fx_context *ctx = p->ctx;
+    *done = false;
+    if (!fxi_device_auto(ctx) || !src) return FX_OK;
+    if (!p->gpu && src->memory == FX_MEMORY_DEVICE) {
+        FXI_TRY(plan_gpu_side(p));
+        p->device.device = FX_DEVICE_GPU;
+        p->device.reason = FXI_REASON_ON_DEVICE;
+        fxi_device_estimate_text(&p->device, ctx->gpu_index, p->device_why, sizeof p->device_why);
+        char *cut = strstr(p->explain, "; device: ");
+        if (cut) snprintf(cut, sizeof p->explain - (size_t)(cut - p->explain), "; device: %s",
+                          p->device_why);
+    }
+    if (!p->gpu || src->memory != FX_MEMORY_HOST || needs_gpu(p)) return FX_OK;
+    fx_status st = fxi_filter_gpu_run(p->gpu, src, dst, timings);
+    *done = st != FX_ENOMEM;
+    if (*done) return st;
+    /* Out of GPU memory: this item, and the plan's later ones, on the CPU. */
+    fxi_device_fallback(ctx, "filter", &p->device, p->device_why, sizeof p->device_why);
+    FXI_TRY(plan_cpu_side(p));
+    fxi_filter_gpu_release(p->gpu);
+    p->gpu = NULL;
+    char *cut = strstr(p->explain, "; device: ");
+    if (cut) snprintf(cut, sizeof p->explain - (size_t)(cut - p->explain), "; device: %s",
+                      p->device_why);
+    return FX_OK;
+}
+
 fx_status fx_filter_run(fx_filter_plan *p, const fx_image *src, fx_image *dst, fx_timings *timings)
 {
     fx_context *ctx = p->ctx;
+    bool done;
+    fx_status auto_status = run_auto(p, src, dst, timings, &done);
+    if (done || auto_status != FX_OK) return auto_status;
     if (p->gpu) return fxi_filter_gpu_run(p->gpu, src, dst, timings);
     FXI_TRY(check_image(ctx, p, src, "input"));
     FXI_TRY(check_image(ctx, p, dst, "output"));

@@ -9,6 +9,7 @@
  * image (a band holds at least the kernel's height, so a reflection stays inside it).
  * The input rows stay in one buffer of band + 2 halo rows, slid down band after band.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "filter/band.h"
@@ -28,7 +29,9 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
                            (uint64_t)desc->height * fx_sample_size(desc->type);
     /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
     if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES) return;
-    if (ctx && fx_context_device(ctx, NULL) == FX_DEVICE_CPU &&
+    /* FX_DEVICE_AUTO: where the whole image would go (each band's plan then decides
+     * for its band). */
+    if (ctx && fxi_filter_device_for(ctx, kernel, options, desc) == FX_DEVICE_CPU &&
         fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
         *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;
         *band = FX_FILTER_STREAM_CPU_BAND_BYTES;
@@ -106,6 +109,7 @@ typedef struct streamer {
     int plan_height[BAND_SHAPES];
     fx_filter_plan *plan[BAND_SHAPES];
     int plans_made; /* the next plan goes to plans_made % BAND_SHAPES */
+    char device[FX_FILTER_DEVICE_TEXT]; /* the last band's device and why */
 } streamer;
 
 static fx_status plan_for(streamer *s, const fx_image *band, fx_filter_plan **out)
@@ -159,6 +163,8 @@ static fx_status filter_band(streamer *s, const fxi_band *b, const fx_image *inp
     FXI_TRY(plan_for(s, &src, &plan));
     *strategy = fx_filter_plan_strategy(plan);
     FXI_TRY(fx_filter_run(plan, &src, &dst, s->timings));
+    const char *device = strstr(fx_filter_plan_explain(plan), "; device: ");
+    snprintf(s->device, sizeof s->device, "%s", device ? device + strlen("; device: ") : "");
     fx_image kept =
         rows_of(&dst, (int)(b->out_begin - b->in_begin), (int)(b->out_end - b->out_begin));
     if (slot->narrow.data) {
@@ -318,6 +324,7 @@ static fx_status run_stream(fx_context *ctx, const fx_kernel *kernel,
     if (st == FX_OK && result) {
         result->band_rows = s.band_rows;
         result->strategy = strategy;
+        memcpy(result->device, s.device, sizeof result->device);
     }
     return st;
 }

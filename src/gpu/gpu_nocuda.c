@@ -74,3 +74,9 @@ fx_status fx_context_synchronize(fx_context *ctx)
     (void)ctx;
     return FX_OK;
 }
+
+fx_status fx_gpu_rates_get(fx_context *ctx, fx_gpu_rates *rates)
+{
+    if (rates) memset(rates, 0, sizeof *rates);
+    return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
+}

@@ -3,10 +3,48 @@
  * levels and the ramp in a few launches, the samples up in their file's width). Both
  * give the same bytes. The options are checked (the stream's open, or the parameters
  * the whole-buffer path resolves) before the output is allocated. */
+#include <stdio.h>
 #include <string.h>
 
 #include "normalize_internal.h"
 #include "normalize_whole.h"
+#include "normalize/normalize_cost.h"
+
+/* Bytes a sample of `format` travels in when it packs (normalize_pcm.h). */
+static int packed_bytes(fx_sample_format format)
+{
+    switch (format) {
+    case FX_SF_U8:
+    case FX_SF_S16: return 2;
+    case FX_SF_S24:
+    case FX_SF_S32:
+    case FX_SF_F32: return 4;
+    default: return 8;
+    }
+}
+
+bool fx_normalize_whole_on_gpu(fx_context *ctx, const fx_normalize_options *opts, int channels,
+                               int rate, uint64_t frames, fx_sample_format format, char *why,
+                               size_t size)
+{
+    if (why && size) why[0] = '\0';
+    if (!ctx || fx_context_device(ctx, NULL) != FX_DEVICE_GPU || frames == 0 || channels < 1)
+        return false;
+    fxi_nm_params p;
+    memset(&p, 0, sizeof p);
+    if (fxi_nm_params_resolve(ctx, opts, channels, rate, &p) != FX_OK) {
+        fx_context_clear_error(ctx); /* the stream's open reports the options' problem */
+        fxi_nm_params_free(&p);
+        return false;
+    }
+    bool whole = fxi_nm_whole_eligible(&p, (size_t)frames);
+    fxi_nm_params_free(&p);
+    char text[160];
+    whole = whole && fxi_normalize_whole_device(ctx, channels, frames, packed_bytes(format), text,
+                                                sizeof text) == FX_DEVICE_GPU;
+    if (whole && why && size) snprintf(why, size, "%s, the whole buffer at once", text);
+    return whole;
+}
 
 /* in through the open stream n into out (closed here). */
 static fx_status through_stream(fx_context *ctx, fx_normalize *n, const fx_audio *in, fx_audio *out)
@@ -28,11 +66,9 @@ fx_status fx_normalize_audio(fx_context *ctx, const fx_normalize_options *opts, 
     FXI_RETURN_IF(!in || (!in->data && in->frames), FX_EINVAL, "normalize: audio has no samples");
     fxi_nm_params p;
     memset(&p, 0, sizeof p); /* (freeing a zeroed one is safe) */
-    bool whole = false;
-    if (fx_context_device(ctx, NULL) == FX_DEVICE_GPU) {
-        FXI_TRY(fxi_nm_params_resolve(ctx, opts, in->channels, in->rate, &p));
-        whole = fxi_nm_whole_eligible(&p, in->frames);
-    }
+    const bool whole = fx_normalize_whole_on_gpu(ctx, opts, in->channels, in->rate, in->frames,
+                                                 in->format, NULL, 0);
+    if (whole) FXI_TRY(fxi_nm_params_resolve(ctx, opts, in->channels, in->rate, &p));
     fx_normalize *n = NULL;
     fx_status st = whole ? FX_OK : fx_normalize_open(ctx, opts, in->channels, in->rate, &n);
     if (st == FX_OK) st = fx_audio_alloc(ctx, out, in->frames, in->channels, in->rate);

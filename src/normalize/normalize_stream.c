@@ -19,10 +19,12 @@
  * chunk sizes, and memory is the look-ahead's slots plus what has not been
  * pulled.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "normalize_gpu_plan.h"
+#include "normalize/normalize_cost.h"
 #include "normalize/normalize_gpu.h"
 #include "normalize_internal.h"
 #include "normalize_ramp.h"
@@ -42,6 +44,8 @@ struct fx_normalize {
     double *previous;    /* per gain channel: the last ramp's end */
     double *pad;         /* one pad frame */
     bool on_gpu;         /* the gain ramp runs on the context's GPU */
+    char device_why[160]; /* where it runs and why (fx_normalize_explain) */
+    bool cpu_only;        /* auto, after the GPU ran out of memory for this stream */
     size_t batch_frames; /* GPU: frames per ramp batch */
     double *ramp_params; /* GPU: a batch's parameter block */
     uint64_t gpu_ramped; /* GPU: frames ramped in place in their slots */
@@ -356,7 +360,9 @@ static fx_status allocate(fx_normalize *n)
 {
     fx_context *ctx = n->ctx;
     const size_t channels = (size_t)n->p.channels, gains = (size_t)n->gain_channels;
-    n->on_gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
+    n->on_gpu = fxi_normalize_device(ctx, n->p.channels, n->p.rate, 0, n->device_why,
+                                     sizeof n->device_why) == FX_DEVICE_GPU &&
+                !n->cpu_only;
     n->slot_count = (size_t)n->p.min_half + (size_t)n->p.gauss_half + 2;
     FXI_RETURN_IF(!fxi_mul_size(n->p.advance, channels, &n->slot_samples), FX_EOVERFLOW,
                  "normalize: frame of %zu samples x %d channels overflows", n->p.advance,
@@ -410,14 +416,34 @@ static fx_status allocate(fx_normalize *n)
     return fxi_nm_carry_init(ctx, &n->p, &n->carry);
 }
 
+static fx_status open_on(fx_context *ctx, const fx_normalize_options *opts, int channels,
+                         int rate, bool cpu_only, fx_normalize **out);
+
 fx_status fx_normalize_open(fx_context *ctx, const fx_normalize_options *opts, int channels,
                             int rate, fx_normalize **out)
+{
+    fx_status st = open_on(ctx, opts, channels, rate, false, out);
+    if (st != FX_ENOMEM || !fxi_device_auto(ctx)) return st;
+    /* FX_DEVICE_AUTO: the GPU had no memory for this stream; the CPU takes it. */
+    fxi_log(ctx, FX_LOG_WARNING, "normalize: the GPU ran out of memory (%s): this stream runs "
+            "on the CPU", ctx->error);
+    fx_context_clear_error(ctx);
+    st = open_on(ctx, opts, channels, rate, true, out);
+    if (st == FX_OK)
+        snprintf((*out)->device_why, sizeof (*out)->device_why,
+                 "cpu (auto: the GPU ran out of memory)");
+    return st;
+}
+
+static fx_status open_on(fx_context *ctx, const fx_normalize_options *opts, int channels,
+                         int rate, bool cpu_only, fx_normalize **out)
 {
     *out = NULL;
     void *mem;
     FXI_TRY(fxi_calloc(ctx, 1, sizeof(fx_normalize), &mem));
     fx_normalize *n = mem;
     n->ctx = ctx;
+    n->cpu_only = cpu_only;
     fx_status st = fxi_nm_params_resolve(ctx, opts, channels, rate, &n->p);
     if (st == FX_OK) {
         n->gain_channels = n->p.coupled ? 1 : channels;
@@ -461,6 +487,11 @@ void fx_normalize_info_get(const fx_normalize *n, fx_normalize_info *info)
     info->gauss_window = 2 * n->p.gauss_half + 1;
     info->latency_frames = n->p.min_half + n->p.gauss_half;
     info->on_gpu = n->on_gpu;
+}
+
+const char *fx_normalize_explain(const fx_normalize *n)
+{
+    return n ? n->device_why : "";
 }
 
 void fx_normalize_set_timing(fx_normalize *n, int enabled)

@@ -1,0 +1,159 @@
+/* FX_DEVICE_AUTO on a GPU machine: the copy rates measured once per process, small host
+ * images on the CPU, device images on the GPU, a heavy kernel on a large image explained
+ * with both estimates; whatever the choice, the bytes are the CPU's. */
+#include "gpu_common.h"
+
+#ifdef FXKIT_HAVE_CUDA
+#define GB 1e9
+
+static void fill(fx_image *img, uint64_t seed)
+{
+    for (int y = 0; y < img->height; y++)
+        for (size_t x = 0; x < (size_t)img->width * (size_t)img->channels; x++)
+            img->data[(size_t)y * img->stride + x] = (uint8_t)(fxt_rand(&seed) >> 56);
+}
+
+/* A dense 15x15 integer kernel: not rank 1, below fft's 400 taps: direct. */
+static fx_kernel *dense_kernel(fx_context *ctx)
+{
+    char text[15 * 15 * 3 + 16];
+    size_t n = 0;
+    uint64_t seed = 7;
+    for (int i = 0; i < 15 * 15; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d%s", (int)(fxt_rand(&seed) % 9) + 1,
+                              i % 15 == 14 ? ";" : " ");
+    fx_kernel *k = NULL;
+    FXT_CHECK_OK(fx_kernel_parse(ctx, text, &k), ctx);
+    return k;
+}
+
+FXT_TEST(rates_are_measured_once)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_GPU, 2);
+    fx_gpu_rates r, again;
+    if (!FXT_CHECK_OK(fx_gpu_rates_get(ctx, &r), ctx)) return;
+    printf("  upload %.1f GB/s, download %.1f GB/s, on the device %.0f GB/s, %d SMs, %.1f ms\n",
+           r.upload_bytes_per_s / GB, r.download_bytes_per_s / GB, r.device_bytes_per_s / GB,
+           r.multiprocessors, r.measured_ms);
+    FXT_CHECK(r.upload_bytes_per_s > 1 * GB && r.upload_bytes_per_s < 1000 * GB);
+    FXT_CHECK(r.download_bytes_per_s > 1 * GB && r.download_bytes_per_s < 1000 * GB);
+    FXT_CHECK(r.device_bytes_per_s > r.upload_bytes_per_s);
+    FXT_CHECK(r.multiprocessors > 0 && r.measured_ms > 0);
+    /* Another context of the process: the cached rates. */
+    fx_context *other = fxt_context(FX_DEVICE_AUTO, 1);
+    FXT_CHECK_OK(fx_gpu_rates_get(other, &again), other);
+    FXT_CHECK(again.measured_ms == r.measured_ms);
+    fx_context_destroy(other);
+    fx_context_destroy(ctx);
+}
+
+/* Filter `img` with k on ctx (host images) into a new image. */
+static fx_status filter_host(fx_context *ctx, const fx_kernel *k, const fx_image *img,
+                             fx_image *out, char *explain, size_t size)
+{
+    fx_image_desc d = fx_image_desc_of(img);
+    fx_filter_plan *p;
+    fx_status made = fx_filter_plan_create(ctx, k, NULL, &d, &p);
+    if (made != FX_OK) return made;
+    fx_status st = fx_image_alloc(ctx, out, img->width, img->height, img->channels, img->type);
+    if (st == FX_OK) st = fx_filter_run(p, img, out, NULL);
+    snprintf(explain, size, "%s", fx_filter_plan_explain(p));
+    fx_filter_plan_free(p);
+    return st;
+}
+
+FXT_TEST(filter_small_and_large_host_images)
+{
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 0);
+    fx_context *aut = fxt_context(FX_DEVICE_AUTO, 0);
+    static const int sizes[][2] = {{64, 48}, {4000, 3000}};
+    for (int i = 0; i < 2; i++) {
+        fx_image img, want = {0}, got = {0};
+        FXT_CHECK_OK(fx_image_alloc(cpu, &img, sizes[i][0], sizes[i][1], 3, FX_U8), cpu);
+        fill(&img, (uint64_t)i + 1);
+        fx_kernel *k = dense_kernel(cpu);
+        char explain[640];
+        FXT_CHECK_OK(filter_host(cpu, k, &img, &want, explain, sizeof explain), cpu);
+        FXT_CHECK_OK(filter_host(aut, k, &img, &got, explain, sizeof explain), aut);
+        printf("  %dx%d: %s\n", sizes[i][0], sizes[i][1], explain);
+        if (i == 0) FXT_CHECK_CONTAINS(explain, "device: cpu (auto: cpu ~");
+        else FXT_CHECK_CONTAINS(explain, "incl. PCIe 2 x 36 MB at");
+        FXT_CHECK(fxt_images_equal(&want, &got));
+        fx_kernel_free(k);
+        fx_image_free(&want);
+        fx_image_free(&got);
+        fx_image_free(&img);
+    }
+    fx_context_destroy(aut);
+    fx_context_destroy(cpu);
+}
+
+FXT_TEST(device_images_take_an_auto_plan_to_the_gpu)
+{
+    fx_context *aut = fxt_context(FX_DEVICE_AUTO, 0);
+    fx_image img, dev_in = {0}, dev_out = {0}, got = {0}, want = {0};
+    FXT_CHECK_OK(fx_image_alloc(aut, &img, 64, 48, 3, FX_U8), aut);
+    fill(&img, 3);
+    fx_kernel *k;
+    FXT_CHECK_OK(fx_kernel_parse(aut, "gaussian:5", &k), aut);
+    fx_image_desc d = fx_image_desc_of(&img);
+    fx_filter_plan *p;
+    if (!FXT_CHECK_OK(fx_filter_plan_create(aut, k, NULL, &d, &p), aut)) return;
+    FXT_CHECK_CONTAINS(fx_filter_plan_explain(p), "device: cpu (auto:");
+    /* The host image first (the CPU), then device images: the same plan moves. */
+    FXT_CHECK_OK(fx_image_alloc(aut, &want, 64, 48, 3, FX_U8), aut);
+    FXT_CHECK_OK(fx_filter_run(p, &img, &want, NULL), aut);
+    FXT_CHECK_OK(fx_image_alloc_device(aut, &dev_in, 64, 48, 3, FX_U8), aut);
+    FXT_CHECK_OK(fx_image_alloc_device(aut, &dev_out, 64, 48, 3, FX_U8), aut);
+    FXT_CHECK_OK(fx_image_upload(aut, &img, &dev_in), aut);
+    FXT_CHECK_OK(fx_filter_run(p, &dev_in, &dev_out, NULL), aut);
+    FXT_CHECK_CONTAINS(fx_filter_plan_explain(p), "device: gpu:0 (auto: the image is in device memory)");
+    FXT_CHECK_OK(fx_image_alloc(aut, &got, 64, 48, 3, FX_U8), aut);
+    FXT_CHECK_OK(fx_image_download(aut, &dev_out, &got), aut);
+    FXT_CHECK(fxt_images_equal(&want, &got));
+    /* Host images again: the plan stays on the GPU, same bytes. */
+    fx_image again = {0};
+    FXT_CHECK_OK(fx_image_alloc(aut, &again, 64, 48, 3, FX_U8), aut);
+    FXT_CHECK_OK(fx_filter_run(p, &img, &again, NULL), aut);
+    FXT_CHECK(fxt_images_equal(&want, &again));
+    fx_filter_plan_free(p);
+    fx_kernel_free(k);
+
+    /* equalize the same way. */
+    fx_equalize_options eo;
+    fx_equalize_options_init(&eo);
+    fx_equalize_plan *ep;
+    if (FXT_CHECK_OK(fx_equalize_plan_create(aut, &eo, &d, &ep), aut)) {
+        FXT_CHECK_CONTAINS(fx_equalize_plan_explain(ep), "device: cpu (auto:");
+        FXT_CHECK_OK(fx_equalize_run(ep, &img, &want, NULL), aut);
+        FXT_CHECK_OK(fx_equalize_run(ep, &dev_in, &dev_out, NULL), aut);
+        FXT_CHECK_CONTAINS(fx_equalize_plan_explain(ep), "gpu:0 (auto: the image is in device memory)");
+        FXT_CHECK_OK(fx_image_download(aut, &dev_out, &got), aut);
+        FXT_CHECK(fxt_images_equal(&want, &got));
+        fx_equalize_plan_free(ep);
+    }
+    /* normalize: explained with both estimates. */
+    fx_normalize *n;
+    if (FXT_CHECK_OK(fx_normalize_open(aut, NULL, 2, 44100, &n), aut)) {
+        printf("  normalize: %s\n", fx_normalize_explain(n));
+        FXT_CHECK_CONTAINS(fx_normalize_explain(n), "(auto: cpu ~");
+        fx_normalize_close(n);
+    }
+    fx_image_free(&again);
+    fx_image_free(&dev_in);
+    fx_image_free(&dev_out);
+    fx_image_free(&got);
+    fx_image_free(&want);
+    fx_image_free(&img);
+    fx_context_destroy(aut);
+}
+
+GPU_TEST_MAIN(FXT_CASE(rates_are_measured_once), FXT_CASE(filter_small_and_large_host_images),
+              FXT_CASE(device_images_take_an_auto_plan_to_the_gpu))
+#else
+int main(void)
+{
+    gpu_require();
+    return 0;
+}
+#endif
