@@ -31,7 +31,7 @@ struct fx_filter_plan {
     fxi_cpu_state cpu;
     void *fft_state;
     void *gpu; /* the GPU side, on a GPU context (filter_gpu.h) */
-    char explain[256];
+    char explain[384];
 };
 
 static const char *acc_words(const fxi_taps *t)
@@ -155,6 +155,11 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
                                  o->gpu_block,
                                  o->gpu_memory_mib};
         fx_status st = fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
+        const char *kernel_words = st == FX_OK ? fxi_filter_gpu_kernel_words(p->gpu) : "";
+        if (kernel_words[0]) {
+            const size_t used = strlen(p->explain);
+            snprintf(p->explain + used, sizeof p->explain - used, "; %s", kernel_words);
+        }
         /* No silent fallback to direct: its bytes are not the CPU's fft bytes. */
         if (st == FX_ENOMEM && o->strategy == FX_STRATEGY_AUTO && p->strategy == FX_STRATEGY_FFT)
             fxi_error_prefix(ctx, "auto picked fft for this %dx%d kernel, as on the CPU "

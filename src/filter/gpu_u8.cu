@@ -1,0 +1,274 @@
+/* The GPU filter's 8-bit fast path (layouts: gpu_u8_geometry.h). Sums of whole numbers
+ * below 2^24 are exact in FP32 in any order, so every kernel here gives the CPU's exact
+ * int32 sum, and finishes it with fxi_finish_exact_at (filter_math.h) as every other
+ * strategy does: the same bytes.
+ *
+ * Why it is fast: taps come from the kernel parameters (a constant-bank broadcast, no
+ * per-tap branch); each thread of the two-pass kernels computes several outputs from a
+ * window of values held in registers (one load feeds several FMAs); the fused kernel
+ * reads the image once and writes it once.
+ */
+#include "filter/gpu_device.cuh"
+#include "filter/gpu_u8.h"
+
+using namespace fxi_filter_device;
+
+namespace
+{
+
+constexpr int ROW_R = FXI_GPU_U8_ROW_OUTPUTS;
+constexpr int COL_R = FXI_GPU_U8_COL_OUTPUTS;
+
+/* Element `ee` (any integer: the border rule applies) of stored row `row` (-1: a constant
+ * row). */
+__device__ __forceinline__ float element(const fxi_filter_args &a, int64_t row, int64_t ee)
+{
+    const int64_t px = floor_div(ee, a.channels);
+    return static_cast<float>(load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
+}
+
+__device__ __forceinline__ uint8_t finish_u8(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
+                                             float sum, int64_t e)
+{
+    return static_cast<uint8_t>(
+        fxi_finish_exact_at(&a.finish, static_cast<double>(sum) * tp.scale, e));
+}
+
+/* fused: stage the tile's input rows (bytes), row-filter them into a float tile, then
+ * column-filter that; one output element per thread, tile_h rows. */
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
+    k_u8_fused(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+               const __grid_constant__ fxi_gpu_u8_taps tp)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int C = a.channels, TW = g.tile_w, IW = g.in_w, kw = a.kw, kh = a.kh;
+    const int t = threadIdx.x;
+    const int IH = g.tile_h + kh - 1;
+    float *rp = reinterpret_cast<float *>(smem);
+    uint8_t *in = smem + static_cast<size_t>(IH) * TW * sizeof(float);
+    const int64_t n = a.width * C;
+    const int64_t e0 = static_cast<int64_t>(blockIdx.x) * TW, e = e0 + t;
+    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C;
+    const bool interior = first >= 0 && first + IW <= n;
+    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.tile_h;
+        const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
+        const int ih = rows + kh - 1;
+        __syncthreads(); /* the previous tile's smem is read */
+        for (int q = 0; q < ih; q++) {
+            const int64_t row = src_row(a, r0 + q);
+            uint8_t *d = in + q * IW;
+            if (row >= 0 && interior) {
+                const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+                for (int k = t; k < IW; k += TW)
+                    d[k] = p[k];
+            } else {
+                for (int k = t; k < IW; k += TW)
+                    d[k] = static_cast<uint8_t>(element(a, row, first + k));
+            }
+        }
+        __syncthreads();
+        for (int q = 0; q < ih; q++) {
+            const uint8_t *s = in + q * IW + t;
+            float acc = 0.f;
+            for (int j = 0; j < kw; j++)
+                acc = __fmaf_rn(tp.row[j], static_cast<float>(s[j * C]), acc);
+            rp[q * TW + t] = acc;
+        }
+        __syncthreads();
+        if (e < n) {
+            uint8_t *d = a.dst + r0 * static_cast<int64_t>(a.dst_stride) + e;
+            for (int r = 0; r < rows; r++) {
+                const float *s = rp + r * TW + t;
+                float acc = 0.f;
+                for (int i = 0; i < kh; i++)
+                    acc = __fmaf_rn(tp.col[i], s[i * TW], acc);
+                d[r * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, acc, e);
+            }
+        }
+    }
+}
+
+/* two-pass rows: one virtual row's segment of row_tx * segment pixels per block, staged
+ * as one float plane per channel; thread (tx, c) computes `segment` consecutive outputs
+ * of channel c (box: a running sum; else R multiply-adds per tap from a register
+ * window), staged as uint16 and written out coalesced. */
+template <bool BOX, int R>
+__global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
+                          const __grid_constant__ fxi_gpu_u8_launch g,
+                          const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int C = a.channels, TX = g.row_tx, SEG = BOX ? g.row_segment : R, PL = g.row_plane;
+    const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
+    float *planes = reinterpret_cast<float *>(smem);
+    uint16_t *out = reinterpret_cast<uint16_t *>(planes + static_cast<size_t>(C) * PL);
+    const int64_t pixels = static_cast<int64_t>(TX) * SEG;
+    const int64_t p0 = static_cast<int64_t>(blockIdx.x) * pixels;
+    const int64_t n = a.width * C;
+    const int64_t first = (p0 - a.ax) * C;
+    const int in_count = PL * C;
+    const bool interior = first >= 0 && first + in_count <= n;
+    const int outs = static_cast<int>(min(pixels, a.width - p0)) * C;
+    const size_t wstride = g.work_stride / sizeof(uint16_t);
+    for (int64_t v = blockIdx.y; v < g.row_tiles_y; v += gridDim.y) {
+        const int64_t row = src_row(a, v);
+        __syncthreads(); /* the previous row's planes and outputs are read */
+        if (row >= 0 && interior) {
+            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+            for (int k = tid; k < in_count; k += threads) {
+                const int px = k / C;
+                planes[(k - px * C) * PL + px] = static_cast<float>(p[k]);
+            }
+        } else {
+            for (int k = tid; k < in_count; k += threads) {
+                const int px = k / C;
+                planes[(k - px * C) * PL + px] = element(a, row, first + k);
+            }
+        }
+        __syncthreads();
+        const float *s = planes + c * PL + tx * SEG;
+        uint16_t *o = out + tx * SEG * C + c;
+        if (BOX) {
+            float sum = 0.f;
+            for (int j = 0; j < a.kw; j++)
+                sum += s[j];
+            o[0] = static_cast<uint16_t>(sum);
+            for (int m = 1; m < SEG; m++) {
+                sum -= s[m - 1]; /* leaving first: every partial sum stays in bounds */
+                sum += s[m + a.kw - 1];
+                o[m * C] = static_cast<uint16_t>(sum);
+            }
+        } else {
+            float acc[R], win[R];
+#pragma unroll
+            for (int m = 0; m < R; m++) {
+                acc[m] = 0.f;
+                win[m] = s[m];
+            }
+#pragma unroll 4
+            for (int j = 0; j < a.kw; j++) {
+                const float w = tp.row[j];
+#pragma unroll
+                for (int m = 0; m < R; m++)
+                    acc[m] = __fmaf_rn(w, win[m], acc[m]);
+#pragma unroll
+                for (int m = 0; m < R - 1; m++)
+                    win[m] = win[m + 1];
+                win[R - 1] = s[j + R];
+            }
+#pragma unroll
+            for (int m = 0; m < R; m++)
+                o[m * C] = static_cast<uint16_t>(acc[m]);
+        }
+        __syncthreads();
+        uint16_t *d = work + v * wstride + p0 * C;
+        for (int k = tid; k < outs; k += threads)
+            d[k] = out[k];
+    }
+}
+
+/* two-pass columns, multiply-adds: R output rows per thread, one element, from a window
+ * of R intermediate values in registers. */
+template <int R>
+__global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
+                          const __grid_constant__ fxi_gpu_u8_launch g,
+                          const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work)
+{
+    const int64_t n = a.width * a.channels;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
+    const uint16_t *col = work + e;
+    const int64_t last = g.vrows - 1; /* the window's one load past the end is clamped */
+    for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * R;
+        float acc[R], win[R];
+#pragma unroll
+        for (int m = 0; m < R; m++) {
+            acc[m] = 0.f;
+            win[m] = static_cast<float>(__ldg(col + min(r0 + m, last) * ws));
+        }
+#pragma unroll 4
+        for (int i = 0; i < a.kh; i++) {
+            const float w = tp.col[i];
+#pragma unroll
+            for (int m = 0; m < R; m++)
+                acc[m] = __fmaf_rn(w, win[m], acc[m]);
+#pragma unroll
+            for (int m = 0; m < R - 1; m++)
+                win[m] = win[m + 1];
+            win[R - 1] = static_cast<float>(__ldg(col + min(r0 + i + R, last) * ws));
+        }
+        uint8_t *d = a.dst + r0 * static_cast<int64_t>(a.dst_stride) + e;
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            if (r0 + m < a.rows) d[m * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, acc[m], e);
+    }
+}
+
+/* two-pass columns, box: a running sum down col_rows rows per thread. */
+__global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
+                              const __grid_constant__ fxi_gpu_u8_launch g,
+                              const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work)
+{
+    const int64_t n = a.width * a.channels;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
+    const uint16_t *col = work + e;
+    for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.col_rows;
+        const int64_t r1 = min(r0 + g.col_rows, a.rows);
+        float sum = 0.f;
+        for (int i = 0; i < a.kh; i++)
+            sum += static_cast<float>(__ldg(col + (r0 + i) * ws));
+        uint8_t *d = a.dst + e;
+        d[r0 * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, sum, e);
+        for (int64_t r = r0 + 1; r < r1; r++) {
+            sum -= static_cast<float>(__ldg(col + (r - 1) * ws)); /* leaving first */
+            sum += static_cast<float>(__ldg(col + (r + a.kh - 1) * ws));
+            d[r * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, sum, e);
+        }
+    }
+}
+
+template <typename K> fx_status allow_shared(fx_context *ctx, K kernel, size_t bytes)
+{
+    if (bytes > FXI_GPU_DEFAULT_SHARED_BYTES)
+        FX_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+    return FX_OK;
+}
+
+} /* namespace */
+
+extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
+                                          const fxi_gpu_u8_launch *gp, const fxi_gpu_u8_taps *tp,
+                                          void *work, cudaStream_t stream)
+{
+    const fxi_filter_args &a = *ap;
+    const fxi_gpu_u8_launch &g = *gp;
+    if (g.layout == FXI_U8_FUSED) {
+        FXI_TRY(allow_shared(ctx, k_u8_fused, g.shared_bytes));
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
+        k_u8_fused<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused");
+    }
+    uint16_t *w = static_cast<uint16_t *>(work);
+    const dim3 rows_grid(static_cast<unsigned>(g.row_grid_x), static_cast<unsigned>(g.row_grid_y));
+    const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
+    const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y));
+    if (g.box) {
+        FXI_TRY(allow_shared(ctx, k_u8_rows<true, 1>, g.row_shared_bytes));
+        k_u8_rows<true, 1><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w);
+        FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit box (rows)"));
+        k_u8_box_cols<<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit box (columns)");
+    }
+    FXI_TRY(allow_shared(ctx, k_u8_rows<false, ROW_R>, g.row_shared_bytes));
+    k_u8_rows<false, ROW_R><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w);
+    FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
+    k_u8_cols<COL_R><<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w);
+    return fxi_cuda_check_launch(ctx, "filter 8-bit separable (columns)");
+}
