@@ -115,15 +115,14 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
 }
 
 /* The 8-bit fast path's layout for this plan (gpu_u8_geometry.h), and its taps. It
- * serves the separable and box strategies on 8-bit images with exact sums, every
- * channel filtered; the rest runs the general kernels. */
+ * serves the separable and box strategies on 8-bit images with exact sums (an alpha kept
+ * is copied); the rest runs the general kernels. */
 static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
 {
     const fxi_taps *t = d->taps;
     s->u8_layout = FXI_U8_NONE;
     if (d->desc.type != FX_U8 || !t->integer_image ||
-        (t->acc != FXI_ACC_I32 && t->acc != FXI_ACC_I64) ||
-        d->filter_channels != d->desc.channels || t->kw > FXI_GPU_U8_MAX_TAPS ||
+        (t->acc != FXI_ACC_I32 && t->acc != FXI_ACC_I64) || t->kw > FXI_GPU_U8_MAX_TAPS ||
         t->kh > FXI_GPU_U8_MAX_TAPS)
         return FX_OK;
     fxi_gpu_u8_kernel k = {t->kw, t->kh, false, true, 0, 0};

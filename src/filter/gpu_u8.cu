@@ -27,11 +27,18 @@ __device__ __forceinline__ float element(const fxi_filter_args &a, int64_t row, 
     return static_cast<float>(load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
 }
 
-__device__ __forceinline__ uint8_t finish_u8(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
-                                             float sum, int64_t e)
+/* Output row r, element e (channel c): the finished sum, or the unfiltered channel (an
+ * alpha kept) copied from the input, as gpu_device.cuh's store. */
+__device__ __forceinline__ void put(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, int64_t r,
+                                    int64_t e, int c, float sum)
 {
-    return static_cast<uint8_t>(
-        fxi_finish_exact_at(&a.finish, static_cast<double>(sum) * tp.scale, e));
+    uint8_t v;
+    if (c >= a.filter_channels)
+        v = a.src[src_row(a, r + a.ay) * static_cast<int64_t>(a.src_stride) + e];
+    else
+        v = static_cast<uint8_t>(
+            fxi_finish_exact_at(&a.finish, static_cast<double>(sum) * tp.scale, e));
+    a.dst[r * static_cast<int64_t>(a.dst_stride) + e] = v;
 }
 
 /* fused: stage the tile's input rows (bytes), row-filter them into a float tile, then
@@ -50,6 +57,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     const int64_t e0 = static_cast<int64_t>(blockIdx.x) * TW, e = e0 + t;
     const int64_t first = e0 - static_cast<int64_t>(a.ax) * C;
     const bool interior = first >= 0 && first + IW <= n;
+    const int c = static_cast<int>(e % C);
     for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
         const int64_t r0 = ty * g.tile_h;
         const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
@@ -77,13 +85,12 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
         }
         __syncthreads();
         if (e < n) {
-            uint8_t *d = a.dst + r0 * static_cast<int64_t>(a.dst_stride) + e;
             for (int r = 0; r < rows; r++) {
                 const float *s = rp + r * TW + t;
                 float acc = 0.f;
                 for (int i = 0; i < kh; i++)
                     acc = __fmaf_rn(tp.col[i], s[i * TW], acc);
-                d[r * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, acc, e);
+                put(a, tp, r0 + r, e, c, acc);
             }
         }
     }
@@ -178,6 +185,7 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
     const int64_t n = a.width * a.channels;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
+    const int c = static_cast<int>(e % a.channels);
     const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
     const uint16_t *col = work + e;
     const int64_t last = g.vrows - 1; /* the window's one load past the end is clamped */
@@ -200,10 +208,9 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
                 win[m] = win[m + 1];
             win[R - 1] = static_cast<float>(__ldg(col + min(r0 + i + R, last) * ws));
         }
-        uint8_t *d = a.dst + r0 * static_cast<int64_t>(a.dst_stride) + e;
 #pragma unroll
         for (int m = 0; m < R; m++)
-            if (r0 + m < a.rows) d[m * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, acc[m], e);
+            if (r0 + m < a.rows) put(a, tp, r0 + m, e, c, acc[m]);
     }
 }
 
@@ -215,6 +222,7 @@ __global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
     const int64_t n = a.width * a.channels;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
+    const int c = static_cast<int>(e % a.channels);
     const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
     const uint16_t *col = work + e;
     for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
@@ -223,12 +231,11 @@ __global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
         float sum = 0.f;
         for (int i = 0; i < a.kh; i++)
             sum += static_cast<float>(__ldg(col + (r0 + i) * ws));
-        uint8_t *d = a.dst + e;
-        d[r0 * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, sum, e);
+        put(a, tp, r0, e, c, sum);
         for (int64_t r = r0 + 1; r < r1; r++) {
             sum -= static_cast<float>(__ldg(col + (r - 1) * ws)); /* leaving first */
             sum += static_cast<float>(__ldg(col + (r + a.kh - 1) * ws));
-            d[r * static_cast<int64_t>(a.dst_stride)] = finish_u8(a, tp, sum, e);
+            put(a, tp, r, e, c, sum);
         }
     }
 }
