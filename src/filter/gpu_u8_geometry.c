@@ -57,8 +57,7 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         g->tile_h = FXI_GPU_U8_FUSED_TILE_ROWS;
         g->in_w = g->tile_w + (kw - 1) * channels;
         const int64_t in_h = (int64_t)g->tile_h + kh - 1;
-        const uint64_t bytes =
-            (uint64_t)in_h * (uint64_t)g->tile_w * 4u + (uint64_t)in_h * (uint64_t)g->in_w;
+        const uint64_t bytes = (uint64_t)in_h * ((uint64_t)g->tile_w + (uint64_t)g->in_w) * 4u;
         if (bytes > shared_limit) {
             *why = "the fused tile does not fit in shared memory";
             return false;
@@ -97,7 +96,11 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         g->col_tiles_y = div_up(rows, g->col_rows);
         g->col_grid_y = min64(g->col_tiles_y, max_grid_y);
         g->work_stride = (size_t)((n * 2 + 255) / 256 * 256);
-        g->work_bytes = (size_t)g->vrows * g->work_stride;
+        /* padding: the multiply-add columns pass reads rows up to the last tile's
+         * r0 + col_rows + kh - 1 (outputs past the last row, never stored, and one load
+         * its window never uses) without a clamp per load */
+        g->work_rows = g->col_tiles_y * g->col_rows + kh;
+        g->work_bytes = (size_t)g->work_rows * g->work_stride;
         g->grid_x = g->row_grid_x > g->col_grid_x ? g->row_grid_x : g->col_grid_x;
     } else {
         *why = "not an 8-bit fast-path layout";

@@ -8,9 +8,9 @@
  * exactly as the CPU's int32 sums (filter_math.h).
  *
  * - fused (small kernels): a block stages its input tile (tile_h + kh - 1 rows of
- *   tile_w + (kw - 1) * channels bytes, borders applied) in shared memory, row-filters
- *   it into a float tile there and column-filters that: one read of the image, one
- *   write.
+ *   tile_w + (kw - 1) * channels samples as floats, borders applied) in shared memory,
+ *   row-filters it into a float tile there and column-filters that: one read of the
+ *   image, one write.
  * - two-pass (larger kernels): a rows pass writes every virtual row's row sums to an
  *   intermediate buffer (uint16: row sums of 8-bit samples with taps summing to at most
  *   257 fit), then a columns pass reads them and finishes. Each thread computes several
@@ -53,8 +53,8 @@ typedef struct fxi_gpu_u8_launch {
     int layout;
     int box; /* running sums (taps all one) instead of multiply-adds */
     /* fused: blocks of tile_w threads, one output element each, tile_h rows per tile;
-     * in_w staged bytes per row (tile_w + (kw - 1) * channels); shared memory: the float
-     * row-filtered tile then the staged bytes */
+     * in_w staged samples per row (tile_w + (kw - 1) * channels); shared memory: the
+     * row-filtered tile then the staged samples, floats */
     int tile_w, tile_h, in_w;
     int64_t tiles_x, tiles_y, grid_x, grid_y;
     size_t shared_bytes;
@@ -68,8 +68,9 @@ typedef struct fxi_gpu_u8_launch {
      * rows per block */
     int col_threads, col_rows;
     int64_t col_grid_x, col_grid_y, col_tiles_y;
-    /* the intermediate: vrows rows of work_stride bytes */
-    int64_t vrows;
+    /* the intermediate: vrows rows of work_stride bytes (the rows pass writes them), in a
+     * buffer of work_rows >= vrows rows (padding the columns pass may read) */
+    int64_t vrows, work_rows;
     size_t work_stride, work_bytes;
 } fxi_gpu_u8_launch;
 

@@ -321,8 +321,8 @@ FXT_TEST(u8_fast_path_layouts)
                             const char *why;
                             if (!fxi_gpu_u8_geometry(layout, box, w, c, h, kw, kh, shared,
                                                      2147483647, 65535, &g, &why)) {
-                                /* only a fused tile of a tall kernel may not fit */
-                                if (!FXT_CHECK(layout == FXI_U8_FUSED && kh > 15 && why))
+                                /* only a fused tile of a kernel beyond the fused sizes may not fit */
+                                if (!FXT_CHECK(layout == FXI_U8_FUSED && (kw > FXI_GPU_U8_FUSED_MAX_TAPS || kh > FXI_GPU_U8_FUSED_MAX_TAPS) && why))
                                     return;
                                 continue;
                             }
@@ -335,7 +335,7 @@ FXT_TEST(u8_fast_path_layouts)
                                      FXT_CHECK_EQ(g.in_w, g.tile_w + (kw - 1) * c) &&
                                      FXT_CHECK(g.shared_bytes <= shared) &&
                                      FXT_CHECK(g.shared_bytes >= (size_t)(g.tile_h + kh - 1) *
-                                                                     (size_t)(g.tile_w * 4 + g.in_w));
+                                                                     (size_t)(g.tile_w + g.in_w) * 4);
                             } else {
                                 const int64_t px = (int64_t)g.row_tx * g.row_segment;
                                 ok = ok && FXT_CHECK(g.row_segment % 2 == 1) &&
@@ -353,7 +353,12 @@ FXT_TEST(u8_fast_path_layouts)
                                      FXT_CHECK(g.col_grid_y <= 65535) &&
                                      FXT_CHECK(g.work_stride >= (size_t)n * 2) &&
                                      FXT_CHECK_EQ(g.work_stride % 256, 0) &&
-                                     FXT_CHECK_EQ(g.work_bytes, (size_t)g.vrows * g.work_stride);
+                                     FXT_CHECK(g.work_rows >= g.vrows) &&
+                                     /* the last tile's window reaches row
+                                      * r0 + col_rows + kh - 1 */
+                                     FXT_CHECK(g.work_rows >= (g.col_tiles_y - 1) * g.col_rows +
+                                                                  g.col_rows + kh) &&
+                                     FXT_CHECK_EQ(g.work_bytes, (size_t)g.work_rows * g.work_stride);
                                 if (!box) ok = ok && FXT_CHECK_EQ(g.col_rows, FXI_GPU_U8_COL_OUTPUTS);
                                 else ok = ok && FXT_CHECK(g.col_rows >= 2 * kh);
                             }
