@@ -174,7 +174,9 @@
 #define FXI_GPU_U8_FUSED_TILE_ROWS 32
 #endif
 /* two-pass rows: threads per channel across a block, and the outputs each computes
- * (odd: see gpu_u8_geometry.c), and for a box, its segment's limits (odd too) */
+ * (odd: see gpu_u8_geometry.c), and for a box, its segment's limits (odd too; kw / 2
+ * between them: a segment's first sum reads kw samples, each further output two; longer
+ * segments take more shared memory a block, so fewer blocks an SM) */
 #ifndef FXI_GPU_U8_ROW_TX
 #define FXI_GPU_U8_ROW_TX 64
 #endif
@@ -182,7 +184,7 @@
 #define FXI_GPU_U8_ROW_OUTPUTS 9
 #endif
 #define FXI_GPU_U8_BOX_MIN_SEGMENT 9
-#define FXI_GPU_U8_BOX_MAX_SEGMENT 63
+#define FXI_GPU_U8_BOX_MAX_SEGMENT 31
 /* two-pass columns: threads a block, output rows each computes (multiply-adds), and for a
  * box the rows a thread slides down (at least twice the kernel height) */
 #ifndef FXI_GPU_U8_COL_THREADS

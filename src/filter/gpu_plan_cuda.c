@@ -142,6 +142,14 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
     }
     const int layout = fxi_gpu_u8_layout_for(&k, FXI_GPU_U8_FUSED_MAX_TAPS);
     if (layout == FXI_U8_NONE) return FX_OK;
+    /* device images have the plan's shape: when its geometry does not fit this device,
+     * the general kernels run (and --explain does not name the fast path) */
+    fxi_gpu_u8_launch g;
+    const char *why;
+    if (!fxi_gpu_u8_geometry(layout, k.box, d->desc.width, d->desc.channels, d->desc.height,
+                             t->kw, t->kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                             s->lim.max_grid_y, &g, &why))
+        return FX_OK;
     FXI_TRY(fxi_calloc(s->ctx, 1, sizeof *s->u8_taps, (void **)&s->u8_taps));
     fxi_gpu_u8_taps *u = s->u8_taps;
     for (int j = 0; j < t->kw; j++)
