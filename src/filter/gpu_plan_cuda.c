@@ -116,7 +116,8 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
 
 /* The 8-bit fast path's layout for this plan (gpu_u8_geometry.h), and its taps. It
  * serves the separable and box strategies on 8-bit images with exact sums (an alpha kept
- * is copied); the rest runs the general kernels. */
+ * is copied); the rest runs the general kernels. Device images take either layout; bands
+ * of host images the fused one (two-pass needs an intermediate the bands do not plan). */
 static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
 {
     const fxi_taps *t = d->taps;
@@ -166,11 +167,13 @@ const char *fxi_filter_gpu_kernel_words(const void *state)
     const gpu_state *s = state;
     if (!s) return "";
     switch (s->u8_layout) {
-    case FXI_U8_FUSED: return "GPU device images: 8-bit fused kernel, exact FP32 sums";
+    case FXI_U8_FUSED: return "GPU: 8-bit fused kernel, exact FP32 sums";
     case FXI_U8_TWO_PASS:
         return s->kernel == FXI_GK_BOX
-                   ? "GPU device images: 8-bit two-pass running sums, exact FP32"
-                   : "GPU device images: 8-bit two-pass kernels, exact FP32 sums";
+                   ? "GPU: 8-bit two-pass running sums, exact FP32 (device images; host "
+                     "images stream in bands through the general kernels)"
+                   : "GPU: 8-bit two-pass multiply-adds, exact FP32 sums (device images; host "
+                     "images stream in bands through the general kernels)";
     default: return "";
     }
 }
@@ -326,6 +329,13 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
     fx_context *ctx = s->ctx;
     if (s->fft) return fxi_gpu_fft_pass(ctx, s->fft, fft_engine, a, stream);
     const char *why;
+    if (s->u8_layout == FXI_U8_FUSED) { /* no intermediate: bands of host images too */
+        fxi_gpu_u8_launch g;
+        if (fxi_gpu_u8_geometry(FXI_U8_FUSED, s->kernel == FXI_GK_BOX, a->width, a->channels,
+                                a->rows, a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                                s->lim.max_grid_y, &g, &why))
+            return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, stream);
+    }
     FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
                                           &a->launch, &why),
                  FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
