@@ -11,6 +11,7 @@
  * gpu_geometry.c under the memory cap (--gpu-memory, default a share of what is free);
  * when an allocation still fails the cap is halved and the bands replanned, and only
  * then is out of memory reported. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,13 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
     for (int i = 0; i < t->kh; i++)
         u->col[i] = k.box ? 1.0f : (float)t->num_col[i];
     u->scale = k.box ? (double)t->num[0] : 1.0;
+    const fxi_finish *f = &t->finish;
+    u->int_finish = f->mode == FXI_ROUND_MULSHIFT && f->u32_product && u->scale == 1.0;
+    if (u->int_finish) {
+        u->add = (uint32_t)f->add;
+        u->mul = (uint32_t)f->mul;
+        u->shift = -ilogb(f->unit);
+    }
     s->u8_layout = layout;
     return FX_OK;
 }

@@ -42,6 +42,9 @@ __device__ __forceinline__ void put(const fxi_filter_args &a, const fxi_gpu_u8_t
     uint8_t v;
     if (c >= a.filter_channels)
         v = a.src[src_row(a, r + a.ay) * static_cast<int64_t>(a.src_stride) + e];
+    else if (tp.int_finish) /* the sum is a whole number below 2^24: converted exactly */
+        v = static_cast<uint8_t>(
+            fxi_finish_u32_product(__float2uint_rn(sum), tp.add, tp.mul, tp.shift, 255u));
     else
         v = static_cast<uint8_t>(
             fxi_finish_exact_at(&a.finish, static_cast<double>(sum) * tp.scale, e));

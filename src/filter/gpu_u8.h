@@ -16,6 +16,12 @@ typedef struct fxi_gpu_u8_taps {
     float row[FXI_GPU_U8_MAX_TAPS]; /* box: 1 each */
     float col[FXI_GPU_U8_MAX_TAPS];
     double scale; /* the exact sum = scale * the FP32 sum (box: its numerator; else 1) */
+    /* 1: the finish is MULSHIFT with 32-bit products and scale is 1, so outputs finish
+     * with fxi_finish_u32_product(sum, add, mul, shift) (filter_math.h): the same value
+     * as fxi_finish_exact_at, in integers */
+    int int_finish;
+    uint32_t add, mul;
+    int shift;
 } fxi_gpu_u8_taps;
 
 /* Queue the pass (one launch fused, two for two-pass; `work`: g->work_bytes of device
