@@ -52,13 +52,17 @@ __device__ __forceinline__ void put(const fxi_filter_args &a, const fxi_gpu_u8_t
 }
 
 /* fused: stage the tile's input rows (as floats), row-filter them into a float tile, then
- * column-filter that; one output element per thread, tile_h rows. */
+ * column-filter that; one output element per thread, tile_h rows. K: a K x K kernel,
+ * unrolled, its column pass sliding a window of K values down the rows (one load an
+ * output); 0: any size up to the fused limit, loops at run time. */
+template <int K>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     k_u8_fused(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int C = a.channels, TW = g.tile_w, IW = g.in_w, kw = a.kw, kh = a.kh;
+    const int C = a.channels, TW = g.tile_w, IW = g.in_w;
+    const int kw = K ? K : a.kw, kh = K ? K : a.kh;
     const int t = threadIdx.x;
     const int IH = g.tile_h + kh - 1;
     float *rp = reinterpret_cast<float *>(smem);
@@ -89,12 +93,31 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
         for (int q = 0; q < ih; q++) {
             const float *s = in + q * IW + t;
             float acc = 0.f;
+#pragma unroll
             for (int j = 0; j < kw; j++)
                 acc = __fmaf_rn(tp.row[j], s[j * C], acc);
             rp[q * TW + t] = acc;
         }
         __syncthreads();
-        if (e < n) {
+        if (e < n && K) {
+            constexpr int KK = K > 0 ? K : 1; /* K = 0 never comes here */
+            const float *s = rp + t;
+            float win[KK];
+#pragma unroll
+            for (int i = 0; i < KK - 1; i++)
+                win[i] = s[i * TW];
+            for (int r = 0; r < rows; r++) {
+                win[KK - 1] = s[(r + KK - 1) * TW];
+                float acc = 0.f;
+#pragma unroll
+                for (int i = 0; i < KK; i++)
+                    acc = __fmaf_rn(tp.col[i], win[i], acc);
+                put(a, tp, r0 + r, e, c, acc);
+#pragma unroll
+                for (int i = 0; i < KK - 1; i++)
+                    win[i] = win[i + 1];
+            }
+        } else if (e < n) {
             for (int r = 0; r < rows; r++) {
                 const float *s = rp + r * TW + t;
                 float acc = 0.f;
@@ -271,9 +294,13 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
     const fxi_filter_args &a = *ap;
     const fxi_gpu_u8_launch &g = *gp;
     if (g.layout == FXI_U8_FUSED) {
-        FXI_TRY(allow_shared(ctx, k_u8_fused, g.shared_bytes));
+        /* the common square sizes unrolled (K), the rest at run time */
+        auto kernel = a.kw == 3 && a.kh == 3   ? k_u8_fused<3>
+                      : a.kw == 5 && a.kh == 5 ? k_u8_fused<5>
+                                               : k_u8_fused<0>;
+        FXI_TRY(allow_shared(ctx, kernel, g.shared_bytes));
         const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
-        k_u8_fused<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp);
+        kernel<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused");
     }
     uint16_t *w = static_cast<uint16_t *>(work);
