@@ -368,6 +368,7 @@ static const fast_kernel fast_kernels[] = {
     {GAUSSIAN, 1, 1},   {GAUSSIAN, 3, 3},   {GAUSSIAN, 5, 5},     {GAUSSIAN, 7, 7},
     {GAUSSIAN, 15, 15}, {GAUSSIAN, 17, 17}, {GAUSSIAN, 31, 31},   {GAUSSIAN, 61, 61},
     {GAUSSIAN, 121, 121}, {GAUSSIAN, 255, 255}, {BOX, 2, 2},      {BOX, 3, 3},
+    {BOX, 5, 5},
     {BOX, 4, 1},        {BOX, 1, 5},        {BOX, 8, 8},          {BOX, 15, 15},
     {BOX, 16, 16},      {BOX, 17, 3},       {BOX, 3, 17},         {BOX, 31, 31},
     {BOX, 32, 32},      {BOX, 33, 7},       {BOX, 64, 5},         {BOX, 61, 61},
