@@ -382,19 +382,27 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                                 a.kw, a.kh, s->lim.shared_bytes, s->lim.max_grid_x,
                                 s->lim.max_grid_y, &g, &why)) {
             void *work = NULL;
+            fx_status st = FX_OK;
             if (g.work_bytes) {
-                FXI_TRY(fxi_device_buffer(ctx, FXI_BUFFER_IN, g.work_bytes, &work));
+                st = fxi_device_buffer(ctx, FXI_BUFFER_IN, g.work_bytes, &work);
                 /* the padding rows the columns pass reads and never uses: defined bytes
                  * (compute-sanitizer's initcheck) */
-                FXI_TRY(fxi_device_memset(ctx, (uint8_t *)work + (size_t)g.vrows * g.work_stride,
-                                          0, (size_t)(g.work_rows - g.vrows) * g.work_stride));
+                if (st == FX_OK)
+                    st = fxi_device_memset(ctx, (uint8_t *)work + (size_t)g.vrows * g.work_stride,
+                                           0, (size_t)(g.work_rows - g.vrows) * g.work_stride);
             }
-            FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, ctx->cuda->stream));
-            if (t) {
-                FXI_TRY(fxi_stream_sync(ctx));
-                t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+            if (st == FX_OK) {
+                FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, ctx->cuda->stream));
+                if (t) {
+                    FXI_TRY(fxi_stream_sync(ctx));
+                    t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+                }
+                return FX_OK;
             }
-            return FX_OK;
+            if (st != FX_ENOMEM) return st;
+            /* no room for the intermediate (twice the image): the general kernels, which
+             * need none or less */
+            fx_context_clear_error(ctx);
         }
         /* the layout does not fit this device: the general kernels below */
     }
