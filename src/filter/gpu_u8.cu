@@ -27,8 +27,9 @@ __device__ __forceinline__ float element(const fxi_filter_args &a, int64_t row, 
     return static_cast<float>(load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
 }
 
-/* A byte as a float without the conversion unit (a quarter of the FMA rate on Hopper):
- * 2^23 + b has b in its low mantissa bits, exactly. */
+/* A whole number below 2^23 (a byte, a uint16 row sum) as a float without the conversion
+ * unit (a quarter of the FMA rate on Hopper): 2^23 + b has b in its low mantissa bits,
+ * exactly. */
 __device__ __forceinline__ float byte_float(uint32_t b)
 {
     return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
@@ -230,7 +231,7 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
 #pragma unroll
         for (int m = 0; m < R; m++) {
             acc[m] = 0.f;
-            win[m] = static_cast<float>(__ldg(p + m * ws));
+            win[m] = byte_float(__ldg(p + m * ws));
         }
         p += R * ws;
 #pragma unroll R
@@ -242,7 +243,7 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
 #pragma unroll
             for (int m = 0; m < R - 1; m++)
                 win[m] = win[m + 1];
-            win[R - 1] = static_cast<float>(__ldg(p));
+            win[R - 1] = byte_float(__ldg(p));
             p += ws;
         }
 #pragma unroll
@@ -267,11 +268,11 @@ __global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
         const int64_t r1 = min(r0 + g.col_rows, a.rows);
         float sum = 0.f;
         for (int i = 0; i < a.kh; i++)
-            sum += static_cast<float>(__ldg(col + (r0 + i) * ws));
+            sum += byte_float(__ldg(col + (r0 + i) * ws));
         put(a, tp, r0, e, c, sum);
         for (int64_t r = r0 + 1; r < r1; r++) {
-            sum -= static_cast<float>(__ldg(col + (r - 1) * ws)); /* leaving first */
-            sum += static_cast<float>(__ldg(col + (r + a.kh - 1) * ws));
+            sum -= byte_float(__ldg(col + (r - 1) * ws)); /* leaving first */
+            sum += byte_float(__ldg(col + (r + a.kh - 1) * ws));
             put(a, tp, r, e, c, sum);
         }
     }
