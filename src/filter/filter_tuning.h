@@ -160,6 +160,11 @@
  * Not measured one by one (written without a GPU; sweep them on the H200 by rebuilding
  * with e.g. -DCMAKE_CUDA_FLAGS=-DFXI_GPU_U8_FUSED_MAX_TAPS=9 and -DCMAKE_C_FLAGS=... alike,
  * then tests/gpu_test_gpu_filter_bench --bench). */
+/* 0: the fast path off (the general kernels run, as before it), to compare or to rule it
+ * out. */
+#ifndef FXI_GPU_U8_FAST_PATH
+#define FXI_GPU_U8_FAST_PATH 1
+#endif
 /* Kernels up to this wide and tall take the fused layout (one read, one write of the
  * image, the row pass redone for kh - 1 halo rows a tile); larger ones two passes through
  * a uint16 intermediate (two more transfers of twice the image, no halo rows redone). */

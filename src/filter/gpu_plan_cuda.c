@@ -123,7 +123,7 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
 {
     const fxi_taps *t = d->taps;
     s->u8_layout = FXI_U8_NONE;
-    if (d->desc.type != FX_U8 || !t->integer_image ||
+    if (!FXI_GPU_U8_FAST_PATH || d->desc.type != FX_U8 || !t->integer_image ||
         (t->acc != FXI_ACC_I32 && t->acc != FXI_ACC_I64) || t->kw > FXI_GPU_U8_MAX_TAPS ||
         t->kh > FXI_GPU_U8_MAX_TAPS)
         return FX_OK;
