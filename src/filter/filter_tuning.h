@@ -178,6 +178,18 @@
 #ifndef FXI_GPU_U8_FUSED_TILE_ROWS
 #define FXI_GPU_U8_FUSED_TILE_ROWS 32
 #endif
+/* fused 3x3 and 5x5: 1 walks each thread down its column (its K bytes a row straight
+ * from L1, the row sums' window in registers, no shared memory, no barrier) over tiles of
+ * FXI_GPU_U8_WALK_TILE_ROWS rows; 0 stages them like the other sizes. Estimated, not
+ * measured: the staged tile moves each sample through shared memory about three times
+ * (≈ 0.14 ms of shared-memory wavefronts for 10000x6000x3 on 132 SMs), the walk loads
+ * each byte K times from L1 in fewer wavefronts. */
+#ifndef FXI_GPU_U8_FUSED_WALK
+#define FXI_GPU_U8_FUSED_WALK 1
+#endif
+#ifndef FXI_GPU_U8_WALK_TILE_ROWS
+#define FXI_GPU_U8_WALK_TILE_ROWS 64
+#endif
 /* two-pass rows: threads per channel across a block, and the outputs each computes
  * (odd: see gpu_u8_geometry.c), and for a box, its segment's limits (odd too; kw / 2
  * between them: a segment's first sum reads kw samples, each further output two; longer

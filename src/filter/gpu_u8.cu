@@ -130,6 +130,55 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     }
 }
 
+/* fused 3x3 and 5x5, walking: each thread one output element, down tile_h rows: the K
+ * samples of each input row it needs straight from global memory (L1: the block's warps
+ * read the same bytes), its row sum into a window of K row sums in registers, each output
+ * K multiply-adds from that window. No shared memory, no barrier. */
+template <int K>
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
+    k_u8_walk(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+              const __grid_constant__ fxi_gpu_u8_taps tp)
+{
+    const int C = a.channels;
+    const int64_t n = a.width * C;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int c = static_cast<int>(e % C);
+    const int64_t first = e - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
+    const bool interior = first >= 0 && first + (K - 1) * C < n;
+    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.tile_h;
+        const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
+        float win[K] = {}; /* row sums; the first K - 1 rows fill it */
+#pragma unroll 2
+        for (int q = 0; q < rows + K - 1; q++) {
+            const int64_t row = src_row(a, r0 + q);
+            float rs = 0.f;
+            if (row >= 0 && interior) {
+                const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    rs = __fmaf_rn(tp.row[j], byte_float(__ldg(p + j * C)), rs);
+            } else {
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    rs = __fmaf_rn(tp.row[j], element(a, row, first + j * C), rs);
+            }
+#pragma unroll
+            for (int i = 0; i < K - 1; i++)
+                win[i] = win[i + 1];
+            win[K - 1] = rs;
+            if (q >= K - 1) {
+                float acc = 0.f;
+#pragma unroll
+                for (int i = 0; i < K; i++)
+                    acc = __fmaf_rn(tp.col[i], win[i], acc);
+                put(a, tp, r0 + q - (K - 1), e, c, acc);
+            }
+        }
+    }
+}
+
 /* two-pass rows: one virtual row's segment of row_tx * segment pixels per block, staged
  * as one float plane per channel; thread (tx, c) computes `segment` consecutive outputs
  * of channel c (box: a running sum; else R multiply-adds per tap from a register
@@ -294,6 +343,14 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
 {
     const fxi_filter_args &a = *ap;
     const fxi_gpu_u8_launch &g = *gp;
+    if (g.layout == FXI_U8_FUSED && g.walk) {
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
+        if (a.kw == 3)
+            k_u8_walk<3><<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+        else
+            k_u8_walk<5><<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk)");
+    }
     if (g.layout == FXI_U8_FUSED) {
         /* the common square sizes unrolled (K), the rest at run time */
         auto kernel = a.kw == 3 && a.kh == 3   ? k_u8_fused<3>

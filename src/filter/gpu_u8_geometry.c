@@ -52,7 +52,15 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         return false;
     }
     g->vrows = rows + kh - 1;
-    if (layout == FXI_U8_FUSED) {
+    if (layout == FXI_U8_FUSED && FXI_GPU_U8_FUSED_WALK && kw == kh && (kw == 3 || kw == 5)) {
+        g->walk = 1;
+        g->tile_w = FXI_GPU_U8_FUSED_THREADS;
+        g->tile_h = FXI_GPU_U8_WALK_TILE_ROWS;
+        g->tiles_x = div_up(n, g->tile_w);
+        g->tiles_y = div_up(rows, g->tile_h);
+        g->grid_x = g->tiles_x;
+        g->grid_y = min64(g->tiles_y, max_grid_y);
+    } else if (layout == FXI_U8_FUSED) {
         g->tile_w = FXI_GPU_U8_FUSED_THREADS;
         g->tile_h = FXI_GPU_U8_FUSED_TILE_ROWS;
         g->in_w = g->tile_w + (kw - 1) * channels;

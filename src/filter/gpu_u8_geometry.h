@@ -7,7 +7,8 @@
  * exact in FP32 (Hopper's FP32 FMA runs at twice its INT32 multiply rate), and finish
  * exactly as the CPU's int32 sums (filter_math.h).
  *
- * - fused (small kernels): a block stages its input tile (tile_h + kh - 1 rows of
+ * - fused (small kernels; 3x3 and 5x5 may walk instead, see `walk` below): a block
+ *   stages its input tile (tile_h + kh - 1 rows of
  *   tile_w + (kw - 1) * channels samples as floats, borders applied) in shared memory,
  *   row-filters it into a float tile there and column-filters that: one read of the
  *   image, one write.
@@ -52,6 +53,9 @@ int fxi_gpu_u8_layout_for(const fxi_gpu_u8_kernel *k, int fused_max_taps);
 typedef struct fxi_gpu_u8_launch {
     int layout;
     int box; /* running sums (taps all one) instead of multiply-adds */
+    /* fused 3x3 and 5x5 (FXI_GPU_U8_FUSED_WALK): each thread of a tile_w block walks down
+     * its element's column over tile_h rows, its row sums in registers; no shared memory */
+    int walk;
     /* fused: blocks of tile_w threads, one output element each, tile_h rows per tile;
      * in_w staged samples per row (tile_w + (kw - 1) * channels); shared memory: the
      * row-filtered tile then the staged samples, floats */

@@ -307,7 +307,7 @@ FXT_TEST(u8_fast_path_layouts)
 
     static const int64_t widths[] = {1, 2, 85, 255, 256, 257, 577, 3905, 10000};
     static const int64_t heights[] = {1, 2, 15, 16, 17, 31, 33, 6000, 200000};
-    static const int ks[] = {1, 2, 3, 15, 16, 61, 121, 255};
+    static const int ks[] = {1, 2, 3, 5, 15, 16, 61, 121, 255};
     const size_t shared = 227 << 10;
     for (int layout = FXI_U8_FUSED; layout <= FXI_U8_TWO_PASS; layout++)
         for (int box = 0; box < 2; box++)
@@ -327,7 +327,14 @@ FXT_TEST(u8_fast_path_layouts)
                                 continue;
                             }
                             int ok = FXT_CHECK_EQ(g.vrows, h + kh - 1);
-                            if (layout == FXI_U8_FUSED) {
+                            if (layout == FXI_U8_FUSED && g.walk) {
+                                ok = ok && FXT_CHECK(kw == kh && (kw == 3 || kw == 5)) &&
+                                     FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
+                                     FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
+                                     FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
+                                     FXT_CHECK(g.grid_y <= 65535) &&
+                                     FXT_CHECK_EQ(g.shared_bytes, 0);
+                            } else if (layout == FXI_U8_FUSED) {
                                 ok = ok && FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
                                      FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
                                      FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
