@@ -175,7 +175,9 @@ const char *fxi_filter_gpu_kernel_words(const void *state)
     const gpu_state *s = state;
     if (!s) return "";
     switch (s->u8_layout) {
-    case FXI_U8_FUSED: return "GPU: 8-bit fused kernel, exact FP32 sums";
+    case FXI_U8_FUSED:
+        return "GPU: 8-bit fused kernel, kw + kh multiply-adds an output (a box's too), exact "
+               "FP32 sums";
     case FXI_U8_TWO_PASS:
         return s->kernel == FXI_GK_BOX
                    ? "GPU: 8-bit two-pass running sums, exact FP32 (device images; host "
