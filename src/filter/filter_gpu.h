@@ -28,6 +28,9 @@ fx_status fxi_filter_gpu_prepare(fx_context *ctx, const fxi_filter_gpu_desc *d, 
  * bands), of the planned shape. */
 fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx_timings *timings);
 void fxi_filter_gpu_release(void *state);
+/* What runs on device images beyond the strategy (--explain), or "" when the strategy's
+ * general kernels do. */
+const char *fxi_filter_gpu_kernel_words(const void *state);
 
 #ifdef __cplusplus
 }

@@ -111,6 +111,18 @@ static inline FX_HD double fxi_finish_exact_at(const fxi_finish *f, double s, in
     return fxi_saturate(q, f->maxval);
 }
 
+/* fxi_finish_exact_at for a MULSHIFT finish whose products fit 32 bits (u32_product: add
+ * and mul whole numbers, (largest sum + add) * mul < 2^32), for a sum 0 <= s up to that
+ * bound: floor((s + add) * mul * 2^-shift) is then exact in double and in these integers
+ * alike, so the value is the same (rows.c's vector loops write this out; shift =
+ * -ilogb(unit)). The GPU's 8-bit fast path finishes with it: no double arithmetic. */
+static inline FX_HD uint32_t fxi_finish_u32_product(uint32_t s, uint32_t add, uint32_t mul,
+                                                    int shift, uint32_t maxval)
+{
+    const uint32_t q = ((s + add) * mul) >> shift;
+    return q > maxval ? maxval : q;
+}
+
 /* The output sample for a float accumulator on an integer image: round half to even
  * (as OpenCV's saturate_cast), then saturate. */
 static inline FX_HD float fxi_finish_float(float acc, float maxval)

@@ -156,6 +156,66 @@
  * 3.0 ms in two passes, box:3 0.94 ms and 1.7 ms. */
 #define FXI_GPU_RING_BOX_MAX_KW 32
 
+/* ---- GPU 8-bit fast path (gpu_u8.cu, gpu_u8_geometry.c) ----
+ * Not measured one by one (written without a GPU; sweep them on the H200 by rebuilding
+ * with e.g. -DCMAKE_CUDA_FLAGS=-DFXI_GPU_U8_FUSED_MAX_TAPS=9 and -DCMAKE_C_FLAGS=... alike,
+ * then tests/gpu_test_gpu_filter_bench --bench). */
+/* 0: the fast path off (the general kernels run, as before it), to compare or to rule it
+ * out. */
+#ifndef FXI_GPU_U8_FAST_PATH
+#define FXI_GPU_U8_FAST_PATH 1
+#endif
+/* Kernels up to this wide and tall take the fused layout (one read, one write of the
+ * image, the row pass redone for kh - 1 halo rows a tile); larger ones two passes through
+ * a uint16 intermediate (two more transfers of twice the image, no halo rows redone). */
+#ifndef FXI_GPU_U8_FUSED_MAX_TAPS
+#define FXI_GPU_U8_FUSED_MAX_TAPS 15
+#endif
+/* fused: threads (= output elements) across a tile, and its rows */
+#ifndef FXI_GPU_U8_FUSED_THREADS
+#define FXI_GPU_U8_FUSED_THREADS 256
+#endif
+#ifndef FXI_GPU_U8_FUSED_TILE_ROWS
+#define FXI_GPU_U8_FUSED_TILE_ROWS 32
+#endif
+/* fused 3x3 and 5x5: 1 walks each thread down its column (its K bytes a row straight
+ * from L1, the row sums' window in registers, no shared memory, no barrier) over tiles of
+ * FXI_GPU_U8_WALK_TILE_ROWS rows; 0 stages them like the other sizes. Estimated, not
+ * measured: the staged tile moves each sample through shared memory about three times
+ * (≈ 0.14 ms of shared-memory wavefronts for 10000x6000x3 on 132 SMs), the walk loads
+ * each byte K times from L1 in fewer wavefronts. */
+#ifndef FXI_GPU_U8_FUSED_WALK
+#define FXI_GPU_U8_FUSED_WALK 1
+#endif
+#ifndef FXI_GPU_U8_WALK_TILE_ROWS
+#define FXI_GPU_U8_WALK_TILE_ROWS 64
+#endif
+/* two-pass rows: threads per channel across a block, and the outputs each computes
+ * (odd: see gpu_u8_geometry.c), and for a box, its segment's limits (odd too; kw / 2
+ * between them: a segment's first sum reads kw samples, each further output two; longer
+ * segments take more shared memory a block, so fewer blocks an SM) */
+#ifndef FXI_GPU_U8_ROW_TX
+#define FXI_GPU_U8_ROW_TX 64
+#endif
+#ifndef FXI_GPU_U8_ROW_OUTPUTS
+#define FXI_GPU_U8_ROW_OUTPUTS 9
+#endif
+#define FXI_GPU_U8_BOX_MIN_SEGMENT 9
+#define FXI_GPU_U8_BOX_MAX_SEGMENT 31
+/* two-pass columns: threads a block, output rows each computes (multiply-adds), and for a
+ * box the rows a thread slides down (at least twice the kernel height) */
+#ifndef FXI_GPU_U8_COL_THREADS
+#define FXI_GPU_U8_COL_THREADS 128
+#endif
+#ifndef FXI_GPU_U8_COL_OUTPUTS
+#define FXI_GPU_U8_COL_OUTPUTS 16
+#endif
+#ifndef FXI_GPU_U8_BOX_MIN_COL_ROWS
+#define FXI_GPU_U8_BOX_MIN_COL_ROWS 64
+#endif
+/* Taps the fast path's kernel parameters hold per direction (kernels up to 255). */
+#define FXI_GPU_U8_MAX_TAPS 256
+
 /* ---- GPU bands of host images (gpu_geometry.c, gpu_plan_cuda.c) ---- */
 
 /* Target input bytes of one band: big enough for full-speed copies, small enough that

@@ -20,3 +20,9 @@ void fxi_filter_gpu_release(void *state)
 {
     (void)state; /* no GPU state exists without CUDA */
 }
+
+const char *fxi_filter_gpu_kernel_words(const void *state)
+{
+    (void)state;
+    return "";
+}

@@ -11,12 +11,14 @@
  * gpu_geometry.c under the memory cap (--gpu-memory, default a share of what is free);
  * when an allocation still fails the cap is halved and the bands replanned, and only
  * then is out of memory reported. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "filter/filter_gpu.h"
 #include "filter/gpu_fft.h"
 #include "filter/gpu_kernels.h"
+#include "filter/gpu_u8.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -41,6 +43,10 @@ typedef struct gpu_state {
     void *taps, *taps_row, *taps_col;
     fxi_gpu_fft *fft;  /* the fft strategy (filter_fft.h), else NULL */
     size_t fft_budget; /* bytes of the memory budget set aside for fft engines */
+    /* device images, 8-bit: the fast path's layout (FXI_U8_NONE: the kernels above) and
+     * its taps (gpu_u8.h) */
+    int u8_layout;
+    fxi_gpu_u8_taps *u8_taps;
     bool have_bands;
     fxi_gpu_bands bands;
     slot slots[FXI_GPU_MAX_STREAMS];
@@ -107,6 +113,79 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
                            : (size_t)((double)free_bytes * FXI_GPU_FREE_MEMORY_SHARE);
     l->max_streams = FXI_GPU_MAX_STREAMS;
     return FX_OK;
+}
+
+/* The 8-bit fast path's layout for this plan (gpu_u8_geometry.h), and its taps. It
+ * serves the separable and box strategies on 8-bit images with exact sums (an alpha kept
+ * is copied); the rest runs the general kernels. Device images take either layout; bands
+ * of host images the fused one (two-pass needs an intermediate the bands do not plan). */
+static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
+{
+    const fxi_taps *t = d->taps;
+    s->u8_layout = FXI_U8_NONE;
+    if (!FXI_GPU_U8_FAST_PATH || d->desc.type != FX_U8 || !t->integer_image ||
+        (t->acc != FXI_ACC_I32 && t->acc != FXI_ACC_I64) || t->kw > FXI_GPU_U8_MAX_TAPS ||
+        t->kh > FXI_GPU_U8_MAX_TAPS)
+        return FX_OK;
+    fxi_gpu_u8_kernel k = {t->kw, t->kh, false, true, 0, 0};
+    if (s->kernel == FXI_GK_BOX && t->box) {
+        k.box = true;
+    } else if (s->kernel == FXI_GK_SEPARABLE && t->rank1 && t->num_row && t->num_col) {
+        for (int j = 0; j < t->kw; j++) {
+            k.nonnegative = k.nonnegative && t->num_row[j] >= 0;
+            k.row_sum += (double)t->num_row[j];
+        }
+        for (int i = 0; i < t->kh; i++) {
+            k.nonnegative = k.nonnegative && t->num_col[i] >= 0;
+            k.col_sum += (double)t->num_col[i];
+        }
+    } else {
+        return FX_OK;
+    }
+    const int layout = fxi_gpu_u8_layout_for(&k, FXI_GPU_U8_FUSED_MAX_TAPS);
+    if (layout == FXI_U8_NONE) return FX_OK;
+    /* device images have the plan's shape: when its geometry does not fit this device,
+     * the general kernels run (and --explain does not name the fast path) */
+    fxi_gpu_u8_launch g;
+    const char *why;
+    if (!fxi_gpu_u8_geometry(layout, k.box, d->desc.width, d->desc.channels, d->desc.height,
+                             t->kw, t->kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                             s->lim.max_grid_y, &g, &why))
+        return FX_OK;
+    FXI_TRY(fxi_calloc(s->ctx, 1, sizeof *s->u8_taps, (void **)&s->u8_taps));
+    fxi_gpu_u8_taps *u = s->u8_taps;
+    for (int j = 0; j < t->kw; j++)
+        u->row[j] = k.box ? 1.0f : (float)t->num_row[j];
+    for (int i = 0; i < t->kh; i++)
+        u->col[i] = k.box ? 1.0f : (float)t->num_col[i];
+    u->scale = k.box ? (double)t->num[0] : 1.0;
+    const fxi_finish *f = &t->finish;
+    u->int_finish = f->mode == FXI_ROUND_MULSHIFT && f->u32_product && u->scale == 1.0;
+    if (u->int_finish) {
+        u->add = (uint32_t)f->add;
+        u->mul = (uint32_t)f->mul;
+        u->shift = -ilogb(f->unit);
+    }
+    s->u8_layout = layout;
+    return FX_OK;
+}
+
+const char *fxi_filter_gpu_kernel_words(const void *state)
+{
+    const gpu_state *s = state;
+    if (!s) return "";
+    switch (s->u8_layout) {
+    case FXI_U8_FUSED:
+        return "GPU: 8-bit fused kernel, kw + kh multiply-adds an output (a box's too), exact "
+               "FP32 sums";
+    case FXI_U8_TWO_PASS:
+        return s->kernel == FXI_GK_BOX
+                   ? "GPU: 8-bit two-pass running sums, exact FP32 (device images; host "
+                     "images stream in bands through the general kernels)"
+                   : "GPU: 8-bit two-pass multiply-adds, exact FP32 sums (device images; host "
+                     "images stream in bands through the general kernels)";
+    default: return "";
+    }
 }
 
 static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
@@ -179,6 +258,7 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
     a->box_w = (double)t->w[0];
     for (int i = 0; i < FXI_GPU_MAX_STREAMS; i++)
         s->slots[i].band = -1;
+    if (!fft) FXI_TRY(prepare_u8(s, d));
     if (fft) {
         s->fft_budget = (size_t)((double)s->lim.memory_budget * FXI_GPU_FFT_MEMORY_SHARE);
         FXI_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
@@ -247,6 +327,7 @@ void fxi_filter_gpu_release(void *state)
         fxi_device_leave(&guard);
     }
     free(s->fft);
+    free(s->u8_taps);
     free(s);
 }
 
@@ -258,6 +339,13 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
     fx_context *ctx = s->ctx;
     if (s->fft) return fxi_gpu_fft_pass(ctx, s->fft, fft_engine, a, stream);
     const char *why;
+    if (s->u8_layout == FXI_U8_FUSED) { /* no intermediate: bands of host images too */
+        fxi_gpu_u8_launch g;
+        if (fxi_gpu_u8_geometry(FXI_U8_FUSED, s->kernel == FXI_GK_BOX, a->width, a->channels,
+                                a->rows, a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                                s->lim.max_grid_y, &g, &why))
+            return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, stream);
+    }
     FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
                                           &a->launch, &why),
                  FX_EUNSUPPORTED, "filter --strategy %s on the GPU: %s",
@@ -288,6 +376,37 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                      "texture (%lld elements); filter it from host memory (bands) or use "
                      "gpu-global",
                      (long long)s->lim.texture_elements);
+    }
+    if (s->u8_layout != FXI_U8_NONE) {
+        fxi_gpu_u8_launch g;
+        const char *why;
+        if (fxi_gpu_u8_geometry(s->u8_layout, s->kernel == FXI_GK_BOX, a.width, a.channels, a.rows,
+                                a.kw, a.kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                                s->lim.max_grid_y, &g, &why)) {
+            void *work = NULL;
+            fx_status st = FX_OK;
+            if (g.work_bytes) {
+                st = fxi_device_buffer(ctx, FXI_BUFFER_IN, g.work_bytes, &work);
+                /* the padding rows the columns pass reads and never uses: defined bytes
+                 * (compute-sanitizer's initcheck) */
+                if (st == FX_OK)
+                    st = fxi_device_memset(ctx, (uint8_t *)work + (size_t)g.vrows * g.work_stride,
+                                           0, (size_t)(g.work_rows - g.vrows) * g.work_stride);
+            }
+            if (st == FX_OK) {
+                FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, ctx->cuda->stream));
+                if (t) {
+                    FXI_TRY(fxi_stream_sync(ctx));
+                    t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+                }
+                return FX_OK;
+            }
+            if (st != FX_ENOMEM) return st;
+            /* no room for the intermediate (twice the image): the general kernels, which
+             * need none or less */
+            fx_context_clear_error(ctx);
+        }
+        /* the layout does not fit this device: the general kernels below */
     }
     if (s->work_row) {
         a.work_stride = s->work_row;

@@ -178,6 +178,11 @@ static fx_status plan_gpu_side(fx_filter_plan *p)
                              p->gpu_block,
                              p->gpu_memory_mib};
     fx_status st = fxi_filter_gpu_prepare(ctx, &g, &p->gpu);
+    const char *kernel_words = st == FX_OK ? fxi_filter_gpu_kernel_words(p->gpu) : "";
+    if (kernel_words[0]) { /* which GPU kernel runs */
+        const size_t used = strlen(p->explain);
+        snprintf(p->explain + used, sizeof p->explain - used, "; %s", kernel_words);
+    }
     /* No silent fallback to direct: its bytes are not the CPU's fft bytes. */
     if (st == FX_ENOMEM && !p->strategy_forced && p->strategy == FX_STRATEGY_FFT)
         fxi_error_prefix(ctx, "auto picked fft for this %dx%d kernel, as on the CPU "

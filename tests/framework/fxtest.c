@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,10 +65,13 @@ void fxt_skip(const char *why)
 
 int fxt_run(int argc, char **argv, const fxt_case *cases, size_t count)
 {
-    const char *only = argc > 1 ? argv[1] : NULL;
+    /* arguments: the cases to run (all without any) */
     int passed = 0, failed = 0;
     for (size_t i = 0; i < count; i++) {
-        if (only && strcmp(only, cases[i].name) != 0) continue;
+        bool named = argc <= 1;
+        for (int a = 1; a < argc && !named; a++)
+            named = strcmp(argv[a], cases[i].name) == 0;
+        if (!named) continue;
         current_failed = 0;
         cases[i].fn();
         printf("%s %s\n", current_failed ? "FAIL" : "ok  ", cases[i].name);

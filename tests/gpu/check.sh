@@ -75,7 +75,7 @@ if [ -x "$sanitizer" ]; then
             case "$name" in *bench* | *sweep*) continue ;; esac
             args=()
             if [ "$name" = gpu_test_gpu_filter ]; then
-                args=(banding_gives_the_bytes_of_one_pass)
+                args=(banding_gives_the_bytes_of_one_pass u8_fast_path_kernels_match_cpu)
             fi
             san_runs=$((san_runs + 1))
             echo "== compute-sanitizer --tool $tool $name ${args[*]}"

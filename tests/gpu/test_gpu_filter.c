@@ -306,6 +306,43 @@ FXT_TEST(banding_gives_the_bytes_of_one_pass)
     fx_context_destroy(cpu);
 }
 
+/* The 8-bit fast path (src/filter/gpu_u8.cu) in each of its kernels: fused 3x3 (box and
+ * Gaussian: the integer finish), 5x5 and any size, two-pass multiply-adds and box running
+ * sums (cv2.blur's fixed point and its float rule), on images of several tiles and row
+ * blocks, every border, 1-4 channels, alpha kept and filtered; host images (bands: the
+ * fused kernel) and device images. Small enough to run under compute-sanitizer
+ * (tests/gpu/check.sh). */
+FXT_TEST(u8_fast_path_kernels_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const kspec kernels[] = {
+        {"gaussian:3", 1, NULL}, {"box:3", 1, NULL},   {"gaussian:5", 1, NULL},
+        {"gaussian:7", 1, NULL}, {"box:3x21", 1, NULL}, {"gaussian:31", 1, NULL},
+        {"box:45", 1, "40,3"},
+    };
+    static const shape sizes[] = {{1300, 41}, {97, 130}, {5, 3}};
+    const int count = (int)(sizeof kernels / sizeof *kernels);
+    int bad = 0, skipped = 0;
+    for (int k = 0; k < count; k++)
+        for (int border = 0; border < 5; border++) {
+            const int v = k * 5 + border, ch = 1 + v % 4;
+            const shape sz = sizes[v % 3];
+            const config c = {kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
+                              kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
+                              0, &kernels[k], 1};
+            fx_image in = gpu_padded_image(sz.w, sz.h, ch, FX_U8, (size_t)(v % 3) * 4);
+            gpu_fill_random(&in, (uint64_t)v * 104729 + 11);
+            if (!compare_one(cpu, gpu, &c, &kernels[k], &in, border, (v / 2) % 2, 0, TOL_EXACT,
+                             &skipped))
+                bad++;
+            free(in.data);
+        }
+    FXT_CHECK_EQ(bad, 0);
+    FXT_CHECK_EQ(skipped, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 /* ---- fft (cuFFT): within 1 unit of the CPU's exact direct result ---- */
 
 #define FFT_CONFIG(kernels)                                                                        \
@@ -558,7 +595,8 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
 }
 
 GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
-              FXT_CASE(banding_gives_the_bytes_of_one_pass), FXT_CASE(device_images_round_trip),
+              FXT_CASE(banding_gives_the_bytes_of_one_pass), FXT_CASE(u8_fast_path_kernels_match_cpu),
+              FXT_CASE(device_images_round_trip),
               FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),
               FXT_CASE(fft_large_kernels_and_bands), FXT_CASE(fft_auto_rule),
               FXT_CASE(fft_out_of_memory_is_reported))

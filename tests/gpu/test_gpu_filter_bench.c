@@ -1,6 +1,7 @@
 /* GPU filter benchmark (issue 11's workloads). As a test it runs every workload on
  * small images (a smoke test); `test_gpu_filter_bench --bench` (tests/gpu/check.sh)
- * runs the full sizes and prints "RESULT key value" lines. Times are wall-clock
+ * runs the full sizes and prints "RESULT key value" lines (`--bench dev`: workload 1's
+ * four named kernels only). Times are wall-clock
  * medians with the stream synchronised (fx_filter_run on device images returns once
  * queued; the compute time is measured through fx_timings, which synchronises).
  *
@@ -101,11 +102,12 @@ static double time_plan(fx_context *ctx, const char *kernel_text, fx_filter_stra
     return result;
 }
 
-static int run_bench(const scale *s, int print)
+/* dev_only: workload 1's four named kernels alone (`--bench dev`). */
+static int run_bench(const scale *s, int print, int dev_only)
 {
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 0);
     int ok = 1;
-    char explain[256];
+    char explain[512];
     /* 1. device-resident */
     fx_image host = gpu_padded_image(s->big_w, s->big_h, 3, FX_U8, 0);
     fx_image host_out = gpu_padded_image(s->big_w, s->big_h, 3, FX_U8, 0);
@@ -124,6 +126,14 @@ static int run_bench(const scale *s, int print)
             printf("RESULT filter_dev_%s_ms %.3f\n", keys[i], ms);
             printf("  (%s)\n", explain);
         }
+    }
+    if (dev_only) {
+        fx_image_free(&din);
+        fx_image_free(&dout);
+        free(host.data);
+        free(host_out.data);
+        fx_context_destroy(gpu);
+        return ok;
     }
     char *k31 = random_kernel(31), *k121 = random_kernel(121);
     if (ok) {
@@ -248,7 +258,7 @@ static int run_bench(const scale *s, int print)
 
 FXT_TEST(filter_bench_smoke)
 {
-    FXT_CHECK(run_bench(&smoke, 0));
+    FXT_CHECK(run_bench(&smoke, 0, 0));
 }
 
 int main(int argc, char **argv)
@@ -256,7 +266,7 @@ int main(int argc, char **argv)
     gpu_require();
     if (argc > 1 && !strcmp(argv[1], "--bench")) {
         printf("benchmark: fxkit filter on the GPU (issue 11 workloads); medians, ms\n");
-        return run_bench(&full, 1) ? 0 : 1;
+        return run_bench(&full, 1, argc > 2 && !strcmp(argv[2], "dev")) ? 0 : 1;
     }
     static const fxt_case cases[] = {FXT_CASE(filter_bench_smoke)};
     return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);

@@ -355,9 +355,71 @@ FXT_TEST(gpu_matches_cpu_over_the_sweep)
     fx_context_destroy(gpu);
 }
 
+/* The 8-bit fast path (src/filter/gpu_u8.cu) under auto: every border against every
+ * fused and two-pass kernel size (gaussian and box, square and not, even and odd, up to
+ * 255), 1-4 channels (2 and 4 keep their alpha), the small shapes, and the bench's
+ * workloads on a 4096x2304 RGB image. Quick: one shape and channel count per kernel and
+ * border (rotating); full: every one. */
+typedef struct fast_kernel {
+    family fam;
+    int kw, kh;
+} fast_kernel;
+static const fast_kernel fast_kernels[] = {
+    {GAUSSIAN, 1, 1},   {GAUSSIAN, 3, 3},   {GAUSSIAN, 5, 5},     {GAUSSIAN, 7, 7},
+    {GAUSSIAN, 15, 15}, {GAUSSIAN, 17, 17}, {GAUSSIAN, 31, 31},   {GAUSSIAN, 61, 61},
+    {GAUSSIAN, 121, 121}, {GAUSSIAN, 255, 255}, {BOX, 2, 2},      {BOX, 3, 3},
+    {BOX, 5, 5},
+    {BOX, 4, 1},        {BOX, 1, 5},        {BOX, 8, 8},          {BOX, 15, 15},
+    {BOX, 16, 16},      {BOX, 17, 3},       {BOX, 3, 17},         {BOX, 31, 31},
+    {BOX, 32, 32},      {BOX, 33, 7},       {BOX, 64, 5},         {BOX, 61, 61},
+    {BOX, 121, 121},    {BOX, 255, 1},      {BOX, 1, 255},        {BOX, 255, 255}};
+#define FAST_KERNEL_COUNT (int)(sizeof fast_kernels / sizeof *fast_kernels)
+
+FXT_TEST(gpu_u8_fast_path_matches_cpu)
+{
+    const char *mode = getenv("FXKIT_SWEEP");
+    const bool full = mode && !strcmp(mode, "full");
+    const bool smoke = mode && !strcmp(mode, "smoke");
+    const bool self = self_mode();
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 0);
+    fx_context *gpu = self ? fxt_context(FX_DEVICE_CPU, 0) : fxt_context(FX_DEVICE_GPU, 0);
+    int same = 0, refused = 0, wrong = 0;
+    uint64_t n = 2000000;
+    for (int k = 0; k < FAST_KERNEL_COUNT; k++)
+        for (int b = 0; b < 5; b++) {
+            if (smoke && (k + b) % 4) continue;
+            const int shapes = full ? SMALL_SHAPE_COUNT : 1, channel_counts = full ? 4 : 1;
+            for (int si = 0; si < shapes; si++)
+                for (int ci = 0; ci < channel_counts; ci++) {
+                    const shape sh = small_shapes[full ? si : (k * 5 + b) % SMALL_SHAPE_COUNT];
+                    sweep_case c = {fast_kernels[k].fam, fast_kernels[k].kw, fast_kernels[k].kh,
+                                    sh.w, sh.h, full ? 1 + ci : 1 + (k + b) % 4, FX_U8,
+                                    (fx_border)b, FX_STRATEGY_AUTO, 16, 0};
+                    outcome o = run_case(cpu, gpu, n++, &c);
+                    same += o == SAME, refused += o == REFUSED, wrong += o == WRONG;
+                }
+        }
+    /* the bench's workloads, smaller (the CPU reference stays within seconds) */
+    static const fast_kernel bench[] = {
+        {GAUSSIAN, 3, 3}, {BOX, 3, 3}, {GAUSSIAN, 121, 121}, {BOX, 121, 121}};
+    for (int k = 0; k < 4 && !smoke; k++)
+        for (int b = 0; b < 5; b += full ? 1 : 3) {
+            sweep_case c = {bench[k].fam, bench[k].kw, bench[k].kh, 4096, 2304, 3, FX_U8,
+                            (fx_border)b, FX_STRATEGY_AUTO, 16, 0};
+            outcome o = run_case(cpu, gpu, n++, &c);
+            same += o == SAME, refused += o == REFUSED, wrong += o == WRONG;
+        }
+    fprintf(stderr, "  8-bit fast path: %d same, %d refused, %d wrong\n", same, refused, wrong);
+    FXT_CHECK_EQ(wrong, 0);
+    FXT_CHECK_EQ(refused, 0);
+    fx_context_destroy(cpu);
+    fx_context_destroy(gpu);
+}
+
 int main(int argc, char **argv)
 {
     if (!self_mode()) gpu_require();
-    static const fxt_case cases[] = {FXT_CASE(gpu_matches_cpu_over_the_sweep)};
+    static const fxt_case cases[] = {FXT_CASE(gpu_matches_cpu_over_the_sweep),
+                                     FXT_CASE(gpu_u8_fast_path_matches_cpu)};
     return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);
 }

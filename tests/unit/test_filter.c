@@ -636,6 +636,52 @@ FXT_TEST(box_finish_follows_cv_blur)
 }
 
 /* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
+/* fxi_finish_u32_product (the GPU 8-bit fast path's finish) gives fxi_finish_exact_at's
+ * value for every sum the planner bounds, for the finishes that take it: u8 Gaussians
+ * (and 16-bit ones where the product fits) and cv2.blur's 8-bit fixed point. */
+FXT_TEST(u32_product_finish_equals_exact)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    static const char *const specs[] = {"gaussian:3", "gaussian:5", "gaussian:15", "gaussian:121",
+                                        "gaussian:255", "box:3", "box:2x2", "box:5x3",
+                                        "box:16x16"};
+    int taken = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_preset(ctx, specs[i], &k), ctx)) continue;
+        fx_filter_options o;
+        fx_filter_options_init(&o);
+        fxi_taps t;
+        if (FXT_CHECK_OK(fxi_taps_resolve(ctx, k, &o, FX_U8, 3000, &t), ctx)) {
+            const fxi_finish *f = &t.finish;
+            if (f->mode == FXI_ROUND_MULSHIFT && f->u32_product) {
+                taken++;
+                double top = 0;
+                for (int j = 0; j < t.kw * t.kh; j++)
+                    top += (double)t.num[j];
+                top *= 255;
+                const int shift = -ilogb(f->unit);
+                int bad = 0;
+                for (int64_t s = 0; s <= (int64_t)top && bad < 3; s++) {
+                    const double want = fxi_finish_exact_at(f, (double)s, s % 3000);
+                    const uint32_t got = fxi_finish_u32_product((uint32_t)s, (uint32_t)f->add,
+                                                                (uint32_t)f->mul, shift, 255);
+                    if ((double)got != want) {
+                        fprintf(stderr, "  %s: sum %lld: %u, want %g\n", specs[i], (long long)s,
+                                got, want);
+                        bad++;
+                    }
+                }
+                FXT_CHECK_EQ(bad, 0);
+            }
+            fxi_taps_free(&t);
+        }
+        fx_kernel_free(k);
+    }
+    FXT_CHECK(taken >= 6); /* the Gaussians and the small boxes */
+    fx_context_destroy(ctx);
+}
+
 FXT_TEST(kernel_larger_than_image)
 {
     static int64_t num[15 * 15];
@@ -852,7 +898,7 @@ FXT_TEST(alpha_convolve_and_offset)
     fx_context_destroy(ctx);
 }
 
-FXT_MAIN(FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
+FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
          FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(box_preset_row_tail_every_strategy),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "filter/gpu_geometry.h"
+#include "filter/gpu_u8_geometry.h"
 #include "fxkit/fxkit.h"
 #include "fxtest.h"
 
@@ -279,7 +280,104 @@ FXT_TEST(gpu_strategies_need_a_gpu)
     fx_context_destroy(cpu);
 }
 
+/* The 8-bit fast path: eligible only while FP32 sums stay exact (and, for two passes,
+ * row sums fit uint16); its tiles cover every output element and row, the rows pass's
+ * planes hold every sample a window reads, shared memory and grids within limits. */
+FXT_TEST(u8_fast_path_layouts)
+{
+    const fxi_gpu_u8_kernel gauss3 = {3, 3, false, true, 16, 16};
+    const fxi_gpu_u8_kernel gauss121 = {121, 121, false, true, 256, 256};
+    const fxi_gpu_u8_kernel box121 = {121, 121, true, true, 0, 0};
+    const fxi_gpu_u8_kernel box3 = {3, 3, true, true, 0, 0};
+    const fxi_gpu_u8_kernel negative = {3, 3, false, false, 16, 16};
+    const fxi_gpu_u8_kernel big_sum = {5, 5, false, true, 300, 300};  /* 255 * 90000 > 2^24 */
+    const fxi_gpu_u8_kernel wide_rows = {31, 31, false, true, 300, 1}; /* row sums > 65535 */
+    const fxi_gpu_u8_kernel box255 = {255, 255, true, true, 0, 0};    /* 255^3 < 2^24 */
+    const fxi_gpu_u8_kernel box257 = {257, 257, true, true, 0, 0};    /* beyond the taps */
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&gauss3, 15), FXI_U8_FUSED);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box3, 15), FXI_U8_FUSED);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&gauss121, 15), FXI_U8_TWO_PASS);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box121, 15), FXI_U8_TWO_PASS);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&gauss3, 1), FXI_U8_TWO_PASS);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&negative, 15), FXI_U8_NONE);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&big_sum, 15), FXI_U8_NONE);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&wide_rows, 15), FXI_U8_NONE);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box255, 15), FXI_U8_TWO_PASS);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box257, 15), FXI_U8_NONE);
+
+    static const int64_t widths[] = {1, 2, 85, 255, 256, 257, 577, 3905, 10000};
+    static const int64_t heights[] = {1, 2, 15, 16, 17, 31, 33, 6000, 200000};
+    static const int ks[] = {1, 2, 3, 5, 15, 16, 61, 121, 255};
+    const size_t shared = 227 << 10;
+    for (int layout = FXI_U8_FUSED; layout <= FXI_U8_TWO_PASS; layout++)
+        for (int box = 0; box < 2; box++)
+            for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+                for (size_t hi = 0; hi < sizeof heights / sizeof *heights; hi++)
+                    for (int c = 1; c <= 4; c++)
+                        for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
+                            const int kw = ks[ki], kh = ks[(ki + wi) % (sizeof ks / sizeof *ks)];
+                            const int64_t w = widths[wi], h = heights[hi], n = w * c;
+                            fxi_gpu_u8_launch g;
+                            const char *why;
+                            if (!fxi_gpu_u8_geometry(layout, box, w, c, h, kw, kh, shared,
+                                                     2147483647, 65535, &g, &why)) {
+                                /* only a fused tile of a kernel beyond the fused sizes may not fit */
+                                if (!FXT_CHECK(layout == FXI_U8_FUSED && (kw > FXI_GPU_U8_FUSED_MAX_TAPS || kh > FXI_GPU_U8_FUSED_MAX_TAPS) && why))
+                                    return;
+                                continue;
+                            }
+                            int ok = FXT_CHECK_EQ(g.vrows, h + kh - 1);
+                            if (layout == FXI_U8_FUSED && g.walk) {
+                                ok = ok && FXT_CHECK(kw == kh && (kw == 3 || kw == 5)) &&
+                                     FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
+                                     FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
+                                     FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
+                                     FXT_CHECK(g.grid_y <= 65535) &&
+                                     FXT_CHECK_EQ(g.shared_bytes, 0);
+                            } else if (layout == FXI_U8_FUSED) {
+                                ok = ok && FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
+                                     FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
+                                     FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
+                                     FXT_CHECK(g.grid_y <= 65535) &&
+                                     FXT_CHECK_EQ(g.in_w, g.tile_w + (kw - 1) * c) &&
+                                     FXT_CHECK(g.shared_bytes <= shared) &&
+                                     FXT_CHECK(g.shared_bytes >= (size_t)(g.tile_h + kh - 1) *
+                                                                     (size_t)(g.tile_w + g.in_w) * 4);
+                            } else {
+                                const int64_t px = (int64_t)g.row_tx * g.row_segment;
+                                ok = ok && FXT_CHECK(g.row_segment % 2 == 1) &&
+                                     FXT_CHECK(g.row_grid_x * px >= w) &&
+                                     /* a window: segment + kw - 1 samples; the FMA loop
+                                      * loads one more */
+                                     FXT_CHECK(g.row_plane >= px + kw) &&
+                                     FXT_CHECK_EQ(g.row_tiles_y, g.vrows) &&
+                                     FXT_CHECK(g.row_grid_y <= 65535) &&
+                                     FXT_CHECK(g.row_shared_bytes >=
+                                               (size_t)(c * g.row_plane * 4) + (size_t)(px * c * 2)) &&
+                                     FXT_CHECK(g.row_shared_bytes <= shared) &&
+                                     FXT_CHECK(g.col_grid_x * g.col_threads >= n) &&
+                                     FXT_CHECK(g.col_tiles_y * g.col_rows >= h) &&
+                                     FXT_CHECK(g.col_grid_y <= 65535) &&
+                                     FXT_CHECK(g.work_stride >= (size_t)n * 2) &&
+                                     FXT_CHECK_EQ(g.work_stride % 256, 0) &&
+                                     FXT_CHECK(g.work_rows >= g.vrows) &&
+                                     /* the last tile's window reaches row
+                                      * r0 + col_rows + kh - 1 */
+                                     FXT_CHECK(g.work_rows >= (g.col_tiles_y - 1) * g.col_rows +
+                                                                  g.col_rows + kh) &&
+                                     FXT_CHECK_EQ(g.work_bytes, (size_t)g.work_rows * g.work_stride);
+                                if (!box) ok = ok && FXT_CHECK_EQ(g.col_rows, FXI_GPU_U8_COL_OUTPUTS);
+                                else ok = ok && FXT_CHECK(g.col_rows >= 2 * kh);
+                            }
+                            if (!ok) {
+                                fprintf(stderr, "  layout %d box %d %lldx%lldx%d k %dx%d\n", layout,
+                                        box, (long long)w, (long long)h, c, kw, kh);
+                                return;
+                            }
+                        }
+}
+
 FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(bands_cover_every_row_once),
          FXT_CASE(bands_of_whole_tile_rows), FXT_CASE(bands_respect_texture_rows),
          FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
-         FXT_CASE(launch_geometry_refuses))
+         FXT_CASE(launch_geometry_refuses), FXT_CASE(u8_fast_path_layouts))

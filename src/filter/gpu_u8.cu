@@ -1,0 +1,380 @@
+/* The GPU filter's 8-bit fast path (layouts: gpu_u8_geometry.h). Sums of whole numbers
+ * below 2^24 are exact in FP32 in any order, so every kernel here gives the CPU's exact
+ * int32 sum, and finishes it with fxi_finish_exact_at (filter_math.h) as every other
+ * strategy does: the same bytes.
+ *
+ * Why it is fast: taps come from the kernel parameters (a constant-bank broadcast, no
+ * per-tap branch); each thread of the two-pass kernels computes several outputs from a
+ * window of values held in registers (one load feeds several FMAs); the fused kernel
+ * reads the image once and writes it once.
+ */
+#include "filter/gpu_device.cuh"
+#include "filter/gpu_u8.h"
+
+using namespace fxi_filter_device;
+
+namespace
+{
+
+constexpr int ROW_R = FXI_GPU_U8_ROW_OUTPUTS;
+constexpr int COL_R = FXI_GPU_U8_COL_OUTPUTS;
+
+/* Element `ee` (any integer: the border rule applies) of stored row `row` (-1: a constant
+ * row). */
+__device__ __forceinline__ float element(const fxi_filter_args &a, int64_t row, int64_t ee)
+{
+    const int64_t px = floor_div(ee, a.channels);
+    return static_cast<float>(load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
+}
+
+/* A whole number below 2^23 (a byte, a uint16 row sum) as a float without the conversion
+ * unit (a quarter of the FMA rate on Hopper): 2^23 + b has b in its low mantissa bits,
+ * exactly. */
+__device__ __forceinline__ float byte_float(uint32_t b)
+{
+    return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
+}
+
+/* Output row r, element e (channel c): the finished sum, or the unfiltered channel (an
+ * alpha kept) copied from the input, as gpu_device.cuh's store. */
+__device__ __forceinline__ void put(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, int64_t r,
+                                    int64_t e, int c, float sum)
+{
+    uint8_t v;
+    if (c >= a.filter_channels)
+        v = a.src[src_row(a, r + a.ay) * static_cast<int64_t>(a.src_stride) + e];
+    else if (tp.int_finish) /* the sum is a whole number below 2^24: converted exactly */
+        v = static_cast<uint8_t>(
+            fxi_finish_u32_product(__float2uint_rn(sum), tp.add, tp.mul, tp.shift, 255u));
+    else
+        v = static_cast<uint8_t>(
+            fxi_finish_exact_at(&a.finish, static_cast<double>(sum) * tp.scale, e));
+    a.dst[r * static_cast<int64_t>(a.dst_stride) + e] = v;
+}
+
+/* fused: stage the tile's input rows (as floats), row-filter them into a float tile, then
+ * column-filter that; one output element per thread, tile_h rows. K: a K x K kernel,
+ * unrolled, its column pass sliding a window of K values down the rows (one load an
+ * output); 0: any size up to the fused limit, loops at run time. */
+template <int K>
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
+    k_u8_fused(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+               const __grid_constant__ fxi_gpu_u8_taps tp)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int C = a.channels, TW = g.tile_w, IW = g.in_w;
+    const int kw = K ? K : a.kw, kh = K ? K : a.kh;
+    const int t = threadIdx.x;
+    const int IH = g.tile_h + kh - 1;
+    float *rp = reinterpret_cast<float *>(smem);
+    float *in = rp + static_cast<size_t>(IH) * TW;
+    const int64_t n = a.width * C;
+    const int64_t e0 = static_cast<int64_t>(blockIdx.x) * TW, e = e0 + t;
+    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C;
+    const bool interior = first >= 0 && first + IW <= n;
+    const int c = static_cast<int>(e % C);
+    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.tile_h;
+        const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
+        const int ih = rows + kh - 1;
+        __syncthreads(); /* the previous tile's smem is read */
+        for (int q = 0; q < ih; q++) {
+            const int64_t row = src_row(a, r0 + q);
+            float *d = in + q * IW;
+            if (row >= 0 && interior) {
+                const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+                for (int k = t; k < IW; k += TW)
+                    d[k] = byte_float(p[k]);
+            } else {
+                for (int k = t; k < IW; k += TW)
+                    d[k] = element(a, row, first + k);
+            }
+        }
+        __syncthreads();
+        for (int q = 0; q < ih; q++) {
+            const float *s = in + q * IW + t;
+            float acc = 0.f;
+#pragma unroll
+            for (int j = 0; j < kw; j++)
+                acc = __fmaf_rn(tp.row[j], s[j * C], acc);
+            rp[q * TW + t] = acc;
+        }
+        __syncthreads();
+        if (e < n && K) {
+            constexpr int KK = K > 0 ? K : 1; /* K = 0 never comes here */
+            const float *s = rp + t;
+            float win[KK];
+#pragma unroll
+            for (int i = 0; i < KK - 1; i++)
+                win[i] = s[i * TW];
+            for (int r = 0; r < rows; r++) {
+                win[KK - 1] = s[(r + KK - 1) * TW];
+                float acc = 0.f;
+#pragma unroll
+                for (int i = 0; i < KK; i++)
+                    acc = __fmaf_rn(tp.col[i], win[i], acc);
+                put(a, tp, r0 + r, e, c, acc);
+#pragma unroll
+                for (int i = 0; i < KK - 1; i++)
+                    win[i] = win[i + 1];
+            }
+        } else if (e < n) {
+            for (int r = 0; r < rows; r++) {
+                const float *s = rp + r * TW + t;
+                float acc = 0.f;
+                for (int i = 0; i < kh; i++)
+                    acc = __fmaf_rn(tp.col[i], s[i * TW], acc);
+                put(a, tp, r0 + r, e, c, acc);
+            }
+        }
+    }
+}
+
+/* fused 3x3 and 5x5, walking: each thread one output element, down tile_h rows: the K
+ * samples of each input row it needs straight from global memory (L1: the block's warps
+ * read the same bytes), its row sum into a window of K row sums in registers, each output
+ * K multiply-adds from that window. No shared memory, no barrier. */
+template <int K>
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
+    k_u8_walk(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+              const __grid_constant__ fxi_gpu_u8_taps tp)
+{
+    const int C = a.channels;
+    const int64_t n = a.width * C;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int c = static_cast<int>(e % C);
+    const int64_t first = e - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
+    const bool interior = first >= 0 && first + (K - 1) * C < n;
+    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.tile_h;
+        const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
+        float win[K] = {}; /* row sums; the first K - 1 rows fill it */
+#pragma unroll 2
+        for (int q = 0; q < rows + K - 1; q++) {
+            const int64_t row = src_row(a, r0 + q);
+            float rs = 0.f;
+            if (row >= 0 && interior) {
+                const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    rs = __fmaf_rn(tp.row[j], byte_float(__ldg(p + j * C)), rs);
+            } else {
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    rs = __fmaf_rn(tp.row[j], element(a, row, first + j * C), rs);
+            }
+#pragma unroll
+            for (int i = 0; i < K - 1; i++)
+                win[i] = win[i + 1];
+            win[K - 1] = rs;
+            if (q >= K - 1) {
+                float acc = 0.f;
+#pragma unroll
+                for (int i = 0; i < K; i++)
+                    acc = __fmaf_rn(tp.col[i], win[i], acc);
+                put(a, tp, r0 + q - (K - 1), e, c, acc);
+            }
+        }
+    }
+}
+
+/* two-pass rows: one virtual row's segment of row_tx * segment pixels per block, staged
+ * as one float plane per channel; thread (tx, c) computes `segment` consecutive outputs
+ * of channel c (box: a running sum; else R multiply-adds per tap from a register
+ * window), staged as uint16 and written out coalesced. */
+template <bool BOX, int R>
+__global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
+                          const __grid_constant__ fxi_gpu_u8_launch g,
+                          const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int C = a.channels, TX = g.row_tx, SEG = BOX ? g.row_segment : R, PL = g.row_plane;
+    const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
+    float *planes = reinterpret_cast<float *>(smem);
+    uint16_t *out = reinterpret_cast<uint16_t *>(planes + static_cast<size_t>(C) * PL);
+    const int64_t pixels = static_cast<int64_t>(TX) * SEG;
+    const int64_t p0 = static_cast<int64_t>(blockIdx.x) * pixels;
+    const int64_t n = a.width * C;
+    const int64_t first = (p0 - a.ax) * C;
+    const int in_count = PL * C;
+    const bool interior = first >= 0 && first + in_count <= n;
+    const int outs = static_cast<int>(min(pixels, a.width - p0)) * C;
+    const size_t wstride = g.work_stride / sizeof(uint16_t);
+    for (int64_t v = blockIdx.y; v < g.row_tiles_y; v += gridDim.y) {
+        const int64_t row = src_row(a, v);
+        __syncthreads(); /* the previous row's planes and outputs are read */
+        if (row >= 0 && interior) {
+            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+            for (int k = tid; k < in_count; k += threads) {
+                const int px = k / C;
+                planes[(k - px * C) * PL + px] = byte_float(p[k]);
+            }
+        } else {
+            for (int k = tid; k < in_count; k += threads) {
+                const int px = k / C;
+                planes[(k - px * C) * PL + px] = element(a, row, first + k);
+            }
+        }
+        __syncthreads();
+        const float *s = planes + c * PL + tx * SEG;
+        uint16_t *o = out + tx * SEG * C + c;
+        if (BOX) {
+            float sum = 0.f;
+            for (int j = 0; j < a.kw; j++)
+                sum += s[j];
+            o[0] = static_cast<uint16_t>(sum);
+            for (int m = 1; m < SEG; m++) {
+                sum -= s[m - 1]; /* leaving first: every partial sum stays in bounds */
+                sum += s[m + a.kw - 1];
+                o[m * C] = static_cast<uint16_t>(sum);
+            }
+        } else {
+            float acc[R], win[R];
+#pragma unroll
+            for (int m = 0; m < R; m++) {
+                acc[m] = 0.f;
+                win[m] = s[m];
+            }
+            /* unrolled by R: the window's registers rotate once a round, no moves */
+#pragma unroll R
+            for (int j = 0; j < a.kw; j++) {
+                const float w = tp.row[j];
+#pragma unroll
+                for (int m = 0; m < R; m++)
+                    acc[m] = __fmaf_rn(w, win[m], acc[m]);
+#pragma unroll
+                for (int m = 0; m < R - 1; m++)
+                    win[m] = win[m + 1];
+                win[R - 1] = s[j + R];
+            }
+#pragma unroll
+            for (int m = 0; m < R; m++)
+                o[m * C] = static_cast<uint16_t>(acc[m]);
+        }
+        __syncthreads();
+        uint16_t *d = work + v * wstride + p0 * C;
+        for (int k = tid; k < outs; k += threads)
+            d[k] = out[k];
+    }
+}
+
+/* two-pass columns, multiply-adds: R output rows per thread, one element, from a window
+ * of R intermediate values in registers. */
+template <int R>
+__global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
+                          const __grid_constant__ fxi_gpu_u8_launch g,
+                          const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work)
+{
+    const int64_t n = a.width * a.channels;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int c = static_cast<int>(e % a.channels);
+    const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
+    for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * R;
+        /* rows r0 + m + i: past the last virtual row only for outputs past the last row
+         * (not stored) and the window's last load, which the buffer's padding holds */
+        const uint16_t *p = work + r0 * ws + e;
+        float acc[R], win[R];
+#pragma unroll
+        for (int m = 0; m < R; m++) {
+            acc[m] = 0.f;
+            win[m] = byte_float(__ldg(p + m * ws));
+        }
+        p += R * ws;
+#pragma unroll R
+        for (int i = 0; i < a.kh; i++) {
+            const float w = tp.col[i];
+#pragma unroll
+            for (int m = 0; m < R; m++)
+                acc[m] = __fmaf_rn(w, win[m], acc[m]);
+#pragma unroll
+            for (int m = 0; m < R - 1; m++)
+                win[m] = win[m + 1];
+            win[R - 1] = byte_float(__ldg(p));
+            p += ws;
+        }
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            if (r0 + m < a.rows) put(a, tp, r0 + m, e, c, acc[m]);
+    }
+}
+
+/* two-pass columns, box: a running sum down col_rows rows per thread. */
+__global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
+                              const __grid_constant__ fxi_gpu_u8_launch g,
+                              const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work)
+{
+    const int64_t n = a.width * a.channels;
+    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n) return;
+    const int c = static_cast<int>(e % a.channels);
+    const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
+    const uint16_t *col = work + e;
+    for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.col_rows;
+        const int64_t r1 = min(r0 + g.col_rows, a.rows);
+        float sum = 0.f;
+        for (int i = 0; i < a.kh; i++)
+            sum += byte_float(__ldg(col + (r0 + i) * ws));
+        put(a, tp, r0, e, c, sum);
+        for (int64_t r = r0 + 1; r < r1; r++) {
+            sum -= byte_float(__ldg(col + (r - 1) * ws)); /* leaving first */
+            sum += byte_float(__ldg(col + (r + a.kh - 1) * ws));
+            put(a, tp, r, e, c, sum);
+        }
+    }
+}
+
+template <typename K> fx_status allow_shared(fx_context *ctx, K kernel, size_t bytes)
+{
+    if (bytes > FXI_GPU_DEFAULT_SHARED_BYTES)
+        FX_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+    return FX_OK;
+}
+
+} /* namespace */
+
+extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
+                                          const fxi_gpu_u8_launch *gp, const fxi_gpu_u8_taps *tp,
+                                          void *work, cudaStream_t stream)
+{
+    const fxi_filter_args &a = *ap;
+    const fxi_gpu_u8_launch &g = *gp;
+    if (g.layout == FXI_U8_FUSED && g.walk) {
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
+        if (a.kw == 3)
+            k_u8_walk<3><<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+        else
+            k_u8_walk<5><<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk)");
+    }
+    if (g.layout == FXI_U8_FUSED) {
+        /* the common square sizes unrolled (K), the rest at run time */
+        auto kernel = a.kw == 3 && a.kh == 3   ? k_u8_fused<3>
+                      : a.kw == 5 && a.kh == 5 ? k_u8_fused<5>
+                                               : k_u8_fused<0>;
+        FXI_TRY(allow_shared(ctx, kernel, g.shared_bytes));
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
+        kernel<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused");
+    }
+    uint16_t *w = static_cast<uint16_t *>(work);
+    const dim3 rows_grid(static_cast<unsigned>(g.row_grid_x), static_cast<unsigned>(g.row_grid_y));
+    const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
+    const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y));
+    if (g.box) {
+        FXI_TRY(allow_shared(ctx, k_u8_rows<true, 1>, g.row_shared_bytes));
+        k_u8_rows<true, 1><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w);
+        FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit box (rows)"));
+        k_u8_box_cols<<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit box (columns)");
+    }
+    FXI_TRY(allow_shared(ctx, k_u8_rows<false, ROW_R>, g.row_shared_bytes));
+    k_u8_rows<false, ROW_R><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w);
+    FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
+    k_u8_cols<COL_R><<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w);
+    return fxi_cuda_check_launch(ctx, "filter 8-bit separable (columns)");
+}

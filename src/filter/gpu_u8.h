@@ -1,0 +1,35 @@
+/* The GPU filter's 8-bit fast path (gpu_u8.cu; layouts in gpu_u8_geometry.h): exact
+ * sums in FP32, the CPU's finish (filter_math.h), so the bytes are the CPU's. */
+#ifndef FXKIT_FILTER_GPU_U8_H
+#define FXKIT_FILTER_GPU_U8_H
+
+#include "filter/gpu_kernels.h"
+#include "filter/gpu_u8_geometry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The taps, passed by value as a kernel parameter (constant memory every thread reads
+ * at the same index: a broadcast, no per-tap branch). */
+typedef struct fxi_gpu_u8_taps {
+    float row[FXI_GPU_U8_MAX_TAPS]; /* box: 1 each */
+    float col[FXI_GPU_U8_MAX_TAPS];
+    double scale; /* the exact sum = scale * the FP32 sum (box: its numerator; else 1) */
+    /* 1: the finish is MULSHIFT with 32-bit products and scale is 1, so outputs finish
+     * with fxi_finish_u32_product(sum, add, mul, shift) (filter_math.h): the same value
+     * as fxi_finish_exact_at, in integers */
+    int int_finish;
+    uint32_t add, mul;
+    int shift;
+} fxi_gpu_u8_taps;
+
+/* Queue the pass (one launch fused, two for two-pass; `work`: g->work_bytes of device
+ * memory for two-pass) on `stream`, each launch checked. */
+fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a, const fxi_gpu_u8_launch *g,
+                               const fxi_gpu_u8_taps *taps, void *work, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,122 @@
+/* Geometry of the GPU filter's 8-bit fast path (see gpu_u8_geometry.h): plain C, no CUDA. */
+#include "filter/gpu_u8_geometry.h"
+
+/* 2^24: every whole number below it is a float, so FP32 sums of them are exact. */
+#define U8_F32_EXACT_LIMIT 16777216.0
+/* The intermediate of the two-pass layout is uint16. */
+#define U8_ROW_SUM_LIMIT 65535.0
+
+static int64_t div_up(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+int fxi_gpu_u8_layout_for(const fxi_gpu_u8_kernel *k, int fused_max_taps)
+{
+    if (k->kw < 1 || k->kh < 1 || k->kw > FXI_GPU_U8_MAX_TAPS || k->kh > FXI_GPU_U8_MAX_TAPS)
+        return FXI_U8_NONE;
+    if (!k->box && !k->nonnegative) return FXI_U8_NONE;
+    /* a box sums samples (taps 1), its numerator scales the exact sum at the finish */
+    const double row_sum = k->box ? (double)k->kw : k->row_sum;
+    const double col_sum = k->box ? (double)k->kh : k->col_sum;
+    /* nonnegative taps: every partial sum is at most the whole one */
+    if (255.0 * row_sum * col_sum >= U8_F32_EXACT_LIMIT) return FXI_U8_NONE;
+    if (k->kw <= fused_max_taps && k->kh <= fused_max_taps) return FXI_U8_FUSED;
+    if (255.0 * row_sum > U8_ROW_SUM_LIMIT) return FXI_U8_NONE;
+    return FXI_U8_TWO_PASS;
+}
+
+/* An odd count: threads whose windows start this many floats apart hit distinct
+ * shared-memory banks. */
+static int odd(int v)
+{
+    return v | 1;
+}
+
+bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int64_t rows, int kw,
+                         int kh, size_t shared_limit, int64_t max_grid_x, int64_t max_grid_y,
+                         fxi_gpu_u8_launch *g, const char **why)
+{
+    *why = NULL;
+    *g = (fxi_gpu_u8_launch){0};
+    g->layout = layout;
+    g->box = box;
+    const int64_t n = width * channels;
+    if (rows < 1 || n < 1) {
+        *why = "empty image";
+        return false;
+    }
+    g->vrows = rows + kh - 1;
+    if (layout == FXI_U8_FUSED && FXI_GPU_U8_FUSED_WALK && kw == kh && (kw == 3 || kw == 5)) {
+        g->walk = 1;
+        g->tile_w = FXI_GPU_U8_FUSED_THREADS;
+        g->tile_h = FXI_GPU_U8_WALK_TILE_ROWS;
+        g->tiles_x = div_up(n, g->tile_w);
+        g->tiles_y = div_up(rows, g->tile_h);
+        g->grid_x = g->tiles_x;
+        g->grid_y = min64(g->tiles_y, max_grid_y);
+    } else if (layout == FXI_U8_FUSED) {
+        g->tile_w = FXI_GPU_U8_FUSED_THREADS;
+        g->tile_h = FXI_GPU_U8_FUSED_TILE_ROWS;
+        g->in_w = g->tile_w + (kw - 1) * channels;
+        const int64_t in_h = (int64_t)g->tile_h + kh - 1;
+        const uint64_t bytes = (uint64_t)in_h * ((uint64_t)g->tile_w + (uint64_t)g->in_w) * 4u;
+        if (bytes > shared_limit) {
+            *why = "the fused tile does not fit in shared memory";
+            return false;
+        }
+        g->shared_bytes = (size_t)bytes;
+        g->tiles_x = div_up(n, g->tile_w);
+        g->tiles_y = div_up(rows, g->tile_h);
+        g->grid_x = g->tiles_x;
+        g->grid_y = min64(g->tiles_y, max_grid_y);
+    } else if (layout == FXI_U8_TWO_PASS) {
+        g->row_tx = FXI_GPU_U8_ROW_TX;
+        g->row_segment = box ? odd(kw / 2 < FXI_GPU_U8_BOX_MIN_SEGMENT    ? FXI_GPU_U8_BOX_MIN_SEGMENT
+                                   : kw / 2 > FXI_GPU_U8_BOX_MAX_SEGMENT ? FXI_GPU_U8_BOX_MAX_SEGMENT
+                                                                         : kw / 2)
+                             : FXI_GPU_U8_ROW_OUTPUTS;
+        const int64_t pixels = (int64_t)g->row_tx * g->row_segment;
+        /* a thread's window reads up to kw + segment - 1 samples past its start; the
+         * multiply-add loop loads one more, which it never uses */
+        g->row_plane = (int)(pixels + kw);
+        const uint64_t outs = (uint64_t)pixels * (uint64_t)channels * 2u;
+        const uint64_t bytes =
+            (uint64_t)channels * (uint64_t)g->row_plane * 4u + ((outs + 3u) & ~(uint64_t)3u);
+        if (bytes > shared_limit) {
+            *why = "the rows pass's planes do not fit in shared memory";
+            return false;
+        }
+        g->row_shared_bytes = (size_t)bytes;
+        g->row_grid_x = div_up(width, pixels);
+        g->row_tiles_y = g->vrows;
+        g->row_grid_y = min64(g->vrows, max_grid_y);
+        g->col_threads = FXI_GPU_U8_COL_THREADS;
+        g->col_rows = box ? (int)(2 * kh > FXI_GPU_U8_BOX_MIN_COL_ROWS ? 2 * kh
+                                                                        : FXI_GPU_U8_BOX_MIN_COL_ROWS)
+                          : FXI_GPU_U8_COL_OUTPUTS;
+        g->col_grid_x = div_up(n, g->col_threads);
+        g->col_tiles_y = div_up(rows, g->col_rows);
+        g->col_grid_y = min64(g->col_tiles_y, max_grid_y);
+        g->work_stride = (size_t)((n * 2 + 255) / 256 * 256);
+        /* padding: the multiply-add columns pass reads rows up to the last tile's
+         * r0 + col_rows + kh - 1 (outputs past the last row, never stored, and one load
+         * its window never uses) without a clamp per load */
+        g->work_rows = g->col_tiles_y * g->col_rows + kh;
+        g->work_bytes = (size_t)g->work_rows * g->work_stride;
+        g->grid_x = g->row_grid_x > g->col_grid_x ? g->row_grid_x : g->col_grid_x;
+    } else {
+        *why = "not an 8-bit fast-path layout";
+        return false;
+    }
+    if (g->grid_x > max_grid_x) {
+        *why = "the image is too wide for one grid";
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,92 @@
+/* Geometry of the GPU filter's 8-bit fast path (gpu_u8.cu), as plain C: which of its two
+ * layouts runs, tiles, grids, shared memory and the intermediate buffer. Unit-tested
+ * without a GPU (tests/unit/test_filter_gpu_geometry.c).
+ *
+ * The fast path takes 8-bit images whose kernel is separable with nonnegative whole
+ * numerators, or a box, and whose every partial sum stays below 2^24: the sums are then
+ * exact in FP32 (Hopper's FP32 FMA runs at twice its INT32 multiply rate), and finish
+ * exactly as the CPU's int32 sums (filter_math.h).
+ *
+ * - fused (small kernels; 3x3 and 5x5 may walk instead, see `walk` below): a block
+ *   stages its input tile (tile_h + kh - 1 rows of
+ *   tile_w + (kw - 1) * channels samples as floats, borders applied) in shared memory,
+ *   row-filters it into a float tile there and column-filters that: one read of the
+ *   image, one write.
+ * - two-pass (larger kernels): a rows pass writes every virtual row's row sums to an
+ *   intermediate buffer (uint16: row sums of 8-bit samples with taps summing to at most
+ *   257 fit), then a columns pass reads them and finishes. Each thread computes several
+ *   outputs (row_outputs along its row, col_outputs down its column), so every value it
+ *   loads feeds several multiply-adds; a box slides running sums instead.
+ */
+#ifndef FXKIT_FILTER_GPU_U8_GEOMETRY_H
+#define FXKIT_FILTER_GPU_U8_GEOMETRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filter/filter_tuning.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fxi_gpu_u8_layout {
+    FXI_U8_NONE = 0, /* not eligible: the general kernels run */
+    FXI_U8_FUSED,
+    FXI_U8_TWO_PASS
+} fxi_gpu_u8_layout;
+
+/* What decides eligibility and layout. Sums are of the numerators (box: 1 each). */
+typedef struct fxi_gpu_u8_kernel {
+    int kw, kh;
+    bool box;               /* taps all one, scaled by the one numerator at the finish */
+    bool nonnegative;       /* every row and column numerator >= 0 */
+    double row_sum, col_sum; /* sums of the row and column numerators */
+} fxi_gpu_u8_kernel;
+
+/* The layout for this kernel (FXI_U8_NONE when the fast path's sums would not be exact
+ * in FP32 or its intermediate in uint16). fused_max_taps: kernels up to this wide and
+ * tall take the fused layout (FXI_GPU_U8_FUSED_MAX_TAPS). */
+int fxi_gpu_u8_layout_for(const fxi_gpu_u8_kernel *k, int fused_max_taps);
+
+typedef struct fxi_gpu_u8_launch {
+    int layout;
+    int box; /* running sums (taps all one) instead of multiply-adds */
+    /* fused 3x3 and 5x5 (FXI_GPU_U8_FUSED_WALK): each thread of a tile_w block walks down
+     * its element's column over tile_h rows, its row sums in registers; no shared memory */
+    int walk;
+    /* fused: blocks of tile_w threads, one output element each, tile_h rows per tile;
+     * in_w staged samples per row (tile_w + (kw - 1) * channels); shared memory: the
+     * row-filtered tile then the staged samples, floats */
+    int tile_w, tile_h, in_w;
+    int64_t tiles_x, tiles_y, grid_x, grid_y;
+    size_t shared_bytes;
+    /* two-pass rows: blocks of row_tx x channels threads, each row_segment pixels of one
+     * channel (row_tx * row_segment pixels a block) of one virtual row; shared memory:
+     * one float plane per channel of row_plane floats, then the uint16 outputs */
+    int row_tx, row_segment, row_plane;
+    int64_t row_grid_x, row_grid_y, row_tiles_y;
+    size_t row_shared_bytes;
+    /* two-pass columns: blocks of col_threads threads, one element each, col_rows output
+     * rows per block */
+    int col_threads, col_rows;
+    int64_t col_grid_x, col_grid_y, col_tiles_y;
+    /* the intermediate: vrows rows of work_stride bytes (the rows pass writes them), in a
+     * buffer of work_rows >= vrows rows (padding the columns pass may read) */
+    int64_t vrows, work_rows;
+    size_t work_stride, work_bytes;
+} fxi_gpu_u8_launch;
+
+/* Geometry of `layout` for `rows` output rows of a width x channels image and a kw x kh
+ * kernel (box: running sums), within shared_limit bytes of shared memory and the grid's
+ * y limit; false with *why when it does not fit (the caller then runs the general
+ * kernels). */
+bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int64_t rows, int kw,
+                         int kh, size_t shared_limit, int64_t max_grid_x, int64_t max_grid_y,
+                         fxi_gpu_u8_launch *out, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
