@@ -351,7 +351,8 @@ static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t max
  *  - map (FXI_EQ_FAST_MAP): one global LUT of the 256 levels of 8-bit keys (not
  *    CLAHE's blend of tiles), and for hsv-float V' looked up by the 256-bin index;
  *  - both: 8-bit samples laid out as the kernels read them: gray with one channel
- *    (no alpha), hsv, luma, rgb and hsv-float with three (no alpha); never to-gray.
+ *    (no alpha), to-gray (RGB in, one gray channel out: the GPU's kernels only), hsv,
+ *    luma, rgb and hsv-float with three (no alpha).
  * `modes` is the set of modes (FXI_EQ_MODE_BIT) the caller has fast kernels for. */
 #define FXI_EQ_FAST_COUNT 1u
 #define FXI_EQ_FAST_MAP 2u
@@ -362,14 +363,13 @@ static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t max
      FXI_EQ_MODE_BIT(FXI_EQ_MODE_LUMA))
 #define FXI_EQ_FAST_MODES_GPU                                                                      \
     (FXI_EQ_FAST_MODES_CPU | FXI_EQ_MODE_BIT(FXI_EQ_MODE_RGB) |                                    \
-     FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV_FLOAT))
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV_FLOAT) | FXI_EQ_MODE_BIT(FXI_EQ_MODE_TO_GRAY))
 
 static FX_HD inline int fxi_eq_u8_fast_path(unsigned passes, unsigned modes, int is_u8, int mode,
                                             int in_channels, uint32_t bins, int masked,
                                             int adaptive)
 {
-    if (!is_u8 || mode < 0 || mode > FXI_EQ_MODE_HSV_FLOAT || mode == FXI_EQ_MODE_TO_GRAY ||
-        !(modes & FXI_EQ_MODE_BIT(mode)))
+    if (!is_u8 || mode < 0 || mode > FXI_EQ_MODE_HSV_FLOAT || !(modes & FXI_EQ_MODE_BIT(mode)))
         return 0;
     if (in_channels != (mode == FXI_EQ_MODE_GRAY ? 1 : 3)) return 0;
     if ((passes & FXI_EQ_FAST_COUNT) && (bins != FXI_EQ_FAST_LEVELS || masked)) return 0;

@@ -20,7 +20,7 @@ fx_status fxi_parse_tiles(fx_context *ctx, const char *text, int *tiles_x, int *
     }
     FXI_RETURN_IF(!ok, FX_EINVAL, "--tiles: '%s' is not COLUMNSxROWS (e.g. 8x8)", text);
     FXI_RETURN_IF(c < 1 || r < 1 || c > FXI_EQ_MAX_TILES || r > FXI_EQ_MAX_TILES, FX_ERANGE,
-                 "--tiles: %ldx%ld is out of range (each side 1 to %d)", c, r, FXI_EQ_MAX_TILES);
+                  "--tiles: %ldx%ld is out of range (each side 1 to %d)", c, r, FXI_EQ_MAX_TILES);
     *tiles_x = (int)c;
     *tiles_y = (int)r;
     return FX_OK;
@@ -30,7 +30,7 @@ fx_status fxi_clahe_grid_make(fx_context *ctx, int width, int height, int tiles_
                               fxi_clahe_grid *g)
 {
     FXI_RETURN_IF(width < 1 || height < 1 || tiles_x < 1 || tiles_y < 1, FX_EINVAL,
-                 "CLAHE: bad grid %dx%d for a %dx%d image", tiles_x, tiles_y, width, height);
+                  "CLAHE: bad grid %dx%d for a %dx%d image", tiles_x, tiles_y, width, height);
     g->tiles_x = tiles_x;
     g->tiles_y = tiles_y;
     g->width = width;
@@ -103,6 +103,27 @@ unsigned fxi_eq_fast_blocks(unsigned block, int multiprocessors)
     const unsigned per_sm =
         block && FXI_EQ_FAST_THREADS_PER_SM / block ? FXI_EQ_FAST_THREADS_PER_SM / block : 1;
     return (unsigned)(multiprocessors > 0 ? multiprocessors : 1) * per_sm;
+}
+
+unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors)
+{
+    const unsigned cap = fxi_eq_fast_blocks(block, multiprocessors);
+    const size_t need = (items + (block ? block : 1) - 1) / (block ? block : 1);
+    if (need < 1) return 1;
+    return need < cap ? (unsigned)need : cap;
+}
+
+fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned block,
+                                             int multiprocessors)
+{
+    const unsigned per_sm =
+        block && FXI_EQ_FAST_THREADS_PER_SM / block ? FXI_EQ_FAST_THREADS_PER_SM / block : 1;
+    return fxi_eq_hist_geometry(tile_h, tiles, (int)block, multiprocessors, (int)per_sm);
+}
+
+int fxi_eq_clahe_luts_fit(int tiles, size_t shared_bytes)
+{
+    return tiles >= 1 && (size_t)tiles <= shared_bytes / FXI_EQ_U8_LEVELS;
 }
 
 int fxi_eq_band_rows(size_t row_bytes, size_t band_bytes, int height)
