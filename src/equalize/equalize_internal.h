@@ -21,6 +21,9 @@
 #define FXI_EQ_DEFAULT_BINS_U16 4096
 /* A warp: the smallest GPU block. */
 #define FXI_WARP_THREADS 32
+/* The largest GPU block --gpu-block accepts; the kernels are compiled for it
+ * (__launch_bounds__: at most 64 registers a thread). */
+#define FXI_EQ_GPU_MAX_BLOCK 1024
 #define FXI_EQ_U8_LEVELS 256
 /* Most tiles along one side of the CLAHE grid. */
 #define FXI_EQ_MAX_TILES 256

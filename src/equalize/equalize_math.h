@@ -266,12 +266,18 @@ typedef struct fxi_hsvf {
     float h, s, v; /* degrees, [0,1], [0,1]; s is NaN for black (0/0), as published */
 } fxi_hsvf;
 
-static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_t b8,
-                                               uint32_t maxval)
+/* A channel as the published code scales it: c / max in double, rounded to float.
+ * A function of the sample alone, so an 8-bit caller may tabulate its 256 values
+ * (the GPU's fast kernels do: a shared-memory load instead of a double division). */
+static FX_HD inline float fxi_hsvf_unit(uint32_t c, uint32_t maxval)
+{
+    return (float)(c / (double)maxval);
+}
+
+/* The published RGB->HSV of channels already scaled by fxi_hsvf_unit. */
+static FX_HD inline fxi_hsvf fxi_hsvf_from_unit(float r, float g, float b)
 {
     fxi_hsvf o;
-    const double m = (double)maxval;
-    float r = (float)(r8 / m), g = (float)(g8 / m), b = (float)(b8 / m);
     float v = r > g ? r : g;
     v = v > b ? v : b;
     float vmin = r < g ? r : g;
@@ -291,6 +297,13 @@ static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_
     o.s = s;
     o.v = v;
     return o;
+}
+
+static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_t b8,
+                                               uint32_t maxval)
+{
+    return fxi_hsvf_from_unit(fxi_hsvf_unit(r8, maxval), fxi_hsvf_unit(g8, maxval),
+                              fxi_hsvf_unit(b8, maxval));
 }
 
 /* The published bin: (int) round(v * (bins - 1)), half away from zero. */

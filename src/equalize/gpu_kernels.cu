@@ -70,7 +70,8 @@ __device__ __forceinline__ void add_aggregated(uint32_t *h, uint32_t index, bool
 }
 
 template <typename T>
-__global__ void eq_histogram(fxi_eq_kernel_args a, unsigned rows_per_block, int shared)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_histogram(fxi_eq_kernel_args a, unsigned rows_per_block, int shared)
 {
     extern __shared__ uint32_t shist[];
     const fxi_clahe_grid &g = a.grid;
@@ -138,7 +139,7 @@ __device__ unsigned long long block_exclusive_scan(unsigned long long v, unsigne
     return inclusive - v;
 }
 
-__global__ void eq_lut(fxi_eq_kernel_args a)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_lut(fxi_eq_kernel_args a)
 {
     __shared__ unsigned long long scan_tmp[MAX_SCAN_THREADS];
     __shared__ unsigned long long s_total, s_clipped;
@@ -220,7 +221,8 @@ __global__ void eq_lut(fxi_eq_kernel_args a)
     if (threadIdx.x == 0) a.identity[plane] = identity;
 }
 
-template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
+template <typename T>
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_map(fxi_eq_kernel_args a)
 {
     const fxi_clahe_grid &g = a.grid;
     const size_t tiles = static_cast<size_t>(g.tiles_x) * g.tiles_y;
@@ -349,12 +351,25 @@ __device__ __forceinline__ void split(size_t i, unsigned units, unsigned *row, u
     }
 }
 
-template <int MODE> __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane)
+/* hsv-float's channels scaled to [0, 1] (fxi_hsvf_unit of the 256 levels), in shared
+ * memory: the published conversion's double divisions become loads, the same floats. */
+template <int MODE> struct unit_table {
+    static constexpr int size = MODE == FXI_EQ_MODE_HSV_FLOAT ? LEVELS_U8 : 1;
+};
+
+template <int MODE> __device__ __forceinline__ void fill_unit_table(float *unit)
+{
+    for (int i = threadIdx.x; i < unit_table<MODE>::size; i += blockDim.x)
+        unit[i] = fxi_hsvf_unit(static_cast<uint32_t>(i), 255u);
+}
+
+template <int MODE>
+__device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane, const float *unit)
 {
     if (MODE == FXI_EQ_MODE_GRAY) return px[0];
     if (MODE == FXI_EQ_MODE_TO_GRAY) return fxi_gray(px[0], px[1], px[2]);
     if (MODE == FXI_EQ_MODE_HSV_FLOAT)
-        return fxi_hsvf_bin(fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u).v, LEVELS_U8);
+        return fxi_hsvf_bin(fxi_hsvf_from_unit(unit[px[0]], unit[px[1]], unit[px[2]]).v, LEVELS_U8);
     if (MODE == FXI_EQ_MODE_HSV) return fxi_max3(px[0], px[1], px[2]);
     if (MODE == FXI_EQ_MODE_LUMA) return fxi_luma(px[0], px[1], px[2]);
     return px[plane];
@@ -364,10 +379,11 @@ template <int MODE> __device__ __forceinline__ uint32_t fast_key(const uint32_t 
  * hsv-float the float V' per bin in hsv_f). */
 template <int MODE>
 __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
-                                           const float *hsv_f, const float *hsv_g, uint32_t *res)
+                                           const float *hsv_f, const float *hsv_g,
+                                           const float *unit, uint32_t *res)
 {
     if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
-        const fxi_hsvf hsv = fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u);
+        const fxi_hsvf hsv = fxi_hsvf_from_unit(unit[px[0]], unit[px[1]], unit[px[2]]);
         fxi_hsvf_to_rgb(hsv.h, hsv.s, hsv_f[fxi_hsvf_bin(hsv.v, LEVELS_U8)], 255u, res);
     } else if (MODE == FXI_EQ_MODE_GRAY) {
         res[0] = lut[px[0]];
@@ -398,7 +414,7 @@ struct fast_tiles {
 /* Count group `unit` of the segment seg (pixels long) into the shared copy h. */
 template <int MODE>
 __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsigned unit,
-                                            uint32_t *h)
+                                            const float *unit_of, uint32_t *h)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg), CH, pixels, unit);
@@ -414,7 +430,7 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
             for (int c = 0; c < CH; c++)
                 px[c] = byte_of(w, p * CH + c);
             for (int k = 0; k < PLANES; k++)
-                keys[k][p] = fast_key<MODE>(px, k);
+                keys[k][p] = fast_key<MODE>(px, k, unit_of);
         }
     } else {
 #pragma unroll
@@ -423,7 +439,7 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
             for (int c = 0; c < CH; c++)
                 px[c] = p < g.n ? src[p * CH + c] : 0u;
             for (int k = 0; k < PLANES; k++)
-                keys[k][p] = fast_key<MODE>(px, k);
+                keys[k][p] = fast_key<MODE>(px, k, unit_of);
         }
     }
 #pragma unroll
@@ -450,12 +466,15 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
 /* blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
  * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up). */
 template <int MODE>
-__global__ void eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
+    __shared__ float unit_of[unit_table<MODE>::size];
     for (int i = threadIdx.x; i < SUB_HISTS * PLANES * LEVELS_U8; i += blockDim.x)
         (&sh[0][0])[i] = 0;
+    fill_unit_table<MODE>(unit_of);
     __syncthreads();
     uint32_t *mine = sh[(threadIdx.x / WARP) % SUB_HISTS];
     const unsigned tiles = gridDim.x, tile = blockIdx.x;
@@ -474,7 +493,7 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint3
             const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
             count_group<MODE>(in + static_cast<size_t>(sy) * stride +
                                   static_cast<size_t>(x_begin) * CH,
-                              inside, u, mine);
+                              inside, u, unit_of, mine);
         }
     }
     if (rows > 0 && pad > 0) {
@@ -489,7 +508,7 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint3
             for (int c = 0; c < CH; c++)
                 px[c] = p[c];
             for (int q = 0; q < PLANES; q++)
-                atomicAdd(mine + q * LEVELS_U8 + fast_key<MODE>(px, q), 1u);
+                atomicAdd(mine + q * LEVELS_U8 + fast_key<MODE>(px, q, unit_of), 1u);
         }
     }
     __syncthreads();
@@ -507,15 +526,18 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint3
 
 /* A 1-D grid striding over height x units thread steps. */
 template <int MODE>
-__global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
-                          int width, int height, unsigned units, const uint16_t *value_lut,
-                          const float *float_lut, const int *identity)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride, int width,
+              int height, unsigned units, const uint16_t *value_lut, const float *float_lut,
+              const int *identity)
 {
     constexpr int CH = fast_mode<MODE>::channels, OCH = fast_mode<MODE>::out_channels,
                   PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
     __shared__ float hsv_f[LEVELS_U8];
     __shared__ float hsv_g[LEVELS_U8];
+    __shared__ float unit[unit_table<MODE>::size];
+    fill_unit_table<MODE>(unit);
     for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
         if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
             hsv_f[i] = float_lut[i]; /* the global LUT of hsv-float: V' per bin */
@@ -551,7 +573,7 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
                     for (int c = 0; c < CH; c++)
                         res[c] = px[c];
                 else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                    fast_write<MODE>(px, lut, hsv_f, hsv_g, unit, res);
                 for (int c = 0; c < OCH; c++)
                     set_byte(o, p * OCH + c, res[c]);
             }
@@ -565,7 +587,7 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
                     for (int c = 0; c < CH; c++)
                         res[c] = px[c];
                 else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                    fast_write<MODE>(px, lut, hsv_f, hsv_g, unit, res);
                 for (int c = 0; c < OCH; c++)
                     dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
             }
@@ -577,10 +599,10 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
  * tiles' LUTs (all of them in shared memory, a byte an entry: levels <= 255), the
  * general eq_map's arithmetic (fxi_clahe_axis_at, fxi_clahe_blend). A 1-D grid striding
  * over height x units thread steps. */
-__global__ void eq_clahe_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out,
-                                size_t out_stride, int width, int height, unsigned units,
-                                const uint16_t *bin_lut, int tiles_x, int tiles_y, float inv_tile_w,
-                                float inv_tile_h, uint32_t maxval)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_clahe_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride, int width,
+                    int height, unsigned units, const uint16_t *bin_lut, int tiles_x, int tiles_y,
+                    float inv_tile_w, float inv_tile_h, uint32_t maxval)
 {
     extern __shared__ __align__(16) uint8_t luts[]; /* tile * 256 + level */
     const int entries = tiles_x * tiles_y * LEVELS_U8;
