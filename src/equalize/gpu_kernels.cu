@@ -290,6 +290,8 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_map(fxi_eq_kernel_arg
  * within a thread's group add once; one global atomic per used bin at the end. The
  * grid is (tile, slice of rows): global equalization is one tile (the image or a
  * host image's band), CLAHE reads its tiles through OpenCV's reflect-101 padding.
+ * Global to-gray also writes its gray keys to the output there, and is then mapped as
+ * a gray image in place (one byte read a pixel instead of three).
  * Mapping: the global LUT from shared memory through the equalize_math.h functions
  * (eq_map_u8); CLAHE's gray blend with every tile's LUT in shared memory as bytes
  * (eq_clahe_map_u8), fxi_clahe_axis_at / fxi_clahe_blend per pixel as on the CPU. */
@@ -300,8 +302,6 @@ constexpr int VEC = FXI_EQ_VECTOR_PIXELS;
 
 template <int MODE> struct fast_mode {
     static constexpr int channels = MODE == FXI_EQ_MODE_GRAY ? 1 : 3;
-    static constexpr int out_channels =
-        MODE == FXI_EQ_MODE_GRAY || MODE == FXI_EQ_MODE_TO_GRAY ? 1 : 3;
     static constexpr int planes = MODE == FXI_EQ_MODE_RGB ? 3 : 1;
 };
 
@@ -387,8 +387,6 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
         fxi_hsvf_to_rgb(hsv.h, hsv.s, hsv_f[fxi_hsvf_bin(hsv.v, LEVELS_U8)], 255u, res);
     } else if (MODE == FXI_EQ_MODE_GRAY) {
         res[0] = lut[px[0]];
-    } else if (MODE == FXI_EQ_MODE_TO_GRAY) {
-        res[0] = lut[fxi_gray(px[0], px[1], px[2])];
     } else if (MODE == FXI_EQ_MODE_HSV) {
         const uint32_t v = fxi_max3(px[0], px[1], px[2]);
         for (int c = 0; c < 3; c++)
@@ -411,10 +409,11 @@ struct fast_tiles {
     unsigned rows_per_block;
 };
 
-/* Count group `unit` of the segment seg (pixels long) into the shared copy h. */
+/* Count group `unit` of the segment seg (pixels long) into the shared copy h; for
+ * to-gray with gray_seg, also write the keys (the gray pixels) there. */
 template <int MODE>
 __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsigned unit,
-                                            const float *unit_of, uint32_t *h)
+                                            const float *unit_of, uint32_t *h, uint8_t *gray_seg)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg), CH, pixels, unit);
@@ -442,6 +441,20 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
                 keys[k][p] = fast_key<MODE>(px, k, unit_of);
         }
     }
+    if (MODE == FXI_EQ_MODE_TO_GRAY && gray_seg) {
+        uint8_t *dst = gray_seg + g.x0;
+        if (g.vector) {
+            uint32_t o[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int p = 0; p < VEC; p++)
+                set_byte(o, p, keys[0][p]);
+            store_vec<1>(dst, o);
+        } else {
+#pragma unroll
+            for (int p = 0; p < VEC; p++)
+                if (p < g.n) dst[p] = static_cast<uint8_t>(keys[0][p]);
+        }
+    }
 #pragma unroll
     for (int k = 0; k < PLANES; k++) {
         /* Runs of equal keys add once. Constant indices (no break): keys stay in
@@ -464,10 +477,13 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
 }
 
 /* blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
- * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up). */
+ * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
+ * gray (global to-gray only, else null): where the gray keys are written, the output
+ * image, so that the mapping pass reads one byte a pixel instead of three. */
 template <int MODE>
 __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
-    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist)
+    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
+               size_t gray_stride)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
@@ -491,9 +507,10 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
             unsigned j, u;
             split(i, units, &j, &u);
             const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
-            count_group<MODE>(in + static_cast<size_t>(sy) * stride +
-                                  static_cast<size_t>(x_begin) * CH,
-                              inside, u, unit_of, mine);
+            count_group<MODE>(
+                in + static_cast<size_t>(sy) * stride + static_cast<size_t>(x_begin) * CH, inside,
+                u, unit_of, mine,
+                gray ? gray + static_cast<size_t>(sy) * gray_stride + x_begin : nullptr);
         }
     }
     if (rows > 0 && pad > 0) {
@@ -531,8 +548,8 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
               int height, unsigned units, const uint16_t *value_lut, const float *float_lut,
               const int *identity)
 {
-    constexpr int CH = fast_mode<MODE>::channels, OCH = fast_mode<MODE>::out_channels,
-                  PLANES = fast_mode<MODE>::planes;
+    /* Every mapped mode writes as many channels as it reads (to-gray maps as gray). */
+    constexpr int CH = fast_mode<MODE>::channels, OCH = CH, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
     __shared__ float hsv_f[LEVELS_U8];
     __shared__ float hsv_g[LEVELS_U8];
@@ -681,10 +698,12 @@ bool fast_clahe_map(const fxi_eq_kernel_args &a)
                                  FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES);
 }
 
-#define FAST_MODES(X)                                                                              \
+/* The modes eq_map_u8 maps (to-gray maps as gray: launch_fast_map), and those
+ * eq_hist_u8 counts. */
+#define FAST_MAP_MODES(X)                                                                          \
     X(FXI_EQ_MODE_GRAY)                                                                            \
-    X(FXI_EQ_MODE_TO_GRAY)                                                                         \
     X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB) X(FXI_EQ_MODE_HSV_FLOAT)
+#define FAST_COUNT_MODES(X) FAST_MAP_MODES(X) X(FXI_EQ_MODE_TO_GRAY)
 
 /* The fast counting pass over a's image (global: a band of it, as narrowed; CLAHE: the
  * whole image in its tiles). */
@@ -701,18 +720,32 @@ fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStr
         fxi_eq_fast_hist_geometry(t.tile_h, tiles, a.block, ctx->cuda->multiprocessors);
     t.rows_per_block = h.rows_per_block;
     const dim3 grid(h.tiles, h.slices);
+    /* Global to-gray: the gray image goes to the output here (launch_fast_map). */
+    uint8_t *gray = a.mode == FXI_EQ_MODE_TO_GRAY && !a.adaptive ? a.out : nullptr;
     switch (a.mode) {
 #define HIST_CASE(M)                                                                               \
-    case M: eq_hist_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, t, a.hist); break;
-        FAST_MODES(HIST_CASE)
+    case M:                                                                                        \
+        eq_hist_u8<M>                                                                              \
+            <<<grid, a.block, 0, stream>>>(a.in, a.in_stride, t, a.hist, gray, a.out_stride);      \
+        break;
+        FAST_COUNT_MODES(HIST_CASE)
 #undef HIST_CASE
     default: break;
     }
     return fxi_cuda_check_launch(ctx, "eq_hist_u8");
 }
 
-fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+/* Global to-gray maps the gray image that its counting pass wrote to the output, in
+ * place: one byte read a pixel instead of three (the fast counting pass always runs
+ * before this one, on the same rows). */
+fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &args, cudaStream_t stream)
 {
+    fxi_eq_kernel_args a = args;
+    if (a.mode == FXI_EQ_MODE_TO_GRAY) {
+        a.mode = FXI_EQ_MODE_GRAY;
+        a.in = a.out;
+        a.in_stride = a.out_stride;
+    }
     const unsigned units = fxi_eq_fast_units(a.width);
     const unsigned blocks = fxi_eq_fast_grid(static_cast<size_t>(a.height) * units, a.block,
                                              ctx->cuda->multiprocessors);
@@ -723,7 +756,7 @@ fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStre
                                                      a.width, a.height, units, a.value_lut,        \
                                                      a.float_lut, a.identity);                     \
         break;
-        FAST_MODES(MAP_CASE)
+        FAST_MAP_MODES(MAP_CASE)
 #undef MAP_CASE
     default: break;
     }
