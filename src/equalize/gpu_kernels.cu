@@ -672,9 +672,9 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
     }
 }
 
-/* The fast counting pass applies (u8, 256 bins, no mask, a fast layout; global or
- * CLAHE), and the fast global mapping with it (equalize_math.h's rule, which the
- * CPU's fast_u8.c applies too). */
+/* Whether the fast counting pass applies (u8, 256 bins, no mask, a fast layout; global
+ * or CLAHE: fast_count), and the fast global mapping after it (fast_u8): equalize_math.h's
+ * rule, which the CPU's fast_u8.c applies too. */
 bool fast_count(const fxi_eq_kernel_args &a)
 {
     return fxi_eq_u8_fast_path(FXI_EQ_FAST_COUNT, FXI_EQ_FAST_MODES_GPU, !a.is_u16, a.mode,
