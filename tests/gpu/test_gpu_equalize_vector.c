@@ -118,6 +118,9 @@ FXT_TEST(fast_kernels_match_cpu_at_every_alignment)
 {
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
     static const int blocks[] = {0, 64, 96, 1024};
+    /* Under compute-sanitizer (tests/gpu/check.sh: four tools, each launch checked) a
+     * sample: every layout, every third shape, two placements, no constant images. */
+    const int sampled = getenv("FXKIT_UNDER_SANITIZER") != NULL;
     int cases = 0, bad = 0;
     for (int l = 0; l < LAYOUTS; l++)
         for (int s = 0; s < SHAPES; s++)
@@ -126,6 +129,7 @@ FXT_TEST(fast_kernels_match_cpu_at_every_alignment)
                     const layout *L = &layouts[l];
                     /* Every placement on random images; the others on two. */
                     if (c != RANDOM && pl > 1) continue;
+                    if (sampled && (s % 3 != 0 || c == CONSTANT || (pl != 0 && pl != 2))) continue;
                     fx_image in = gpu_padded_image(shapes[s].w, shapes[s].h, L->channels, FX_U8, 0);
                     fill(&in, (enum content)c, (uint64_t)(l * 1000 + s * 10 + c));
                     fx_equalize_options o;
