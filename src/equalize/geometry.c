@@ -20,7 +20,7 @@ fx_status fxi_parse_tiles(fx_context *ctx, const char *text, int *tiles_x, int *
     }
     FXI_RETURN_IF(!ok, FX_EINVAL, "--tiles: '%s' is not COLUMNSxROWS (e.g. 8x8)", text);
     FXI_RETURN_IF(c < 1 || r < 1 || c > FXI_EQ_MAX_TILES || r > FXI_EQ_MAX_TILES, FX_ERANGE,
-                  "--tiles: %ldx%ld is out of range (each side 1 to %d)", c, r, FXI_EQ_MAX_TILES);
+                 "--tiles: %ldx%ld is out of range (each side 1 to %d)", c, r, FXI_EQ_MAX_TILES);
     *tiles_x = (int)c;
     *tiles_y = (int)r;
     return FX_OK;
@@ -30,7 +30,7 @@ fx_status fxi_clahe_grid_make(fx_context *ctx, int width, int height, int tiles_
                               fxi_clahe_grid *g)
 {
     FXI_RETURN_IF(width < 1 || height < 1 || tiles_x < 1 || tiles_y < 1, FX_EINVAL,
-                  "CLAHE: bad grid %dx%d for a %dx%d image", tiles_x, tiles_y, width, height);
+                 "CLAHE: bad grid %dx%d for a %dx%d image", tiles_x, tiles_y, width, height);
     g->tiles_x = tiles_x;
     g->tiles_y = tiles_y;
     g->width = width;
