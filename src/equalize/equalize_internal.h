@@ -22,6 +22,9 @@
 #define FXI_EQ_DEFAULT_BINS_U16 4096
 /* A warp: the smallest GPU block. */
 #define FXI_WARP_THREADS 32
+/* The largest GPU block --gpu-block accepts; the kernels are compiled for it
+ * (__launch_bounds__: at most 64 registers a thread). */
+#define FXI_EQ_GPU_MAX_BLOCK 1024
 #define FXI_EQ_U8_LEVELS 256
 /* Most tiles along one side of the CLAHE grid. */
 #define FXI_EQ_MAX_TILES 256
@@ -49,8 +52,8 @@ fx_status fxi_parse_tiles(fx_context *ctx, const char *text, int *tiles_x, int *
  * tile), slices of `rows_per_block` rows, enough blocks to fill the GPU. */
 typedef struct fxi_eq_hist_launch {
     unsigned threads;        /* per block */
-    unsigned slices;         /* blocks per tile (grid x) */
-    unsigned tiles;          /* grid y */
+    unsigned slices;         /* blocks per tile (grid y) */
+    unsigned tiles;          /* grid x */
     unsigned rows_per_block; /* rows of the tile one block covers */
 } fxi_eq_hist_launch;
 
@@ -72,6 +75,68 @@ void fxi_eq_row_grid(size_t units, int height, unsigned block, unsigned max_bloc
                      unsigned *gy);
 /* Blocks that fill the GPU for the fast passes. */
 unsigned fxi_eq_fast_blocks(unsigned block, int multiprocessors);
+
+/* The 8-bit fast GPU passes (gpu_kernels.cu) step over a row segment in groups of
+ * FXI_EQ_VECTOR_PIXELS pixels that start at 16-byte aligned addresses, so that a group
+ * is one 16-byte load of gray or three of RGB; the segment's first pixels up to the
+ * first aligned one (at most 15) are one more group, done pixel by pixel, and so is a
+ * short last group. Not a tuning knob: the kernels' vector loads assume it. */
+#define FXI_EQ_VECTOR_PIXELS 16
+/* Thread steps ("units") a segment of `pixels` pixels needs at most, whatever its
+ * alignment: the head group and the 16-pixel groups after it (0 for no pixels).
+ * Inline: the kernels compute it per CLAHE tile. */
+static FX_HD inline unsigned fxi_eq_fast_units(int pixels)
+{
+    if (pixels < 1) return 0;
+    return 1u + (unsigned)((pixels + FXI_EQ_VECTOR_PIXELS - 1) / FXI_EQ_VECTOR_PIXELS);
+}
+/* Pixels of `channels` bytes (1 or 3) before the first one that starts on a 16-byte
+ * boundary, for a segment at `address`: the misalignment m in bytes, times 3's
+ * inverse modulo 16 (11) for three channels. */
+static FX_HD inline int fxi_eq_head_pixels(uintptr_t address, int channels)
+{
+    const unsigned m = (unsigned)(0u - address) & 15u;
+    return (int)(channels == 1 ? m : (m * 11u) & 15u);
+}
+
+/* Group `unit` (0 .. fxi_eq_fast_units(pixels) - 1) of a segment of `pixels` pixels at
+ * `address`: its first pixel, its pixel count (<= 0: nothing to do) and whether it is
+ * a whole 16-pixel group on a 16-byte boundary (loaded as vectors). Group 0 is the
+ * head, pixel by pixel; the groups after it cover the rest, the last maybe short. */
+typedef struct fxi_eq_group {
+    int x0, n, vector;
+} fxi_eq_group;
+
+static FX_HD inline fxi_eq_group fxi_eq_group_of(uintptr_t address, int channels, int pixels,
+                                                 unsigned unit)
+{
+    int head = fxi_eq_head_pixels(address, channels);
+    fxi_eq_group g;
+    if (head > pixels) head = pixels;
+    if (unit == 0) {
+        g.x0 = 0;
+        g.n = head;
+        g.vector = 0;
+        return g;
+    }
+    g.x0 = head + (int)(unit - 1) * FXI_EQ_VECTOR_PIXELS;
+    g.n = pixels - g.x0 < FXI_EQ_VECTOR_PIXELS ? pixels - g.x0 : FXI_EQ_VECTOR_PIXELS;
+    g.vector = g.n == FXI_EQ_VECTOR_PIXELS;
+    return g;
+}
+
+/* Launch of a fast pass: blocks of a 1-D grid that strides over `items` thread steps
+ * (rows x units): enough to fill the GPU (fxi_eq_fast_blocks), no more than the
+ * items need, at least one. */
+unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors);
+/* Launch of the fast counting pass: per tile (CLAHE) or for the whole image or band
+ * (one tile), slices of rows, with the fast passes' blocks an SM in all; tiles are the
+ * grid's x (up to 65536 of them), slices its y. */
+fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned block,
+                                             int multiprocessors);
+/* Whether the fast 8-bit CLAHE mapping may keep all `tiles` LUTs (256 bytes each) in
+ * `shared_bytes` of shared memory. */
+int fxi_eq_clahe_luts_fit(int tiles, size_t shared_bytes);
 
 /* Host images on a GPU context cross in row bands through pinned staging buffers of
  * band_bytes: the rows of one band (as many rows of row_bytes as fit, at least one,

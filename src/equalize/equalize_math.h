@@ -266,12 +266,18 @@ typedef struct fxi_hsvf {
     float h, s, v; /* degrees, [0,1], [0,1]; s is NaN for black (0/0), as published */
 } fxi_hsvf;
 
-static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_t b8,
-                                               uint32_t maxval)
+/* A channel as the published code scales it: c / max in double, rounded to float.
+ * A function of the sample alone, so an 8-bit caller may tabulate its 256 values
+ * (the GPU's fast kernels do: a shared-memory load instead of a double division). */
+static FX_HD inline float fxi_hsvf_unit(uint32_t c, uint32_t maxval)
+{
+    return (float)(c / (double)maxval);
+}
+
+/* The published RGB->HSV of channels already scaled by fxi_hsvf_unit. */
+static FX_HD inline fxi_hsvf fxi_hsvf_from_unit(float r, float g, float b)
 {
     fxi_hsvf o;
-    const double m = (double)maxval;
-    float r = (float)(r8 / m), g = (float)(g8 / m), b = (float)(b8 / m);
     float v = r > g ? r : g;
     v = v > b ? v : b;
     float vmin = r < g ? r : g;
@@ -291,6 +297,13 @@ static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_
     o.s = s;
     o.v = v;
     return o;
+}
+
+static FX_HD inline fxi_hsvf fxi_hsvf_from_rgb(uint32_t r8, uint32_t g8, uint32_t b8,
+                                               uint32_t maxval)
+{
+    return fxi_hsvf_from_unit(fxi_hsvf_unit(r8, maxval), fxi_hsvf_unit(g8, maxval),
+                              fxi_hsvf_unit(b8, maxval));
 }
 
 /* The published bin: (int) round(v * (bins - 1)), half away from zero. */
@@ -351,7 +364,8 @@ static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t max
  *  - map (FXI_EQ_FAST_MAP): one global LUT of the 256 levels of 8-bit keys (not
  *    CLAHE's blend of tiles), and for hsv-float V' looked up by the 256-bin index;
  *  - both: 8-bit samples laid out as the kernels read them: gray with one channel
- *    (no alpha), hsv, luma, rgb and hsv-float with three (no alpha); never to-gray.
+ *    (no alpha), to-gray (RGB in, one gray channel out: the GPU's kernels only), hsv,
+ *    luma, rgb and hsv-float with three (no alpha).
  * `modes` is the set of modes (FXI_EQ_MODE_BIT) the caller has fast kernels for. */
 #define FXI_EQ_FAST_COUNT 1u
 #define FXI_EQ_FAST_MAP 2u
@@ -362,14 +376,13 @@ static FX_HD inline void fxi_hsvf_to_rgb(float h, float s, float v, uint32_t max
      FXI_EQ_MODE_BIT(FXI_EQ_MODE_LUMA))
 #define FXI_EQ_FAST_MODES_GPU                                                                      \
     (FXI_EQ_FAST_MODES_CPU | FXI_EQ_MODE_BIT(FXI_EQ_MODE_RGB) |                                    \
-     FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV_FLOAT))
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV_FLOAT) | FXI_EQ_MODE_BIT(FXI_EQ_MODE_TO_GRAY))
 
 static FX_HD inline int fxi_eq_u8_fast_path(unsigned passes, unsigned modes, int is_u8, int mode,
                                             int in_channels, uint32_t bins, int masked,
                                             int adaptive)
 {
-    if (!is_u8 || mode < 0 || mode > FXI_EQ_MODE_HSV_FLOAT || mode == FXI_EQ_MODE_TO_GRAY ||
-        !(modes & FXI_EQ_MODE_BIT(mode)))
+    if (!is_u8 || mode < 0 || mode > FXI_EQ_MODE_HSV_FLOAT || !(modes & FXI_EQ_MODE_BIT(mode)))
         return 0;
     if (in_channels != (mode == FXI_EQ_MODE_GRAY ? 1 : 3)) return 0;
     if ((passes & FXI_EQ_FAST_COUNT) && (bins != FXI_EQ_FAST_LEVELS || masked)) return 0;

@@ -30,13 +30,17 @@
  * other sizes here (docs/BENCHMARKS.md has the --gpu-block sweep of
  * bench/gpu_jobs_bench.c). */
 #define FXI_EQ_GPU_DEFAULT_BLOCK 256
-/* The 8-bit fast GPU passes: a thread steps over FXI_EQ_FAST_GROUP pixels, and the
- * grid provides for FXI_EQ_FAST_THREADS_PER_SM threads an SM (an SM's maximum on sm_80
- * and sm_90: enough loads in flight to run at memory bandwidth whatever --gpu-block
- * is; eight 256-thread blocks, and the rgb histogram's 24 KiB of shared memory times
- * eight still fits). */
-#define FXI_EQ_FAST_GROUP 4
+/* The 8-bit fast GPU passes: a thread steps over 16 pixels (FXI_EQ_VECTOR_PIXELS in
+ * equalize_internal.h, one 16-byte load of gray), and the grid provides for
+ * FXI_EQ_FAST_THREADS_PER_SM threads an SM (an SM's maximum on sm_80 and sm_90: enough
+ * loads in flight to run at memory bandwidth whatever --gpu-block is; eight 256-thread
+ * blocks, and the rgb histogram's 24 KiB of shared memory times eight still fits). */
 #define FXI_EQ_FAST_THREADS_PER_SM 2048u
+/* CLAHE's fast 8-bit gray mapping keeps every tile's LUT in shared memory as bytes
+ * (256 a tile): up to this many bytes (192 tiles; 8x8 takes 16 KiB). Larger grids take
+ * the general mapping, which reads the LUTs from global memory. 48 KiB is what every
+ * GPU gives a block without opting in; not measured against other sizes. */
+#define FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES ((size_t)48 * 1024)
 /* Shared memory a histogram block may use; more bins go straight to global memory.
  * Not measured against other sizes (48 KiB is what every GPU gives a block without
  * opting in). */

@@ -105,6 +105,27 @@ unsigned fxi_eq_fast_blocks(unsigned block, int multiprocessors)
     return (unsigned)(multiprocessors > 0 ? multiprocessors : 1) * per_sm;
 }
 
+unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors)
+{
+    const unsigned cap = fxi_eq_fast_blocks(block, multiprocessors);
+    const size_t need = (items + (block ? block : 1) - 1) / (block ? block : 1);
+    if (need < 1) return 1;
+    return need < cap ? (unsigned)need : cap;
+}
+
+fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned block,
+                                             int multiprocessors)
+{
+    const unsigned per_sm =
+        block && FXI_EQ_FAST_THREADS_PER_SM / block ? FXI_EQ_FAST_THREADS_PER_SM / block : 1;
+    return fxi_eq_hist_geometry(tile_h, tiles, (int)block, multiprocessors, (int)per_sm);
+}
+
+int fxi_eq_clahe_luts_fit(int tiles, size_t shared_bytes)
+{
+    return tiles >= 1 && (size_t)tiles <= shared_bytes / FXI_EQ_U8_LEVELS;
+}
+
 int fxi_eq_band_rows(size_t row_bytes, size_t band_bytes, int height)
 {
     const size_t fit = row_bytes ? band_bytes / row_bytes : (size_t)height;

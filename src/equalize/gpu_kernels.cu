@@ -1,15 +1,19 @@
 /* Equalization kernels: histograms, LUTs and the mapping pass.
  *
- * 8-bit global gray/hsv/luma/rgb/hsv-float with 256 bins and no mask take the fast kernels
- * below (eq_hist_u8, eq_lut, eq_map_u8); their histogram and mapping passes also run
- * on bands of rows (the *_rows launchers), so that a host image's bands are counted
- * and mapped on their staging streams while other bands cross PCIe. Otherwise three
- * launches per image, all on the context's stream:
+ * 8-bit images with 256 bins and no mask are counted by the fast kernel below
+ * (eq_hist_u8, 16-byte loads; global gray/to-gray/hsv/luma/rgb/hsv-float and CLAHE in
+ * those layouts); global ones are mapped by eq_map_u8 and one-channel gray CLAHE by
+ * eq_clahe_map_u8. The global fast passes also run on bands of rows (the *_rows
+ * launchers), so that a host image's bands are counted and mapped on their staging
+ * streams while other bands cross PCIe. Otherwise (16-bit, masks, other bin counts,
+ * alpha channels) the general kernels, three launches per image, all on the context's
+ * stream:
  *   1. eq_histogram: per block a shared-memory histogram (several keys per pixel for
  *      rgb), filled with warp-aggregated atomics (lanes with the same bin add once),
- *      flushed with one global atomic per used bin. For CLAHE grid.y is the tile
- *      and the block reads the tile through OpenCV's reflect-101 padding; the whole
- *      image is one tile for global equalization. Integer atomics: exact counts.
+ *      flushed with one global atomic per used bin. For CLAHE grid.x is the tile (grid.y
+ *      the slice of its rows) and the block reads the tile through OpenCV's reflect-101
+ *      padding; the whole image is one tile for global equalization. Integer atomics:
+ *      exact counts.
  *   2. eq_lut: one block per histogram (plane x tile): clip and redistribute
  *      (CLAHE) or find the scale's base (global), a block scan, then the levels
  *      through the equalize_math.h functions the CPU uses; global LUTs also expand
@@ -66,11 +70,12 @@ __device__ __forceinline__ void add_aggregated(uint32_t *h, uint32_t index, bool
 }
 
 template <typename T>
-__global__ void eq_histogram(fxi_eq_kernel_args a, unsigned rows_per_block, int shared)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_histogram(fxi_eq_kernel_args a, unsigned rows_per_block, int shared)
 {
     extern __shared__ uint32_t shist[];
     const fxi_clahe_grid &g = a.grid;
-    const unsigned tiles = static_cast<unsigned>(g.tiles_x * g.tiles_y), tile = blockIdx.y;
+    const unsigned tiles = static_cast<unsigned>(g.tiles_x * g.tiles_y), tile = blockIdx.x;
     const int tx = static_cast<int>(tile) % g.tiles_x, ty = static_cast<int>(tile) / g.tiles_x;
     const uint32_t entries = static_cast<uint32_t>(a.planes) * a.bins;
     /* Global layout: (plane * tiles + tile) * bins + bin; shared: plane * bins + bin. */
@@ -79,7 +84,7 @@ __global__ void eq_histogram(fxi_eq_kernel_args a, unsigned rows_per_block, int 
         for (uint32_t i = threadIdx.x; i < entries; i += blockDim.x)
             shist[i] = 0;
     __syncthreads();
-    const int r0 = static_cast<int>(blockIdx.x * rows_per_block);
+    const int r0 = static_cast<int>(blockIdx.y * rows_per_block);
     const int r1 = min(r0 + static_cast<int>(rows_per_block), g.tile_h);
     uint32_t px[FX_MAX_IMAGE_CHANNELS], keys[FXI_EQ_MAX_PLANES];
     fxi_hsvf hsv;
@@ -134,7 +139,7 @@ __device__ unsigned long long block_exclusive_scan(unsigned long long v, unsigne
     return inclusive - v;
 }
 
-__global__ void eq_lut(fxi_eq_kernel_args a)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_lut(fxi_eq_kernel_args a)
 {
     __shared__ unsigned long long scan_tmp[MAX_SCAN_THREADS];
     __shared__ unsigned long long s_total, s_clipped;
@@ -216,7 +221,8 @@ __global__ void eq_lut(fxi_eq_kernel_args a)
     if (threadIdx.x == 0) a.identity[plane] = identity;
 }
 
-template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
+template <typename T>
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_map(fxi_eq_kernel_args a)
 {
     const fxi_clahe_grid &g = a.grid;
     const size_t tiles = static_cast<size_t>(g.tiles_x) * g.tiles_y;
@@ -264,17 +270,35 @@ template <typename T> __global__ void eq_map(fxi_eq_kernel_args a)
     }
 }
 
-/* ---- 8-bit global fast path: 256 bins, no mask; gray (1 channel), hsv, luma, rgb,
- * hsv-float (3 channels). A thread takes four pixels at a time as 32-bit words (one word of
- * gray, three of RGB) when the row is 4-byte aligned, pixel by pixel otherwise.
- * The histogram counts into SUB_HISTS shared copies (warp % SUB_HISTS), so a warp's
- * equal keys collide in one copy only; runs of equal keys within a thread's four
- * pixels add once. The mapping pass reads the value LUT from shared memory and
- * computes with the equalize_math.h functions (fxi_hsv_f32_*, fxi_luma, ...). */
+/* ---- 8-bit fast path: 256 bins, no mask; gray (1 channel), to-gray, hsv, luma, rgb,
+ * hsv-float (3 channels). It exists because the general kernels above read a pixel at a
+ * time (a byte load per channel, warp-aggregated atomics with __match_any_sync) and ran
+ * far from the memory roofline: on the H200, 10000x6000, to-gray 1.23 ms and CLAHE 8x8
+ * 1.65 ms through them, against about 0.1 ms of memory traffic (bench/gpu_jobs_bench.c,
+ * RESULT eq_gray_device_ms / eq_clahe_device_ms; rerun it to see what this path gives).
+ *
+ * A thread steps over groups of FXI_EQ_VECTOR_PIXELS (16) pixels that start at 16-byte
+ * aligned addresses: one uint4 load of gray, three of RGB, one or three uint4 stores.
+ * A row segment's first pixels up to the first aligned one (at most 15) are a group of
+ * their own done pixel by pixel, and so is a short last group (fxi_eq_group_of in
+ * equalize_internal.h, unit-tested); an output row whose alignment differs from the
+ * input's is stored byte by byte. The thread steps of all rows are one flat index
+ * (rows x units), so a grid sized for the GPU has no idle threads at row ends.
+ *
+ * Counting (eq_hist_u8): per block SUB_HISTS shared copies of the histograms (warp %
+ * SUB_HISTS), so a warp's equal keys collide in one copy only, and runs of equal keys
+ * within a thread's group add once; one global atomic per used bin at the end. The
+ * grid is (tile, slice of rows): global equalization is one tile (the image or a
+ * host image's band), CLAHE reads its tiles through OpenCV's reflect-101 padding.
+ * Global to-gray also writes its gray keys to the output there, and is then mapped as
+ * a gray image in place (one byte read a pixel instead of three).
+ * Mapping: the global LUT from shared memory through the equalize_math.h functions
+ * (eq_map_u8); CLAHE's gray blend with every tile's LUT in shared memory as bytes
+ * (eq_clahe_map_u8), fxi_clahe_axis_at / fxi_clahe_blend per pixel as on the CPU. */
 
 constexpr int SUB_HISTS = FXI_EQ_GPU_FAST_SUB_HISTS;
 constexpr int LEVELS_U8 = 256;
-constexpr int GROUP = FXI_EQ_FAST_GROUP; /* pixels per thread step */
+constexpr int VEC = FXI_EQ_VECTOR_PIXELS;
 
 template <int MODE> struct fast_mode {
     static constexpr int channels = MODE == FXI_EQ_MODE_GRAY ? 1 : 3;
@@ -291,11 +315,61 @@ __device__ __forceinline__ void set_byte(uint32_t *w, int i, uint32_t v)
     w[i >> 2] |= v << (8 * (i & 3));
 }
 
-template <int MODE> __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane)
+template <int CH> __device__ __forceinline__ void load_vec(const uint8_t *p, uint32_t *w)
+{
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+    for (int i = 0; i < CH; i++) {
+        const uint4 v = s[i];
+        w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+    }
+}
+
+/* The group's output bytes: one or three uint4 stores when dst is aligned. */
+template <int CH> __device__ __forceinline__ void store_vec(uint8_t *dst, const uint32_t *o)
+{
+    if ((reinterpret_cast<uintptr_t>(dst) & 15u) == 0) {
+        uint4 *d = reinterpret_cast<uint4 *>(dst);
+        for (int i = 0; i < CH; i++)
+            d[i] = make_uint4(o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]);
+    } else {
+        for (int b = 0; b < VEC * CH; b++)
+            dst[b] = static_cast<uint8_t>(byte_of(o, b));
+    }
+}
+
+/* Flat thread step i over rows of `units` steps: its row and unit (32-bit division
+ * while the index fits). */
+__device__ __forceinline__ void split(size_t i, unsigned units, unsigned *row, unsigned *unit)
+{
+    if (i <= 0xFFFFFFFFu) {
+        const unsigned j = static_cast<unsigned>(i);
+        *row = j / units;
+        *unit = j - *row * units;
+    } else {
+        *row = static_cast<unsigned>(i / units);
+        *unit = static_cast<unsigned>(i % units);
+    }
+}
+
+/* hsv-float's channels scaled to [0, 1] (fxi_hsvf_unit of the 256 levels), in shared
+ * memory: the published conversion's double divisions become loads, the same floats. */
+template <int MODE> struct unit_table {
+    static constexpr int size = MODE == FXI_EQ_MODE_HSV_FLOAT ? LEVELS_U8 : 1;
+};
+
+template <int MODE> __device__ __forceinline__ void fill_unit_table(float *unit)
+{
+    for (int i = threadIdx.x; i < unit_table<MODE>::size; i += blockDim.x)
+        unit[i] = fxi_hsvf_unit(static_cast<uint32_t>(i), 255u);
+}
+
+template <int MODE>
+__device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane, const float *unit)
 {
     if (MODE == FXI_EQ_MODE_GRAY) return px[0];
+    if (MODE == FXI_EQ_MODE_TO_GRAY) return fxi_gray(px[0], px[1], px[2]);
     if (MODE == FXI_EQ_MODE_HSV_FLOAT)
-        return fxi_hsvf_bin(fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u).v, LEVELS_U8);
+        return fxi_hsvf_bin(fxi_hsvf_from_unit(unit[px[0]], unit[px[1]], unit[px[2]]).v, LEVELS_U8);
     if (MODE == FXI_EQ_MODE_HSV) return fxi_max3(px[0], px[1], px[2]);
     if (MODE == FXI_EQ_MODE_LUMA) return fxi_luma(px[0], px[1], px[2]);
     return px[plane];
@@ -305,10 +379,11 @@ template <int MODE> __device__ __forceinline__ uint32_t fast_key(const uint32_t 
  * hsv-float the float V' per bin in hsv_f). */
 template <int MODE>
 __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
-                                           const float *hsv_f, const float *hsv_g, uint32_t *res)
+                                           const float *hsv_f, const float *hsv_g,
+                                           const float *unit, uint32_t *res)
 {
     if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
-        const fxi_hsvf hsv = fxi_hsvf_from_rgb(px[0], px[1], px[2], 255u);
+        const fxi_hsvf hsv = fxi_hsvf_from_unit(unit[px[0]], unit[px[1]], unit[px[2]]);
         fxi_hsvf_to_rgb(hsv.h, hsv.s, hsv_f[fxi_hsvf_bin(hsv.v, LEVELS_U8)], 255u, res);
     } else if (MODE == FXI_EQ_MODE_GRAY) {
         res[0] = lut[px[0]];
@@ -327,59 +402,130 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
     }
 }
 
+/* What the counting pass covers: the image (or band) as tiles of tile_w x tile_h
+ * (one tile for global equalization), rows_per_block rows of a tile per block. */
+struct fast_tiles {
+    int width, height, tiles_x, tile_w, tile_h;
+    unsigned rows_per_block;
+};
+
+/* Count group `unit` of the segment seg (pixels long) into the shared copy h; for
+ * to-gray with gray_seg, also write the keys (the gray pixels) there. */
 template <int MODE>
-__global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int height, uint32_t *hist)
+__device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsigned unit,
+                                            const float *unit_of, uint32_t *h, uint8_t *gray_seg)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
-    __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
-    for (int i = threadIdx.x; i < SUB_HISTS * PLANES * LEVELS_U8; i += blockDim.x)
-        (&sh[0][0])[i] = 0;
-    __syncthreads();
-    uint32_t *mine = sh[(threadIdx.x / WARP) % SUB_HISTS];
-    const int groups = (width + GROUP - 1) / GROUP;
-    for (int y = blockIdx.y; y < height; y += gridDim.y) {
-        const uint8_t *row = in + static_cast<size_t>(y) * stride;
-        const bool aligned = (reinterpret_cast<uintptr_t>(row) & 3u) == 0;
-        for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
-             g += gridDim.x * blockDim.x) {
-            const int x0 = g * GROUP, n = min(GROUP, width - x0);
-            uint32_t keys[PLANES][GROUP];
-            if (aligned && n == GROUP) {
-                uint32_t w[CH];
-                const uint32_t *src =
-                    reinterpret_cast<const uint32_t *>(row + static_cast<size_t>(x0) * CH);
-                for (int i = 0; i < CH; i++)
-                    w[i] = src[i];
-                for (int p = 0; p < GROUP; p++) {
-                    uint32_t px[CH];
-                    for (int c = 0; c < CH; c++)
-                        px[c] = byte_of(w, p * CH + c);
-                    for (int k = 0; k < PLANES; k++)
-                        keys[k][p] = fast_key<MODE>(px, k);
-                }
-            } else {
-                for (int p = 0; p < GROUP; p++) {
-                    uint32_t px[CH];
-                    for (int c = 0; c < CH; c++)
-                        px[c] = p < n ? row[static_cast<size_t>(x0 + p) * CH + c] : 0u;
-                    for (int k = 0; k < PLANES; k++)
-                        keys[k][p] = fast_key<MODE>(px, k);
-                }
-            }
-            for (int k = 0; k < PLANES; k++) {
-                /* Runs of equal keys add once. */
-                uint32_t key = keys[k][0], count = 1;
-                for (int p = 1; p < n; p++) {
-                    if (keys[k][p] == key) {
-                        count++;
-                        continue;
-                    }
-                    atomicAdd(mine + k * LEVELS_U8 + key, count);
+    const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg), CH, pixels, unit);
+    if (g.n <= 0) return;
+    const uint8_t *src = seg + static_cast<size_t>(g.x0) * CH;
+    uint32_t keys[PLANES][VEC];
+    if (g.vector) {
+        uint32_t w[4 * CH];
+        load_vec<CH>(src, w);
+#pragma unroll
+        for (int p = 0; p < VEC; p++) {
+            uint32_t px[CH];
+            for (int c = 0; c < CH; c++)
+                px[c] = byte_of(w, p * CH + c);
+            for (int k = 0; k < PLANES; k++)
+                keys[k][p] = fast_key<MODE>(px, k, unit_of);
+        }
+    } else {
+#pragma unroll
+        for (int p = 0; p < VEC; p++) {
+            uint32_t px[CH];
+            for (int c = 0; c < CH; c++)
+                px[c] = p < g.n ? src[p * CH + c] : 0u;
+            for (int k = 0; k < PLANES; k++)
+                keys[k][p] = fast_key<MODE>(px, k, unit_of);
+        }
+    }
+    if (MODE == FXI_EQ_MODE_TO_GRAY && gray_seg) {
+        uint8_t *dst = gray_seg + g.x0;
+        if (g.vector) {
+            uint32_t o[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int p = 0; p < VEC; p++)
+                set_byte(o, p, keys[0][p]);
+            store_vec<1>(dst, o);
+        } else {
+#pragma unroll
+            for (int p = 0; p < VEC; p++)
+                if (p < g.n) dst[p] = static_cast<uint8_t>(keys[0][p]);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < PLANES; k++) {
+        /* Runs of equal keys add once. Constant indices (no break): keys stay in
+         * registers. */
+        uint32_t key = keys[k][0], count = 1;
+#pragma unroll
+        for (int p = 1; p < VEC; p++) {
+            if (p < g.n) {
+                if (keys[k][p] == key) {
+                    count++;
+                } else {
+                    atomicAdd(h + k * LEVELS_U8 + key, count);
                     key = keys[k][p];
                     count = 1;
                 }
-                atomicAdd(mine + k * LEVELS_U8 + key, count);
             }
+        }
+        atomicAdd(h + k * LEVELS_U8 + key, count);
+    }
+}
+
+/* blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
+ * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
+ * gray (global to-gray only, else null): where the gray keys are written, the output
+ * image, so that the mapping pass reads one byte a pixel instead of three. */
+template <int MODE>
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
+               size_t gray_stride)
+{
+    constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
+    __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
+    __shared__ float unit_of[unit_table<MODE>::size];
+    for (int i = threadIdx.x; i < SUB_HISTS * PLANES * LEVELS_U8; i += blockDim.x)
+        (&sh[0][0])[i] = 0;
+    fill_unit_table<MODE>(unit_of);
+    __syncthreads();
+    uint32_t *mine = sh[(threadIdx.x / WARP) % SUB_HISTS];
+    const unsigned tiles = gridDim.x, tile = blockIdx.x;
+    const int tx = static_cast<int>(tile) % t.tiles_x, ty = static_cast<int>(tile) / t.tiles_x;
+    const int r0 = static_cast<int>(blockIdx.y * t.rows_per_block);
+    const int rows = min(static_cast<int>(t.rows_per_block), t.tile_h - r0);
+    const int x_begin = tx * t.tile_w;
+    /* The tile's columns inside the image, then CLAHE's padding beyond its right edge. */
+    const int inside = max(0, min(t.tile_w, t.width - x_begin)), pad = t.tile_w - inside;
+    const unsigned units = fxi_eq_fast_units(inside);
+    if (rows > 0 && units > 0) {
+        const size_t items = static_cast<size_t>(rows) * units;
+        for (size_t i = threadIdx.x; i < items; i += blockDim.x) {
+            unsigned j, u;
+            split(i, units, &j, &u);
+            const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
+            count_group<MODE>(
+                in + static_cast<size_t>(sy) * stride + static_cast<size_t>(x_begin) * CH, inside,
+                u, unit_of, mine,
+                gray ? gray + static_cast<size_t>(sy) * gray_stride + x_begin : nullptr);
+        }
+    }
+    if (rows > 0 && pad > 0) {
+        const size_t items = static_cast<size_t>(rows) * static_cast<unsigned>(pad);
+        for (size_t i = threadIdx.x; i < items; i += blockDim.x) {
+            unsigned j, k;
+            split(i, static_cast<unsigned>(pad), &j, &k);
+            const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
+            const int sx = fxi_reflect101(x_begin + inside + static_cast<int>(k), t.width);
+            const uint8_t *p = in + static_cast<size_t>(sy) * stride + static_cast<size_t>(sx) * CH;
+            uint32_t px[CH];
+            for (int c = 0; c < CH; c++)
+                px[c] = p[c];
+            for (int q = 0; q < PLANES; q++)
+                atomicAdd(mine + q * LEVELS_U8 + fast_key<MODE>(px, q, unit_of), 1u);
         }
     }
     __syncthreads();
@@ -387,19 +533,28 @@ __global__ void eq_hist_u8(const uint8_t *in, size_t stride, int width, int heig
         uint32_t sum = 0;
         for (int s = 0; s < SUB_HISTS; s++)
             sum += sh[s][i];
-        if (sum) atomicAdd(hist + i, sum);
+        const unsigned plane = static_cast<unsigned>(i) / LEVELS_U8;
+        if (sum)
+            atomicAdd(hist + (static_cast<size_t>(plane) * tiles + tile) * LEVELS_U8 +
+                          static_cast<unsigned>(i) % LEVELS_U8,
+                      sum);
     }
 }
 
+/* A 1-D grid striding over height x units thread steps. */
 template <int MODE>
-__global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
-                          int width, int height, const uint16_t *value_lut, const float *float_lut,
-                          const int *identity)
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride, int width,
+              int height, unsigned units, const uint16_t *value_lut, const float *float_lut,
+              const int *identity)
 {
-    constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
+    /* Every mapped mode writes as many channels as it reads (to-gray maps as gray). */
+    constexpr int CH = fast_mode<MODE>::channels, OCH = CH, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
     __shared__ float hsv_f[LEVELS_U8];
     __shared__ float hsv_g[LEVELS_U8];
+    __shared__ float unit[unit_table<MODE>::size];
+    fill_unit_table<MODE>(unit);
     for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
         if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
             hsv_f[i] = float_lut[i]; /* the global LUT of hsv-float: V' per bin */
@@ -411,56 +566,121 @@ __global__ void eq_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, siz
     /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
     const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
     __syncthreads();
-    const int groups = (width + GROUP - 1) / GROUP;
-    for (int y = blockIdx.y; y < height; y += gridDim.y) {
+    const size_t items = static_cast<size_t>(height) * units;
+    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < items;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+        unsigned y, u;
+        split(i, units, &y, &u);
         const uint8_t *row = in + static_cast<size_t>(y) * in_stride;
-        uint8_t *orow = out + static_cast<size_t>(y) * out_stride;
-        const bool aligned =
-            ((reinterpret_cast<uintptr_t>(row) | reinterpret_cast<uintptr_t>(orow)) & 3u) == 0;
-        for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < groups;
-             g += gridDim.x * blockDim.x) {
-            const int x0 = g * GROUP, n = min(GROUP, width - x0);
-            const size_t at = static_cast<size_t>(x0) * CH;
-            if (aligned && n == GROUP) {
-                uint32_t w[CH], o[CH];
-                const uint32_t *src = reinterpret_cast<const uint32_t *>(row + at);
-                for (int i = 0; i < CH; i++)
-                    w[i] = src[i], o[i] = 0;
-                for (int p = 0; p < GROUP; p++) {
-                    uint32_t px[CH], res[CH];
+        const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(row), CH, width, u);
+        if (g.n <= 0) continue;
+        const uint8_t *src = row + static_cast<size_t>(g.x0) * CH;
+        uint8_t *dst = out + static_cast<size_t>(y) * out_stride + static_cast<size_t>(g.x0) * OCH;
+        if (g.vector) {
+            uint32_t w[4 * CH], o[4 * OCH];
+            load_vec<CH>(src, w);
+            for (int i2 = 0; i2 < 4 * OCH; i2++)
+                o[i2] = 0;
+#pragma unroll
+            for (int p = 0; p < VEC; p++) {
+                uint32_t px[CH], res[CH];
+                for (int c = 0; c < CH; c++)
+                    px[c] = byte_of(w, p * CH + c);
+                if (copy)
                     for (int c = 0; c < CH; c++)
-                        px[c] = byte_of(w, p * CH + c);
-                    if (copy)
-                        for (int c = 0; c < CH; c++)
-                            res[c] = px[c];
-                    else
-                        fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
+                        res[c] = px[c];
+                else
+                    fast_write<MODE>(px, lut, hsv_f, hsv_g, unit, res);
+                for (int c = 0; c < OCH; c++)
+                    set_byte(o, p * OCH + c, res[c]);
+            }
+            store_vec<OCH>(dst, o);
+        } else {
+            for (int p = 0; p < g.n; p++) {
+                uint32_t px[CH], res[CH];
+                for (int c = 0; c < CH; c++)
+                    px[c] = src[p * CH + c];
+                if (copy)
                     for (int c = 0; c < CH; c++)
-                        set_byte(o, p * CH + c, res[c]);
-                }
-                uint32_t *dst = reinterpret_cast<uint32_t *>(orow + at);
-                for (int i = 0; i < CH; i++)
-                    dst[i] = o[i];
-            } else {
-                for (int p = 0; p < n; p++) {
-                    uint32_t px[CH], res[CH];
-                    for (int c = 0; c < CH; c++)
-                        px[c] = row[at + static_cast<size_t>(p) * CH + c];
-                    if (copy)
-                        for (int c = 0; c < CH; c++)
-                            res[c] = px[c];
-                    else
-                        fast_write<MODE>(px, lut, hsv_f, hsv_g, res);
-                    for (int c = 0; c < CH; c++)
-                        orow[at + static_cast<size_t>(p) * CH + c] = static_cast<uint8_t>(res[c]);
-                }
+                        res[c] = px[c];
+                else
+                    fast_write<MODE>(px, lut, hsv_f, hsv_g, unit, res);
+                for (int c = 0; c < OCH; c++)
+                    dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
             }
         }
     }
 }
 
-/* Both fast passes run, on the modes these kernels cover (equalize_math.h's rule,
- * which the CPU's fast_u8.c applies too). */
+/* CLAHE of a one-channel 8-bit image with 256 bins: each pixel the blend of its four
+ * tiles' LUTs (all of them in shared memory, a byte an entry: levels <= 255), the
+ * general eq_map's arithmetic (fxi_clahe_axis_at, fxi_clahe_blend). A 1-D grid striding
+ * over height x units thread steps. */
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_clahe_map_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride, int width,
+                    int height, unsigned units, const uint16_t *bin_lut, int tiles_x, int tiles_y,
+                    float inv_tile_w, float inv_tile_h, uint32_t maxval)
+{
+    extern __shared__ __align__(16) uint8_t luts[]; /* tile * 256 + level */
+    const int entries = tiles_x * tiles_y * LEVELS_U8;
+    if ((reinterpret_cast<uintptr_t>(bin_lut) & 15u) == 0) {
+        /* Eight 16-bit entries a load (every block reads all tiles' LUTs: a few loads
+         * a thread, not one per entry), narrowed to bytes. */
+        const uint4 *src = reinterpret_cast<const uint4 *>(bin_lut);
+        uint2 *dst = reinterpret_cast<uint2 *>(luts);
+        for (int i = threadIdx.x; i < entries / 8; i += blockDim.x) {
+            const uint4 v = src[i];
+            dst[i] = make_uint2((v.x & 0xFFu) | (v.x >> 16 & 0xFFu) << 8 | (v.y & 0xFFu) << 16 |
+                                    (v.y >> 16 & 0xFFu) << 24,
+                                (v.z & 0xFFu) | (v.z >> 16 & 0xFFu) << 8 | (v.w & 0xFFu) << 16 |
+                                    (v.w >> 16 & 0xFFu) << 24);
+        }
+    } else {
+        for (int i = threadIdx.x; i < entries; i += blockDim.x)
+            luts[i] = static_cast<uint8_t>(bin_lut[i]);
+    }
+    __syncthreads();
+    const size_t items = static_cast<size_t>(height) * units;
+    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < items;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+        unsigned y, u;
+        split(i, units, &y, &u);
+        const uint8_t *row = in + static_cast<size_t>(y) * in_stride;
+        const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(row), 1, width, u);
+        if (g.n <= 0) continue;
+        const fxi_clahe_axis ys = fxi_clahe_axis_at(static_cast<int>(y), inv_tile_h, tiles_y);
+        const uint8_t *l1 = luts + static_cast<size_t>(ys.t1) * tiles_x * LEVELS_U8;
+        const uint8_t *l2 = luts + static_cast<size_t>(ys.t2) * tiles_x * LEVELS_U8;
+        const uint8_t *src = row + g.x0;
+        uint8_t *dst = out + static_cast<size_t>(y) * out_stride + g.x0;
+        uint32_t w[4] = {0, 0, 0, 0}, o[4] = {0, 0, 0, 0};
+        if (g.vector) load_vec<1>(src, w);
+#pragma unroll
+        for (int p = 0; p < VEC; p++) {
+            if (p >= g.n) continue;
+            const uint32_t v = g.vector ? byte_of(w, p) : src[p];
+            const fxi_clahe_axis xs = fxi_clahe_axis_at(g.x0 + p, inv_tile_w, tiles_x);
+            const int a1 = xs.t1 * LEVELS_U8 + static_cast<int>(v),
+                      a2 = xs.t2 * LEVELS_U8 + static_cast<int>(v);
+            const uint32_t r = fxi_clahe_blend(l1[a1], l1[a2], l2[a1], l2[a2], xs, ys, maxval);
+            if (g.vector)
+                set_byte(o, p, r);
+            else
+                dst[p] = static_cast<uint8_t>(r);
+        }
+        if (g.vector) store_vec<1>(dst, o);
+    }
+}
+
+/* Whether the fast counting pass applies (u8, 256 bins, no mask, a fast layout; global
+ * or CLAHE: fast_count), and the fast global mapping after it (fast_u8): equalize_math.h's
+ * rule, which the CPU's fast_u8.c applies too. */
+bool fast_count(const fxi_eq_kernel_args &a)
+{
+    return fxi_eq_u8_fast_path(FXI_EQ_FAST_COUNT, FXI_EQ_FAST_MODES_GPU, !a.is_u16, a.mode,
+                               a.in_channels, a.bins, a.mask != nullptr, a.adaptive) != 0;
+}
+
 bool fast_u8(const fxi_eq_kernel_args &a)
 {
     return fxi_eq_u8_fast_path(FXI_EQ_FAST_COUNT | FXI_EQ_FAST_MAP, FXI_EQ_FAST_MODES_GPU,
@@ -468,26 +688,100 @@ bool fast_u8(const fxi_eq_kernel_args &a)
                                a.adaptive) != 0;
 }
 
-/* Grid of a fast pass over the image's (or band's) rows of pixel groups. */
-dim3 fast_grid(const fxi_eq_kernel_args &a, int sms)
+/* CLAHE's fast mapping: one 8-bit gray channel, 256 bins (a key is its bin; the mask
+ * only ever limits the counting), every tile's LUT fits in shared memory. */
+bool fast_clahe_map(const fxi_eq_kernel_args &a)
 {
-    unsigned gx, gy;
-    const size_t groups = (static_cast<size_t>(a.width) + GROUP - 1) / GROUP;
-    fxi_eq_row_grid(groups, a.height, a.block, fxi_eq_fast_blocks(a.block, sms), &gx, &gy);
-    return dim3(gx, gy);
+    return a.adaptive && !a.is_u16 && a.mode == FXI_EQ_MODE_GRAY && a.in_channels == 1 &&
+           a.bins == LEVELS_U8 && a.level_bits == 8 &&
+           fxi_eq_clahe_luts_fit(a.grid.tiles_x * a.grid.tiles_y,
+                                 FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES);
 }
 
-#define FAST_MODES(X)                                                                              \
+/* The modes eq_map_u8 maps (to-gray maps as gray: launch_fast_map), and those
+ * eq_hist_u8 counts. */
+#define FAST_MAP_MODES(X)                                                                          \
     X(FXI_EQ_MODE_GRAY)                                                                            \
     X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB) X(FXI_EQ_MODE_HSV_FLOAT)
+#define FAST_COUNT_MODES(X) FAST_MAP_MODES(X) X(FXI_EQ_MODE_TO_GRAY)
+
+/* The fast counting pass over a's image (global: a band of it, as narrowed; CLAHE: the
+ * whole image in its tiles). */
+fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+{
+    fast_tiles t;
+    t.width = a.width;
+    t.height = a.height;
+    t.tiles_x = a.adaptive ? a.grid.tiles_x : 1;
+    t.tile_w = a.adaptive ? a.grid.tile_w : a.width;
+    t.tile_h = a.adaptive ? a.grid.tile_h : a.height;
+    const int tiles = a.adaptive ? a.grid.tiles_x * a.grid.tiles_y : 1;
+    const fxi_eq_hist_launch h =
+        fxi_eq_fast_hist_geometry(t.tile_h, tiles, a.block, ctx->cuda->multiprocessors);
+    t.rows_per_block = h.rows_per_block;
+    const dim3 grid(h.tiles, h.slices);
+    /* Global to-gray: the gray image goes to the output here (launch_fast_map). */
+    uint8_t *gray = a.mode == FXI_EQ_MODE_TO_GRAY && !a.adaptive ? a.out : nullptr;
+    switch (a.mode) {
+#define HIST_CASE(M)                                                                               \
+    case M:                                                                                        \
+        eq_hist_u8<M>                                                                              \
+            <<<grid, a.block, 0, stream>>>(a.in, a.in_stride, t, a.hist, gray, a.out_stride);      \
+        break;
+        FAST_COUNT_MODES(HIST_CASE)
+#undef HIST_CASE
+    default: break;
+    }
+    return fxi_cuda_check_launch(ctx, "eq_hist_u8");
+}
+
+/* Global to-gray maps the gray image that its counting pass wrote to the output, in
+ * place: one byte read a pixel instead of three (the fast counting pass always runs
+ * before this one, on the same rows). */
+fx_status launch_fast_map(fx_context *ctx, const fxi_eq_kernel_args &args, cudaStream_t stream)
+{
+    fxi_eq_kernel_args a = args;
+    if (a.mode == FXI_EQ_MODE_TO_GRAY) {
+        a.mode = FXI_EQ_MODE_GRAY;
+        a.in = a.out;
+        a.in_stride = a.out_stride;
+    }
+    const unsigned units = fxi_eq_fast_units(a.width);
+    const unsigned blocks = fxi_eq_fast_grid(static_cast<size_t>(a.height) * units, a.block,
+                                             ctx->cuda->multiprocessors);
+    switch (a.mode) {
+#define MAP_CASE(M)                                                                                \
+    case M:                                                                                        \
+        eq_map_u8<M><<<blocks, a.block, 0, stream>>>(a.in, a.in_stride, a.out, a.out_stride,       \
+                                                     a.width, a.height, units, a.value_lut,        \
+                                                     a.float_lut, a.identity);                     \
+        break;
+        FAST_MAP_MODES(MAP_CASE)
+#undef MAP_CASE
+    default: break;
+    }
+    return fxi_cuda_check_launch(ctx, "eq_map_u8");
+}
+
+fx_status launch_fast_clahe_map(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+{
+    const unsigned units = fxi_eq_fast_units(a.width);
+    const unsigned blocks = fxi_eq_fast_grid(static_cast<size_t>(a.height) * units, a.block,
+                                             ctx->cuda->multiprocessors);
+    const size_t shared = static_cast<size_t>(a.grid.tiles_x) * a.grid.tiles_y * LEVELS_U8;
+    eq_clahe_map_u8<<<blocks, a.block, shared, stream>>>(
+        a.in, a.in_stride, a.out, a.out_stride, a.width, a.height, units, a.bin_lut, a.grid.tiles_x,
+        a.grid.tiles_y, a.inv_tile_w, a.inv_tile_h, a.maxval);
+    return fxi_cuda_check_launch(ctx, "eq_clahe_map_u8");
+}
 
 /* The image's arguments narrowed to rows [y0, y0 + rows): in and out start at row y0,
- * the height is the band's (the fast kernels and fast_grid see only the band). */
+ * the height is the band's (the fast kernels and their grids see only the band). */
 fx_status narrow_to_rows(fx_context *ctx, int y0, int rows, fxi_eq_kernel_args *a)
 {
     FXI_RETURN_IF(!fast_u8(*a) || y0 < 0 || rows < 1 || rows > a->height - y0, FX_EINVAL,
-                 "GPU equalization: rows %d..%d of a %d-row image on the 8-bit fast path", y0,
-                 y0 + rows, a->height);
+                  "GPU equalization: rows %d..%d of a %d-row image on the 8-bit fast path", y0,
+                  y0 + rows, a->height);
     a->in += static_cast<size_t>(y0) * a->in_stride;
     a->out += static_cast<size_t>(y0) * a->out_stride;
     a->height = rows;
@@ -509,27 +803,16 @@ extern "C" fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_ker
     return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist);
 }
 
-extern "C" fx_status fxi_equalize_fast_hist_launch(fx_context *ctx,
-                                                      const fxi_eq_kernel_args *args, int y0,
-                                                      int rows, cudaStream_t stream)
+extern "C" fx_status fxi_equalize_fast_hist_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
+                                                   int y0, int rows, cudaStream_t stream)
 {
     fxi_eq_kernel_args a = *args;
     FXI_TRY(narrow_to_rows(ctx, y0, rows, &a));
-    const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
-    switch (a.mode) {
-#define HIST_CASE(M)                                                                               \
-    case M:                                                                                        \
-        eq_hist_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.width, a.height, a.hist); \
-        break;
-        FAST_MODES(HIST_CASE)
-#undef HIST_CASE
-    default: break;
-    }
-    return fxi_cuda_check_launch(ctx, "eq_hist_u8");
+    return launch_fast_hist(ctx, a, stream);
 }
 
 extern "C" fx_status fxi_equalize_lut_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
-                                           cudaStream_t stream)
+                                             cudaStream_t stream)
 {
     const fxi_eq_kernel_args &a = *args;
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
@@ -538,25 +821,12 @@ extern "C" fx_status fxi_equalize_lut_launch(fx_context *ctx, const fxi_eq_kerne
     return fxi_cuda_check_launch(ctx, "eq_lut");
 }
 
-extern "C" fx_status fxi_equalize_fast_map_launch(fx_context *ctx,
-                                                     const fxi_eq_kernel_args *args, int y0,
-                                                     int rows, cudaStream_t stream)
+extern "C" fx_status fxi_equalize_fast_map_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
+                                                  int y0, int rows, cudaStream_t stream)
 {
     fxi_eq_kernel_args a = *args;
     FXI_TRY(narrow_to_rows(ctx, y0, rows, &a));
-    const dim3 grid = fast_grid(a, ctx->cuda->multiprocessors);
-    switch (a.mode) {
-#define MAP_CASE(M)                                                                                \
-    case M:                                                                                        \
-        eq_map_u8<M><<<grid, a.block, 0, stream>>>(a.in, a.in_stride, a.out, a.out_stride,         \
-                                                   a.width, a.height, a.value_lut, a.float_lut,    \
-                                                   a.identity);                                    \
-        break;
-        FAST_MODES(MAP_CASE)
-#undef MAP_CASE
-    default: break;
-    }
-    return fxi_cuda_check_launch(ctx, "eq_map_u8");
+    return launch_fast_map(ctx, a, stream);
 }
 
 extern "C" fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
@@ -568,26 +838,27 @@ extern "C" fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_ar
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
     FXI_TRY(fxi_equalize_clear_launch(ctx, args));
 
-    if (fast_u8(a)) {
-        FXI_TRY(fxi_equalize_fast_hist_launch(ctx, args, 0, a.height, stream));
-        FXI_TRY(fxi_equalize_lut_launch(ctx, args, stream));
-        return fxi_equalize_fast_map_launch(ctx, args, 0, a.height, stream);
+    if (fast_count(a)) {
+        FXI_TRY(launch_fast_hist(ctx, a, stream));
+    } else {
+        const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
+            a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
+        const size_t shared_bytes = static_cast<size_t>(a.planes) * a.bins * sizeof(uint32_t);
+        const int shared = shared_bytes <= SHARED_HISTOGRAM_BYTES;
+        const dim3 hist_grid(h.tiles, h.slices);
+        if (a.is_u16)
+            eq_histogram<uint16_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
+                a, h.rows_per_block, shared);
+        else
+            eq_histogram<uint8_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
+                a, h.rows_per_block, shared);
+        FXI_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
     }
-    const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
-        a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
-    const size_t shared_bytes = static_cast<size_t>(a.planes) * a.bins * sizeof(uint32_t);
-    const int shared = shared_bytes <= SHARED_HISTOGRAM_BYTES;
-    const dim3 hist_grid(h.slices, h.tiles);
-    if (a.is_u16)
-        eq_histogram<uint16_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
-            a, h.rows_per_block, shared);
-    else
-        eq_histogram<uint8_t><<<hist_grid, h.threads, shared ? shared_bytes : 0, stream>>>(
-            a, h.rows_per_block, shared);
-    FXI_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
 
     FXI_TRY(fxi_equalize_lut_launch(ctx, args, stream));
 
+    if (fast_u8(a)) return launch_fast_map(ctx, a, stream);
+    if (fast_clahe_map(a)) return launch_fast_clahe_map(ctx, a, stream);
     unsigned gx, gy;
     fxi_eq_row_grid(static_cast<size_t>(a.width), a.height, a.block,
                     static_cast<unsigned>(sms) * BLOCKS_PER_SM, &gx, &gy);

@@ -42,8 +42,8 @@ fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
 
 /* Whether args take the 8-bit fast path (both passes of equalize_math.h's
  * fxi_eq_u8_fast_path on FXI_EQ_FAST_MODES_GPU: u8, 256 bins, no mask, global; gray
- * with one channel, hsv/luma/rgb/hsv-float with three): only then may the *_rows
- * pieces run. */
+ * with one channel, to-gray/hsv/luma/rgb/hsv-float with three): only then may the
+ * *_rows pieces run. */
 bool fxi_equalize_fast_path_gpu(const fxi_eq_kernel_args *args);
 /* args->hist zeroed, on the context's stream. */
 fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_kernel_args *args);

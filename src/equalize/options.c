@@ -20,7 +20,7 @@ static const char *const scale_names[] = {"minmax", "max", "mms", "mas", NULL};
 #define DEFAULT_CLIP 40.0
 #define MAX_CLIP 65536.0
 /* GPU block sizes: whole warps, up to the CUDA limit. */
-#define MAX_GPU_BLOCK 1024
+#define MAX_GPU_BLOCK FXI_EQ_GPU_MAX_BLOCK
 
 static const fx_option table[] = {
     {"space", 0, FX_OPT_ENUM, OPT(space), FX_EQ_SPACE_HSV, 0, 0, NULL, space_names, "SPACE",

@@ -552,6 +552,76 @@ FXT_TEST(gpu_geometry_covers_every_row_once)
                 }
 }
 
+/* The fast GPU passes' groups of a row segment: at every address modulo 16, for one
+ * and three channels and lengths around multiples of 16, the fxi_eq_fast_units groups
+ * cover each pixel exactly once; every vector group is 16 whole pixels starting on a
+ * 16-byte boundary; the head is never a vector and at most 15 pixels. Then the fast
+ * grids: at least one block, within the GPU-filling cap, enough threads for the items
+ * when under it; the counting geometry covers each tile's rows; CLAHE's shared LUTs. */
+FXT_TEST(gpu_fast_groups_cover_each_pixel_once)
+{
+    static const int lengths[] = {0, 1, 2, 3, 5, 11, 15, 16, 17, 31, 32, 33, 47, 100, 1250, 10000};
+    static int seen[10000];
+    int bad = 0;
+    for (int ch = 1; ch <= 3; ch += 2)
+        for (uintptr_t base = 4096; base < 4096 + 16; base++)
+            for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+                const int pixels = lengths[l];
+                const unsigned units = fxi_eq_fast_units(pixels);
+                memset(seen, 0, sizeof seen);
+                bad += pixels == 0 ? units != 0 : units < 2;
+                for (unsigned u = 0; u < units; u++) {
+                    const fxi_eq_group g = fxi_eq_group_of(base, ch, pixels, u);
+                    if (g.n <= 0) continue;
+                    bad += g.x0 < 0 || g.x0 + g.n > pixels;
+                    if (u == 0) bad += g.vector || g.x0 != 0 || g.n > 15;
+                    if (g.vector)
+                        bad += g.n != FXI_EQ_VECTOR_PIXELS ||
+                               (base + (uintptr_t)g.x0 * (uintptr_t)ch) % 16 != 0;
+                    else
+                        bad += u != 0 && g.x0 + g.n != pixels; /* only the last is short */
+                    for (int x = g.x0; x < g.x0 + g.n && x < pixels; x++)
+                        seen[x]++;
+                }
+                for (int x = 0; x < pixels; x++)
+                    bad += seen[x] != 1;
+                /* The head ends where the vectors start: the next pixel is aligned. */
+                const int head = fxi_eq_head_pixels(base, ch);
+                bad += head < 0 || head > 15 || (base + (uintptr_t)head * (uintptr_t)ch) % 16 != 0;
+            }
+    FXT_CHECK_EQ(bad, 0);
+
+    static const size_t items[] = {0, 1, 255, 256, 257, 3756000, (size_t)1 << 33};
+    static const unsigned blocks[] = {32, 96, 256, 1024};
+    for (int i = 0; i < 7; i++)
+        for (int b = 0; b < 4; b++)
+            for (int sms = 1; sms <= 132; sms += 131) {
+                const unsigned n = fxi_eq_fast_grid(items[i], blocks[b], sms);
+                const unsigned cap = fxi_eq_fast_blocks(blocks[b], sms);
+                FXT_CHECK(n >= 1 && n <= cap);
+                FXT_CHECK(n == cap || (size_t)n * blocks[b] >= items[i]);
+                FXT_CHECK(items[i] == 0 || (size_t)(n - 1) * blocks[b] < items[i]);
+            }
+    static const int heights[] = {1, 2, 37, 750, 6000};
+    static const int tiles[] = {1, 64, 65536};
+    for (int h = 0; h < 5; h++)
+        for (int t = 0; t < 3; t++) {
+            const fxi_eq_hist_launch l = fxi_eq_fast_hist_geometry(heights[h], tiles[t], 256, 132);
+            FXT_CHECK(l.slices >= 1 && l.slices <= FXI_EQ_MAX_GRID_Y &&
+                      l.tiles == (unsigned)tiles[t]);
+            FXT_CHECK((long)l.slices * l.rows_per_block >= heights[h]);
+            FXT_CHECK((long)(l.slices - 1) * l.rows_per_block < heights[h]);
+        }
+    /* 10000x6000 in one tile: the GPU's 8 blocks an SM, 6 rows each. */
+    const fxi_eq_hist_launch whole = fxi_eq_fast_hist_geometry(6000, 1, 256, 132);
+    FXT_CHECK_EQ(whole.rows_per_block, 6);
+    FXT_CHECK_EQ(whole.slices, 1000);
+    FXT_CHECK(fxi_eq_clahe_luts_fit(64, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
+    FXT_CHECK(fxi_eq_clahe_luts_fit(192, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
+    FXT_CHECK(!fxi_eq_clahe_luts_fit(193, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
+    FXT_CHECK(!fxi_eq_clahe_luts_fit(0, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
+}
+
 /* Host-image staging bands: each fits its buffer (unless one row is larger), and the
  * bands cover every row once. */
 FXT_TEST(gpu_staging_bands_cover_every_row_once)
@@ -713,5 +783,6 @@ FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_refe
          FXT_CASE(hsv_float_reproduces_the_published_pipeline),
          FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
          FXT_CASE(gpu_geometry_covers_every_row_once),
+         FXT_CASE(gpu_fast_groups_cover_each_pixel_once),
          FXT_CASE(gpu_staging_bands_cover_every_row_once), FXT_CASE(per_pixel_functions),
          FXT_CASE(options_defaults_and_checks), FXT_CASE(bad_inputs_are_refused_clearly))

@@ -190,11 +190,12 @@ static int layout_fits(int mode, int channels)
 {
     switch (mode) {
     case FXI_EQ_MODE_GRAY: return channels == 1;
+    case FXI_EQ_MODE_TO_GRAY: /* RGB in, gray out (the GPU's kernels only) */
     case FXI_EQ_MODE_HSV:
     case FXI_EQ_MODE_LUMA:
     case FXI_EQ_MODE_RGB:
     case FXI_EQ_MODE_HSV_FLOAT: return channels == 3;
-    default: return 0; /* to-gray writes another channel count */
+    default: return 0;
     }
 }
 
@@ -216,8 +217,8 @@ static int reference_fast(unsigned passes, const int *kernels, int u8, int mode,
 FXT_TEST(fast_path_rule_matches_its_premises)
 {
     /* The modes each side has fast kernels for: fast_u8.c (gray, hsv, luma) and the
-     * GPU's eq_hist_u8 / eq_map_u8 (those, rgb and hsv-float). */
-    static const int cpu[MODES] = {1, 0, 1, 1, 0, 0}, gpu[MODES] = {1, 0, 1, 1, 1, 1};
+     * GPU's eq_hist_u8 / eq_map_u8 (those, to-gray, rgb and hsv-float). */
+    static const int cpu[MODES] = {1, 0, 1, 1, 0, 0}, gpu[MODES] = {1, 1, 1, 1, 1, 1};
     static const unsigned sets[] = {FXI_EQ_FAST_MODES_CPU, FXI_EQ_FAST_MODES_GPU};
     static const int *const kernels[] = {cpu, gpu};
     static const uint32_t bins_list[] = {2, 3, 128, 255, 256, 257, 512, 4096, 65536};
