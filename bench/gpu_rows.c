@@ -53,8 +53,8 @@ static char *random_kernel(int k)
     uint64_t seed = (uint64_t)k;
     for (int i = 0; i < k; i++) {
         for (int j = 0; j < k; j++)
-            p += sprintf(p, "%s%.4f", j ? " " : "",
-                         (double)(next(&seed) >> 33) / 2147483648.0 / k - 0.3 / k);
+            p += sprintf(p, "%s%.6f", j ? " " : "",
+                         ((double)(next(&seed) >> 22) / 2147483648.0 - 0.3) / k);
         p += sprintf(p, "%s", i + 1 < k ? ";" : "");
     }
     return text;

@@ -24,7 +24,7 @@ echo
 echo "| row | kernel | ms | DRAM GB/s | DRAM % peak | SM % peak | occupancy % | bound by |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
 for row in "${rows[@]}"; do
-    if ! "$ncu" --profile-from-start off --metrics "$metrics" --csv \
+    if ! "$ncu" --profile-from-start off --metrics "$metrics" --csv --print-units base \
         "$build/bench/gpu_rows" "$row" >"$tmp/$row.csv" 2>"$tmp/$row.err"; then
         echo "| $row | ncu failed: $(tail -n1 "$tmp/$row.err") | | | | | | |"
         continue
@@ -38,8 +38,10 @@ for r in csv.DictReader(lines):
     k = kernels.setdefault(r["ID"], {"name": r["Kernel Name"]})
     value = float(r["Metric Value"].replace(",", "")) if r["Metric Value"] not in ("", "n/a") else 0.0
     unit = r["Metric Unit"]
-    scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
-             "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(unit, 1.0)
+    # times in ms, sizes in bytes (--print-units base gives ns and byte; the others in case)
+    scale = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0,
+             "msecond": 1.0, "s": 1e3, "second": 1e3, "b": 1, "byte": 1, "kb": 1e3,
+             "kbyte": 1e3, "mb": 1e6, "mbyte": 1e6, "gb": 1e9, "gbyte": 1e9}.get(unit.lower(), 1.0)
     k[r["Metric Name"]] = value * scale
 def bound(k):
     d, s = k.get("dram__throughput.avg.pct_of_peak_sustained_elapsed", 0), k.get("sm__throughput.avg.pct_of_peak_sustained_elapsed", 0)
