@@ -131,6 +131,11 @@ fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *
 /* Device images (src/gpu/image_device.c): allocation on the context's GPU, copies
  * between host and device images, and the free that fx_image_free calls (NULL-safe;
  * nothing to do in a build without CUDA, where no device image can exist). */
+/* A block of page-locked host memory from the GPU context's pinned pool, for host rows
+ * that go up and come down by DMA, and back (gpu/gpu_internal.h's fxi_pinned_take and
+ * fxi_pinned_give). Without CUDA: FX_ENODEVICE. */
+fx_status fxi_gpu_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size);
+void fxi_gpu_pinned_give(fx_context *ctx, void *ptr, size_t size);
 fx_status fxi_gpu_image_alloc(fx_context *ctx, fx_image *img, size_t bytes);
 fx_status fxi_gpu_image_copy(fx_context *ctx, const fx_image *src, fx_image *dst);
 void fxi_gpu_image_free(void *data);

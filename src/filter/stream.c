@@ -9,6 +9,7 @@
  * image (a band holds at least the kernel's height, so a reflection stays inside it).
  * The input rows stay in one buffer of band + 2 halo rows, slid down band after band.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,6 +102,13 @@ typedef struct streamer {
     fx_sample_type file_type, work_type, out_type;
     fx_image in, work;
     fx_image ahead;              /* the band reader's second input buffer */
+    /* Bands on the GPU: in, ahead, work and the slots' out are blocks of the context's
+     * pinned pool (given back at the end), which go up and come down by DMA as they
+     * are, without a copy through staging (gpu_plan_cuda.c). */
+    bool pinned;
+    void *pinned_block[4 + OUT_SLOTS];
+    size_t pinned_size[4 + OUT_SLOTS];
+    int pinned_blocks;
     fx_context *rctx;            /* the reader's own context, or NULL: the reader is on ctx */
     fxi_band_reader *reading;    /* NULL: bands are decoded here, in turn */
     out_slot slot[OUT_SLOTS];
@@ -223,18 +231,39 @@ static fx_status stream_bands(streamer *s, fx_image_reader *reader, fx_image_wri
     return FX_OK;
 }
 
+/* img: `rows` rows of the image's width at `type`, pinned when the bands run on the GPU. */
+static fx_status alloc_rows(streamer *s, fx_image *img, int rows, fx_sample_type type)
+{
+    fx_context *ctx = s->ctx;
+    if (!s->pinned) return fx_image_alloc(ctx, img, s->width, rows, s->channels, type);
+    const size_t stride = (size_t)s->width * (size_t)s->channels * fx_sample_size(type);
+    FXI_RETURN_IF(stride == 0 || (size_t)rows > SIZE_MAX / stride, FX_EOVERFLOW,
+                 "filter: %d rows of %zu bytes overflow", rows, stride);
+    const int k = s->pinned_blocks;
+    FXI_TRY(fxi_gpu_pinned_take(ctx, stride * (size_t)rows, &s->pinned_block[k],
+                                &s->pinned_size[k]));
+    s->pinned_blocks++;
+    *img = (fx_image){.data = s->pinned_block[k],
+                      .width = s->width,
+                      .height = rows,
+                      .channels = s->channels,
+                      .type = type,
+                      .stride = stride,
+                      .memory = FX_MEMORY_HOST};
+    return FX_OK;
+}
+
 static fx_status alloc_buffers(streamer *s)
 {
     const int kh = fx_kernel_height(s->kernel);
     const int64_t rows = (int64_t)s->band_rows + 2 * (int64_t)(kh - 1);
     const int max_rows = rows < s->height ? (int)rows : s->height;
     fx_context *ctx = s->ctx;
-    FXI_TRY(fx_image_alloc(ctx, &s->in, s->width, max_rows, s->channels, s->file_type));
-    if (s->work_type != s->file_type)
-        FXI_TRY(fx_image_alloc(ctx, &s->work, s->width, max_rows, s->channels, s->work_type));
+    FXI_TRY(alloc_rows(s, &s->in, max_rows, s->file_type));
+    if (s->work_type != s->file_type) FXI_TRY(alloc_rows(s, &s->work, max_rows, s->work_type));
     for (int k = 0; k < s->slots; k++) {
         out_slot *o = &s->slot[k];
-        FXI_TRY(fx_image_alloc(ctx, &o->out, s->width, max_rows, s->channels, s->work_type));
+        FXI_TRY(alloc_rows(s, &o->out, max_rows, s->work_type));
         if (s->out_type != s->work_type)
             FXI_TRY(
                 fx_image_alloc(ctx, &o->narrow, s->width, s->band_rows, s->channels, s->out_type));
@@ -245,14 +274,19 @@ static fx_status alloc_buffers(streamer *s)
 static void streamer_free(streamer *s)
 {
     for (int i = 0; i < BAND_SHAPES; i++)
-        fx_filter_plan_free(s->plan[i]);
-    fx_image_free(&s->in);
-    fx_image_free(&s->ahead);
-    fx_image_free(&s->work);
-    for (int k = 0; k < OUT_SLOTS; k++) {
-        fx_image_free(&s->slot[k].out);
-        fx_image_free(&s->slot[k].narrow);
+        fx_filter_plan_free(s->plan[i]); /* (waits for its copies) */
+    if (s->pinned) {
+        for (int k = 0; k < s->pinned_blocks; k++)
+            fxi_gpu_pinned_give(s->ctx, s->pinned_block[k], s->pinned_size[k]);
+    } else {
+        fx_image_free(&s->in);
+        fx_image_free(&s->ahead);
+        fx_image_free(&s->work);
+        for (int k = 0; k < OUT_SLOTS; k++)
+            fx_image_free(&s->slot[k].out);
     }
+    for (int k = 0; k < OUT_SLOTS; k++)
+        fx_image_free(&s->slot[k].narrow);
 }
 
 /* The bands of one image through the streamer; the caller frees it. */
@@ -269,13 +303,21 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
     if (s->band_rows == 0) s->band_rows = s->height; /* the whole image as one band */
     /* One band has nothing to overlap its write with: no second set of rows for it. */
     if (s->band_rows >= s->height) s->slots = 1;
+    /* Pinned buffers when the bands go to the GPU (measured on the H200, 1 GP RGB PPM
+     * gaussian:5: packing into staging and unpacking from it were two more copies of
+     * the image through host memory, which bounded the run). */
+    const int halo = fx_kernel_height(s->kernel) - 1;
+    const int64_t band_in = (int64_t)s->band_rows + 2 * (int64_t)halo;
+    const fx_image_desc band = {s->width, band_in < s->height ? (int)band_in : s->height,
+                                s->channels, s->work_type};
+    s->pinned = s->band_rows < s->height &&
+                fxi_filter_device_for(ctx, s->kernel, s->options, &band) == FX_DEVICE_GPU;
     FXI_TRY(alloc_buffers(s));
     /* Several bands and a reader of its own: decode each band while the one before is
      * filtered (measured on the H200, 1 GP RGB PPM gaussian:5 on the GPU: decode 514 ms
      * and upload + compute + download 380 ms ran one after the other). */
     if (s->rctx && s->band_rows < s->height) {
-        FXI_TRY(fx_image_alloc(ctx, &s->ahead, s->in.width, s->in.height, s->channels,
-                               s->file_type));
+        FXI_TRY(alloc_rows(s, &s->ahead, s->in.height, s->file_type));
         const fxi_band_reader_setup setup = {.reader = reader,
                                              .rctx = s->rctx,
                                              .buffers = {s->in, s->ahead},

@@ -39,6 +39,19 @@ fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *
     return fxi_error(ctx, FX_ENODEVICE, "this build has no CUDA support");
 }
 
+fx_status fxi_gpu_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size)
+{
+    (void)bytes;
+    *out = NULL;
+    *size = 0;
+    return fxi_error(ctx, FX_ENODEVICE, "pinned memory: this build has no CUDA support");
+}
+
+void fxi_gpu_pinned_give(fx_context *ctx, void *ptr, size_t size)
+{
+    (void)ctx, (void)ptr, (void)size; /* none was ever taken */
+}
+
 fx_status fxi_gpu_image_alloc(fx_context *ctx, fx_image *img, size_t bytes)
 {
     (void)img, (void)bytes;

@@ -67,3 +67,13 @@ void fxi_pinned_pool_release(fx_context *ctx)
     while (s->pinned_free_count > 0)
         fxi_pinned_free(ctx, remove_free(s, s->pinned_free_count - 1).ptr);
 }
+
+fx_status fxi_gpu_pinned_take(fx_context *ctx, size_t bytes, void **out, size_t *size)
+{
+    return fxi_pinned_take(ctx, bytes, out, size);
+}
+
+void fxi_gpu_pinned_give(fx_context *ctx, void *ptr, size_t size)
+{
+    fxi_pinned_give(ctx, ptr, size);
+}

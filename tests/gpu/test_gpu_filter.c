@@ -306,6 +306,66 @@ FXT_TEST(banding_gives_the_bytes_of_one_pass)
     fx_context_destroy(cpu);
 }
 
+/* A file filtered in bands on the GPU (fx_filter_file): the band buffers come from the
+ * pinned pool and go up and come down by DMA where they are (interior GPU bands) or
+ * through staging (the image's top and bottom, whose border rows are made on the host),
+ * decoded ahead on a reader thread and written from a writer thread; the bytes are the
+ * CPU's. A small --gpu-memory cuts each stream band into several GPU bands. */
+FXT_TEST(streamed_file_on_pinned_bands_matches_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    const char *dir = fxt_tmpdir("gpu_filter_pinned_bands");
+    static const struct {
+        const char *kernel, *name;
+        int w, h, channels;
+        fx_sample_type type;
+        int band_rows, gpu_memory_mib;
+        fx_border border;
+    } cases[] = {
+        {"gaussian:5", "a.ppm", 1000, 333, 3, FX_U8, 64, 0, FX_BORDER_REFLECT101},
+        {"gaussian:5", "b.ppm", 1000, 333, 3, FX_U8, 50, 1, FX_BORDER_CONSTANT},
+        {"box:7", "c.pgm", 513, 301, 1, FX_U16, 40, 1, FX_BORDER_REPLICATE},
+        {"sharpen", "d.pfm", 257, 190, 3, FX_F32, 33, 1, FX_BORDER_REFLECT},
+        {"gaussian:31", "e.ppm", 700, 260, 3, FX_U8, 31, 0, FX_BORDER_WRAP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char in_path[512], gpu_path[600], cpu_path[600];
+        snprintf(in_path, sizeof in_path, "%s", fxt_path(dir, cases[i].name));
+        snprintf(gpu_path, sizeof gpu_path, "%s.gpu.%s", in_path, cases[i].name + 2);
+        snprintf(cpu_path, sizeof cpu_path, "%s.cpu.%s", in_path, cases[i].name + 2);
+        fx_image in = gpu_padded_image(cases[i].w, cases[i].h, cases[i].channels, cases[i].type, 0);
+        gpu_fill_random(&in, 70 + i);
+        fx_kernel *k = NULL;
+        fx_filter_options o;
+        fx_filter_options_init(&o);
+        o.border = cases[i].border;
+        o.gpu_memory_mib = cases[i].gpu_memory_mib;
+        fx_filter_stream_options so;
+        fx_filter_stream_options_init(&so);
+        so.band_rows = cases[i].band_rows;
+        fx_filter_stream_result rg = {0}, rc = {0};
+        fx_image want = {0}, got = {0};
+        const bool ok =
+            FXT_CHECK_OK(fx_image_write_file(cpu, in_path, &in, NULL), cpu) &&
+            FXT_CHECK_OK(fx_kernel_parse(cpu, cases[i].kernel, &k), cpu) &&
+            FXT_CHECK_OK(fx_filter_file(gpu, k, &o, &so, in_path, gpu_path, NULL, &rg, NULL), gpu) &&
+            FXT_CHECK_OK(fx_filter_file(cpu, k, &o, &so, in_path, cpu_path, NULL, &rc, NULL), cpu) &&
+            FXT_CHECK_OK(fx_image_read_file(cpu, gpu_path, &got), cpu) &&
+            FXT_CHECK_OK(fx_image_read_file(cpu, cpu_path, &want), cpu);
+        if (ok && !FXT_CHECK(fxt_images_equal(&want, &got)))
+            printf("  %s on %s, %d-row bands: the GPU's bytes differ\n", cases[i].kernel,
+                   cases[i].name, cases[i].band_rows);
+        /* wrap is never banded: one pass, the same bytes */
+        if (ok && cases[i].border != FX_BORDER_WRAP) FXT_CHECK(rg.band_rows < cases[i].h);
+        fx_image_free(&want);
+        fx_image_free(&got);
+        fx_kernel_free(k);
+        free(in.data);
+    }
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 /* The 8-bit fast path (src/filter/gpu_u8.cu) in each of its kernels: fused 3x3 (box and
  * Gaussian: the integer finish), 5x5 and any size, two-pass multiply-adds and box running
  * sums (cv2.blur's fixed point and its float rule), on images of several tiles and row
@@ -595,7 +655,9 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
 }
 
 GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
-              FXT_CASE(banding_gives_the_bytes_of_one_pass), FXT_CASE(u8_fast_path_kernels_match_cpu),
+              FXT_CASE(banding_gives_the_bytes_of_one_pass),
+              FXT_CASE(streamed_file_on_pinned_bands_matches_cpu),
+              FXT_CASE(u8_fast_path_kernels_match_cpu),
               FXT_CASE(device_images_round_trip),
               FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),
               FXT_CASE(fft_large_kernels_and_bands), FXT_CASE(fft_auto_rule),
