@@ -108,8 +108,8 @@ static FX_HD inline uint32_t fxi_hsv_channel(uint32_t c, uint32_t v, uint32_t v2
     return (uint32_t)((2u * (uint64_t)c * v2 + v) / (2u * (uint64_t)v));
 }
 
-/* The same for 8-bit samples in float, as the CPU's SIMD pass and the GPU's 8-bit
- * kernel compute it: trunc(c * f + g) with f = v2 / max(v, 1) and
+/* The same for 8-bit samples in float, as the CPU's SIMD pass computes it (the GPU's
+ * 8-bit kernel uses the integer form below): trunc(c * f + g) with f = v2 / max(v, 1) and
  * g = (v + 0.5) / (2 max(v, 1)), f and g once per pixel (or per V).
  * (2 c v2 + v + 0.5) / 2v lies at least 1/1020 from an integer and the float
  * error is below 1e-4, so the result is fxi_hsv_channel's for every 8-bit
@@ -131,6 +131,23 @@ static FX_HD inline uint32_t fxi_hsv_channel_f32(uint32_t c, uint32_t v, uint32_
     float f, g;
     fxi_hsv_f32_factors(v, v2, &f, &g);
     return fxi_hsv_f32_apply(c, f, g);
+}
+
+/* The same for 8-bit samples in integers, as the GPU's 8-bit mapping kernel
+ * computes it: (2 c v2 + v) div 2v as one multiply-add and one high multiply by
+ * recip = ceil(2^32 / 2v) (0 where v = 0, giving 0 as fxi_hsv_channel), both
+ * full-rate integer instructions where the float form needs two conversions a
+ * channel. Exact: with e = recip * 2v - 2^32 < 2v, N = 2 c v2 + v < 2^17 gives
+ * N e < 2^26 < 2^32, so the high word is floor(N / 2v) (the unit test checks every
+ * 8-bit c <= v, v2 against fxi_hsv_channel). recip once per V. */
+static FX_HD inline uint32_t fxi_hsv_u8_recip(uint32_t v)
+{
+    return v == 0 ? 0u : (uint32_t)((((uint64_t)1 << 32) + 2u * v - 1u) / (2u * v));
+}
+
+static FX_HD inline uint32_t fxi_hsv_u8_apply(uint32_t c, uint32_t v, uint32_t v2, uint32_t recip)
+{
+    return (uint32_t)(((uint64_t)(2u * c * v2 + v) * recip) >> 32);
 }
 
 /* ---- bins: key k of `levels` = 2^level_bits values falls in bin k * bins / levels ---- */

@@ -60,7 +60,8 @@ static fx_status prepare(fx_equalize_plan *p)
                                 (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, p->bins,
                                 &entries),
                  FX_EOVERFLOW, "GPU equalization: the LUTs overflow");
-    FXI_TRY(device_array(ctx, entries, sizeof *g->hist, (void **)&g->hist));
+    /* one more word: the counting pass's last-block counter (fxi_eq_kernel_args) */
+    FXI_TRY(device_array(ctx, entries + 1, sizeof *g->hist, (void **)&g->hist));
     FXI_TRY(device_array(ctx, entries, sizeof *g->bin_lut, (void **)&g->bin_lut));
     FXI_TRY(device_array(ctx, (size_t)p->planes << p->level_bits, sizeof *g->value_lut,
                         (void **)&g->value_lut));
@@ -136,6 +137,8 @@ static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *
     a.inv_tile_h = 1.0f / (float)p->grid.tile_h;
     a.mask = g->mask;
     a.hist = g->hist;
+    a.hist_done = (unsigned *)(g->hist + (size_t)p->planes * (size_t)p->grid.tiles_x *
+                                             (size_t)p->grid.tiles_y * p->bins);
     a.bin_lut = g->bin_lut;
     a.value_lut = g->value_lut;
     a.float_lut = g->float_lut;
