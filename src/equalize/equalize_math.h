@@ -133,21 +133,24 @@ static FX_HD inline uint32_t fxi_hsv_channel_f32(uint32_t c, uint32_t v, uint32_
     return fxi_hsv_f32_apply(c, f, g);
 }
 
-/* The same for 8-bit samples in integers, as the GPU's 8-bit mapping kernel
- * computes it: (2 c v2 + v) div 2v as one multiply-add and one high multiply by
- * recip = ceil(2^32 / 2v) (0 where v = 0, giving 0 as fxi_hsv_channel), both
- * full-rate integer instructions where the float form needs two conversions a
- * channel. Exact: with e = recip * 2v - 2^32 < 2v, N = 2 c v2 + v < 2^17 gives
- * N e < 2^26 < 2^32, so the high word is floor(N / 2v) (the unit test checks every
- * 8-bit c <= v, v2 against fxi_hsv_channel). recip once per V. */
-static FX_HD inline uint32_t fxi_hsv_u8_recip(uint32_t v)
+/* The same for 8-bit samples in integers, as the GPU's 8-bit mapping kernel computes
+ * it: (c * factor + 2^16) >> 17 with factor = ceil(v2 * 2^17 / v) once per V (0 where
+ * v = 0, giving 0 as fxi_hsv_channel): one multiply-add and a shift a channel, where
+ * the float form needs two conversions. Exact for 8-bit samples: the result is
+ * floor(x + c d) with x = c v2 / v + 1/2 and d = factor / 2^17 - v2 / v in [0, 2^-17);
+ * x's fraction is a multiple of 1/2v, so floor(x + c d) = floor(x) while
+ * c d < v 2^-17 <= 1/2v, i.e. 2 v^2 <= 2^17: v <= 255 (the unit test checks every
+ * c <= v, v2 against fxi_hsv_channel). c * factor < 2^25: no overflow. */
+#define FXI_HSV_U8_SHIFT 17
+
+static FX_HD inline uint32_t fxi_hsv_u8_factor(uint32_t v, uint32_t v2)
 {
-    return v == 0 ? 0u : (uint32_t)((((uint64_t)1 << 32) + 2u * v - 1u) / (2u * v));
+    return v == 0 ? 0u : (uint32_t)((((uint64_t)v2 << FXI_HSV_U8_SHIFT) + v - 1u) / v);
 }
 
-static FX_HD inline uint32_t fxi_hsv_u8_apply(uint32_t c, uint32_t v, uint32_t v2, uint32_t recip)
+static FX_HD inline uint32_t fxi_hsv_u8_apply(uint32_t c, uint32_t factor)
 {
-    return (uint32_t)(((uint64_t)(2u * c * v2 + v) * recip) >> 32);
+    return (c * factor + (1u << (FXI_HSV_U8_SHIFT - 1))) >> FXI_HSV_U8_SHIFT;
 }
 
 /* ---- bins: key k of `levels` = 2^level_bits values falls in bin k * bins / levels ---- */

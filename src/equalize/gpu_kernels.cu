@@ -386,18 +386,20 @@ __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane, cons
     return px[plane];
 }
 
-/* hsv's reciprocal per V (fxi_hsv_u8_recip) in shared memory; one entry elsewhere. */
-template <int MODE> struct recip_table {
+/* hsv's factor per V (fxi_hsv_u8_factor of V and its V') in shared memory; one entry
+ * elsewhere. */
+template <int MODE> struct factor_table {
     static constexpr int size = MODE == FXI_EQ_MODE_HSV ? LEVELS_U8 : 1;
 };
 
 /* The pixel's result from its channels and the LUT (shared, planes x 256; for
- * hsv-float the float V' per bin in hsv_f; for hsv the reciprocal per V in recip:
- * fxi_hsv_u8_apply, integer multiplies where the float form (fxi_hsv_f32_apply)
- * spent two conversions a channel, the same bytes). */
+ * hsv-float the float V' per bin in hsv_f; for hsv the factor per V in factor:
+ * fxi_hsv_u8_apply, one lookup a pixel and a multiply-add and a shift a channel, where
+ * the float form (fxi_hsv_f32_apply) spent two lookups and two conversions a channel;
+ * the same bytes). */
 template <int MODE>
 __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
-                                           const float *hsv_f, const uint32_t *recip,
+                                           const float *hsv_f, const uint32_t *factor,
                                            const float *unit, uint32_t *res)
 {
     if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
@@ -406,9 +408,9 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
     } else if (MODE == FXI_EQ_MODE_GRAY) {
         res[0] = lut[px[0]];
     } else if (MODE == FXI_EQ_MODE_HSV) {
-        const uint32_t v = fxi_max3(px[0], px[1], px[2]), v2 = lut[v], r = recip[v];
+        const uint32_t f = factor[fxi_max3(px[0], px[1], px[2])];
         for (int c = 0; c < 3; c++)
-            res[c] = fxi_hsv_u8_apply(px[c], v, v2, r);
+            res[c] = fxi_hsv_u8_apply(px[c], f);
     } else if (MODE == FXI_EQ_MODE_LUMA) {
         const uint32_t y = fxi_luma(px[0], px[1], px[2]);
         int32_t cr, cb;
@@ -637,7 +639,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
     constexpr int CH = fast_mode<MODE>::channels, OCH = CH, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
     __shared__ float hsv_f[LEVELS_U8];
-    __shared__ uint32_t hsv_recip[recip_table<MODE>::size];
+    __shared__ uint32_t hsv_factor[factor_table<MODE>::size];
     __shared__ float unit[unit_table<MODE>::size];
     fill_unit_table<MODE>(unit);
     for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
@@ -646,7 +648,8 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
             continue;
         }
         lut[i] = value_lut[i];
-        if (MODE == FXI_EQ_MODE_HSV) hsv_recip[i] = fxi_hsv_u8_recip(static_cast<uint32_t>(i));
+        if (MODE == FXI_EQ_MODE_HSV)
+            hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), value_lut[i]);
     }
     /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
     const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
@@ -675,7 +678,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                     for (int c = 0; c < CH; c++)
                         res[c] = px[c];
                 else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_recip, unit, res);
+                    fast_write<MODE>(px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
                     set_byte(o, p * OCH + c, res[c]);
             }
@@ -689,7 +692,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                     for (int c = 0; c < CH; c++)
                         res[c] = px[c];
                 else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_recip, unit, res);
+                    fast_write<MODE>(px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
                     dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
             }
