@@ -77,6 +77,12 @@
 #ifndef FXI_EQ_GPU_FOLD_LUT
 #define FXI_EQ_GPU_FOLD_LUT 1
 #endif
+/* Blocks of the folding counting pass resident an SM (its __launch_bounds__, blocks of
+ * at most 256 threads: 6 caps its registers at 40, as many as the plain pass uses for
+ * gray, and 6 blocks of its 32 KiB of lane columns fit an SM's shared memory). */
+#ifndef FXI_EQ_GPU_FOLD_MIN_BLOCKS
+#define FXI_EQ_GPU_FOLD_MIN_BLOCKS 6
+#endif
 /* Host images cross in row bands through pinned staging (from the context's pinned
  * pool): FXI_EQ_STAGE_SLOTS bands in flight, each on its own stream, of at most
  * FXI_EQ_STAGE_BAND_BYTES. Measured on the H200 (docs/BENCHMARKS.md, "equalize on

@@ -533,14 +533,15 @@ template <int MODE> struct hist_layout {
     }
 };
 
-/* blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
+/* The counting pass (eq_hist_u8 and, with the LUT folded in, eq_hist_lut_u8).
+ * blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
  * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
  * gray (global to-gray only, else null): where the gray keys are written, the output
  * image, so that the mapping pass reads one byte a pixel instead of three. */
 template <int MODE, bool FOLD_LUT>
-__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
-    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
-               size_t gray_stride, fxi_eq_kernel_args lut)
+__device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fast_tiles t,
+                                           uint32_t *hist, uint8_t *gray, size_t gray_stride,
+                                           const fxi_eq_kernel_args &lut)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     using layout = hist_layout<MODE>;
@@ -599,8 +600,6 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                           static_cast<unsigned>(i) % LEVELS_U8,
                       sum);
     }
-    /* (a template parameter: the LUT's registers would lower every counting launch's
-     * occupancy) */
     if (!FOLD_LUT) return;
     /* The LUT pass folded in (fold_lut: global equalization, the whole image in this
      * launch): the last block to finish computes it, a launch saved. Each block's
@@ -626,6 +625,29 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
     for (unsigned plane = 0; plane < static_cast<unsigned>(PLANES); plane++)
         lut_of(lut, plane, counts + plane * LEVELS_U8, scan_tmp);
     if (threadIdx.x == 0) *lut.hist_done = 0u;
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
+               size_t gray_stride, fxi_eq_kernel_args lut)
+{
+    count_pass<MODE, false>(in, stride, t, hist, gray, gray_stride, lut);
+}
+
+/* The counting pass whose last block computes the LUTs (fold_lut), a kernel of its own:
+ * the LUT's code would raise every counting launch's registers (53 against 39 for
+ * gray: a third of the occupancy), so this one runs blocks of at most FOLD_MAX_BLOCK
+ * threads with its registers capped for FOLD_MIN_BLOCKS of them an SM. */
+constexpr unsigned FOLD_MAX_BLOCK = 256;
+constexpr int FOLD_MIN_BLOCKS = FXI_EQ_GPU_FOLD_MIN_BLOCKS;
+
+template <int MODE>
+__global__ void __launch_bounds__(FOLD_MAX_BLOCK, FOLD_MIN_BLOCKS)
+    eq_hist_lut_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
+                   size_t gray_stride, fxi_eq_kernel_args lut)
+{
+    count_pass<MODE, true>(in, stride, t, hist, gray, gray_stride, lut);
 }
 
 /* A 1-D grid striding over height x units thread steps. */
@@ -802,25 +824,28 @@ fx_status launch_hist_mode(fx_context *ctx, fast_tiles t, int tiles, unsigned bl
                            size_t gray_stride, const fxi_eq_kernel_args &lut, cudaStream_t stream)
 {
     const int sms = ctx->cuda->multiprocessors;
+    auto kernel = FOLD_LUT ? eq_hist_lut_u8<M> : eq_hist_u8<M>;
     int resident = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, eq_hist_u8<M, FOLD_LUT>,
-                                                      static_cast<int>(block), 0) != cudaSuccess)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, static_cast<int>(block),
+                                                      0) != cudaSuccess)
         resident = 0;
     const fxi_eq_hist_launch h = fxi_eq_fast_hist_geometry(t.tile_h, tiles, block, sms, resident);
     t.rows_per_block = h.rows_per_block;
-    eq_hist_u8<M, FOLD_LUT><<<dim3(h.tiles, h.slices), block, 0, stream>>>(
-        in, in_stride, t, hist, gray, gray_stride, lut);
-    return fxi_cuda_check_launch(ctx, "eq_hist_u8");
+    kernel<<<dim3(h.tiles, h.slices), block, 0, stream>>>(in, in_stride, t, hist, gray,
+                                                          gray_stride, lut);
+    return fxi_cuda_check_launch(ctx, FOLD_LUT ? "eq_hist_lut_u8" : "eq_hist_u8");
 }
 
 /* Whether the fast counting pass of a's whole image computes the LUTs in its last block
- * (eq_hist_u8): global equalization, a block size the scan takes (a power of two) with
- * room for the scan in the counters' shared memory, and the counter to find the last
- * block. CLAHE keeps eq_lut (one block a tile: many LUTs in parallel), and so do the
+ * (eq_hist_lut_u8): global equalization of a one-plane mode, a block size the scan
+ * takes (a power of two, at most FOLD_MAX_BLOCK) with room for the scan in the
+ * counters' shared memory, and the counter to find the last block. CLAHE keeps eq_lut (one block a tile: many LUTs in parallel), and so do the
  * bands of a host image (the LUT needs them all). */
 template <int M> bool fold_lut_fits(unsigned block)
 {
-    return block >= WARP && (block & (block - 1)) == 0 && block <= MAX_SCAN_THREADS &&
+    /* rgb's three planes: its pass needs more registers than the cap leaves (spills) */
+    return fast_mode<M>::planes == 1 && block >= WARP && (block & (block - 1)) == 0 &&
+           block <= FOLD_MAX_BLOCK &&
            static_cast<size_t>(hist_layout<M>::words) >=
                2u * block + static_cast<size_t>(fast_mode<M>::planes) * LEVELS_U8;
 }
