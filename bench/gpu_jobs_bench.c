@@ -6,7 +6,8 @@
  * Equalize: a WIDTHxHEIGHT RGB 8-bit image (10000x6000 by default), resident on the
  * device (the compute of fx_equalize_run on device images) and from host memory (host
  * images on a GPU context: upload, compute, download), each --space, CLAHE on the
- * gray image, and a --gpu-block sweep. Normalize: the published GPU variant's preset on
+ * gray image, a --gpu-block sweep, and hsv and gray1 host to host with the host images
+ * in page-locked memory (the bands cross straight from and to their rows). Normalize: the published GPU variant's preset on
  * a 20 s mono 44.1 kHz signal and a 6 min stereo one, one call, GPU against CPU.
  * Build: `make` builds it into build/bench/gpu_jobs_bench when CUDA is on
  * (bench/CMakeLists.txt); by hand: cc -O2 bench/gpu_jobs_bench.c -Iinclude -Lbuild/src -lfxkit.
@@ -18,6 +19,7 @@
 
 #include "fxkit/fxkit.h"
 #include "bench_median.h"
+#include "gpu/gpu_internal.h" /* fxi_pinned_alloc: page-locked host images */
 
 #define EQ_BLOCKS 6
 static const int eq_blocks[EQ_BLOCKS] = {64, 128, 256, 512, 1024, 0};
@@ -102,6 +104,43 @@ static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host
     fx_equalize_plan_free(pc);
 }
 
+/* Host to host with both host images in page-locked memory (the context's
+ * cudaHostAlloc): the equalization's bands cross PCIe straight from and to their rows,
+ * with no packing into its staging slots; the bytes checked against the CPU's. */
+static void pinned_case(fx_context *gpu, fx_context *cpu, const fx_image *host, const char *name,
+                        fx_equalize_options *o, int repeat)
+{
+    const int out_ch = fx_equalize_output_channels(o, host->channels);
+    const fx_image_desc desc = fx_image_desc_of(host);
+    fx_equalize_plan *pg = NULL;
+    fx_image want, in = *host, out;
+    void *in_data = NULL, *out_data = NULL;
+    const size_t in_bytes = host->stride * (size_t)host->height;
+    if (fx_image_alloc(cpu, &want, host->width, host->height, out_ch, FX_U8) != FX_OK) return;
+    out = want;
+    const size_t out_bytes = want.stride * (size_t)want.height;
+    if (fxi_pinned_alloc(gpu, in_bytes, &in_data) != FX_OK ||
+        fxi_pinned_alloc(gpu, out_bytes, &out_data) != FX_OK ||
+        fx_equalize_plan_create(gpu, o, &desc, &pg) != FX_OK ||
+        fx_equalize(cpu, o, host, &want, NULL) != FX_OK) {
+        printf("RESULT eq_%s_pinned_error %s\n", name, fx_context_error(gpu));
+    } else {
+        memcpy(in_data, host->data, in_bytes);
+        in.data = in_data;
+        out.data = out_data;
+        fx_timings t = {0};
+        const double ms = time_equalize(pg, &in, &out, repeat, &t, 0);
+        const int same = memcmp(out_data, want.data, out_bytes) == 0;
+        printf("RESULT eq_%s_pinned_host_ms %.3f (upload %.2f compute %.3f download %.2f)\n"
+               "RESULT eq_%s_pinned_identical %s\n",
+               name, ms, t.upload_ms, t.compute_ms, t.download_ms, name, same ? "yes" : "NO");
+    }
+    fx_equalize_plan_free(pg);
+    fxi_pinned_free(gpu, in_data);
+    fxi_pinned_free(gpu, out_data);
+    fx_image_free(&want);
+}
+
 /* Calls after the first, for the warm medians. */
 #define NM_WARM_CALLS 5
 
@@ -182,6 +221,10 @@ int main(int argc, char **argv)
     o.clip = 40;
     o.tiles = "8x8";
     equalize_case(gpu, cpu, &gray, "clahe", &o, repeat);
+    fx_equalize_options_init(&o);
+    pinned_case(gpu, cpu, &gray, "gray1", &o, repeat);
+    o.space = FX_EQ_SPACE_HSV;
+    pinned_case(gpu, cpu, &rgb, "hsv", &o, repeat);
     /* Block sweeps: the published pipeline (hsv-float, mms) and fxkit's hsv. */
     for (int sweep = 0; sweep < 2; sweep++)
         for (int b = 0; b < EQ_BLOCKS; b++) {

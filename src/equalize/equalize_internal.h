@@ -130,10 +130,11 @@ static FX_HD inline fxi_eq_group fxi_eq_group_of(uintptr_t address, int channels
  * items need, at least one. */
 unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors);
 /* Launch of the fast counting pass: per tile (CLAHE) or for the whole image or band
- * (one tile), slices of rows, with the fast passes' blocks an SM in all; tiles are the
- * grid's x (up to 65536 of them), slices its y. */
+ * (one tile), slices of rows, with the fast passes' blocks an SM in all, or `resident`
+ * an SM where fewer fit at once (the kernel's occupancy; 0: unknown), so the grid is
+ * one whole wave; tiles are the grid's x (up to 65536 of them), slices its y. */
 fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned block,
-                                             int multiprocessors);
+                                             int multiprocessors, int resident);
 /* Whether the fast 8-bit CLAHE mapping may keep all `tiles` LUTs (256 bytes each) in
  * `shared_bytes` of shared memory. */
 int fxi_eq_clahe_luts_fit(int tiles, size_t shared_bytes);

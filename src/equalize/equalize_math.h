@@ -108,8 +108,8 @@ static FX_HD inline uint32_t fxi_hsv_channel(uint32_t c, uint32_t v, uint32_t v2
     return (uint32_t)((2u * (uint64_t)c * v2 + v) / (2u * (uint64_t)v));
 }
 
-/* The same for 8-bit samples in float, as the CPU's SIMD pass and the GPU's 8-bit
- * kernel compute it: trunc(c * f + g) with f = v2 / max(v, 1) and
+/* The same for 8-bit samples in float, as the CPU's SIMD pass computes it (the GPU's
+ * 8-bit kernel uses the integer form below): trunc(c * f + g) with f = v2 / max(v, 1) and
  * g = (v + 0.5) / (2 max(v, 1)), f and g once per pixel (or per V).
  * (2 c v2 + v + 0.5) / 2v lies at least 1/1020 from an integer and the float
  * error is below 1e-4, so the result is fxi_hsv_channel's for every 8-bit
@@ -131,6 +131,26 @@ static FX_HD inline uint32_t fxi_hsv_channel_f32(uint32_t c, uint32_t v, uint32_
     float f, g;
     fxi_hsv_f32_factors(v, v2, &f, &g);
     return fxi_hsv_f32_apply(c, f, g);
+}
+
+/* The same for 8-bit samples in integers, as the GPU's 8-bit mapping kernel computes
+ * it: (c * factor + 2^16) >> 17 with factor = ceil(v2 * 2^17 / v) once per V (0 where
+ * v = 0, giving 0 as fxi_hsv_channel): one multiply-add and a shift a channel, where
+ * the float form needs two conversions. Exact for 8-bit samples: the result is
+ * floor(x + c d) with x = c v2 / v + 1/2 and d = factor / 2^17 - v2 / v in [0, 2^-17);
+ * x's fraction is a multiple of 1/2v, so floor(x + c d) = floor(x) while
+ * c d < v 2^-17 <= 1/2v, i.e. 2 v^2 <= 2^17: v <= 255 (the unit test checks every
+ * c <= v, v2 against fxi_hsv_channel). c * factor < 2^25: no overflow. */
+#define FXI_HSV_U8_SHIFT 17
+
+static FX_HD inline uint32_t fxi_hsv_u8_factor(uint32_t v, uint32_t v2)
+{
+    return v == 0 ? 0u : (uint32_t)((((uint64_t)v2 << FXI_HSV_U8_SHIFT) + v - 1u) / v);
+}
+
+static FX_HD inline uint32_t fxi_hsv_u8_apply(uint32_t c, uint32_t factor)
+{
+    return (c * factor + (1u << (FXI_HSV_U8_SHIFT - 1))) >> FXI_HSV_U8_SHIFT;
 }
 
 /* ---- bins: key k of `levels` = 2^level_bits values falls in bin k * bins / levels ---- */

@@ -4,7 +4,8 @@
  * measured"). Changing one changes speed, never the output bytes: the constants that
  * define the arithmetic (bins, levels, OpenCV's fixed-point colour factors in
  * equalize_math.h) stay beside the code they define. Plain #defines, usable from C
- * and CUDA. The GPU plumbing shared by every job is in src/gpu/gpu_tuning.h. */
+ * and CUDA; those still to be swept on the GPU may be set from the build (e.g.
+ * -DCMAKE_C_FLAGS=-DFXI_EQ_STAGE_SLOTS=8 -DCMAKE_CUDA_FLAGS=-DFXI_EQ_STAGE_SLOTS=8). The GPU plumbing shared by every job is in src/gpu/gpu_tuning.h. */
 #ifndef FXKIT_EQUALIZE_TUNING_H
 #define FXKIT_EQUALIZE_TUNING_H
 
@@ -48,16 +49,67 @@
 /* Blocks per multiprocessor for the histogram and mapping passes: enough resident
  * warps to hide memory latency. Not measured against other counts. */
 #define FXI_EQ_GPU_BLOCKS_PER_SM 4
-/* The 8-bit fast histogram counts into this many shared copies (warp % copies), so a
- * warp's equal keys collide in one copy only. Not measured against other counts. */
+/* The 8-bit fast histogram of rgb (and of every mode with LANE_COLUMNS 0) counts into
+ * this many shared copies (which one: SUB_HIST_BY_LANE). Not measured against other
+ * counts. */
+#ifndef FXI_EQ_GPU_FAST_SUB_HISTS
 #define FXI_EQ_GPU_FAST_SUB_HISTS 8
+#endif
+/* Which copy a thread counts into: 1, lane % copies (each copy padded a bank further,
+ * so lanes of one warp counting the same key -- neighbouring 16-pixel groups of a
+ * photo -- hit different addresses and banks); 0, warp % copies (the earlier rule: a
+ * warp's 32 lanes in one copy; measured eq_hist_u8<0> 0.074 ms, 10000x6000 gray, on
+ * the H200). 1 is not measured yet: sweep 0/1 with SUB_HISTS 4/8/16. */
+#ifndef FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE
+#define FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE 1
+#endif
+/* One-plane modes (gray, to-gray, hsv, luma, hsv-float) count into a column of 256
+ * 32-bit counters per lane (32 KiB a block; gpu_kernels.cu's hist_layout): a warp's
+ * shared atomics never conflict. 0 takes the sub-histograms above instead (measured
+ * before: eq_hist_u8<0> 0.074 ms, <2> 0.094 ms, 10000x6000, H200). 1 is not measured
+ * yet: compare 0/1 with gpu_jobs_bench. */
+#ifndef FXI_EQ_GPU_FAST_LANE_COLUMNS
+#define FXI_EQ_GPU_FAST_LANE_COLUMNS 1
+#endif
+/* Device images, global equalization on the fast path: the last block of the counting
+ * pass computes the LUTs (eq_lut measured 0.012-0.019 ms as a launch of its own on the
+ * H200, mostly launch latency). 0 launches eq_lut as before. Not measured yet. */
+#ifndef FXI_EQ_GPU_FOLD_LUT
+#define FXI_EQ_GPU_FOLD_LUT 1
+#endif
+/* Blocks of the folding counting pass resident an SM (its __launch_bounds__, blocks of
+ * at most 256 threads: 6 caps its registers at 40, as many as the plain pass uses for
+ * gray, and 6 blocks of its 32 KiB of lane columns fit an SM's shared memory). */
+#ifndef FXI_EQ_GPU_FOLD_MIN_BLOCKS
+#define FXI_EQ_GPU_FOLD_MIN_BLOCKS 6
+#endif
 /* Host images cross in row bands through pinned staging (from the context's pinned
  * pool): FXI_EQ_STAGE_SLOTS bands in flight, each on its own stream, of at most
  * FXI_EQ_STAGE_BAND_BYTES. Measured on the H200 (docs/BENCHMARKS.md, "equalize on
  * the GPU", 10000x6000 RGB): 8 MiB bands on 4 streams gave hsv host to host 7.43 ms,
  * against 6.5 ms for the two transfers alone at 55 GB/s; a restructured staging (one
  * pinned block, one banded path) measured 9.75 ms and was reverted. */
+#ifndef FXI_EQ_STAGE_SLOTS
 #define FXI_EQ_STAGE_SLOTS 4
+#endif
+#ifndef FXI_EQ_STAGE_BAND_BYTES
 #define FXI_EQ_STAGE_BAND_BYTES ((size_t)8 << 20)
+#endif
+/* Host images whose memory is page-locked (the caller's cudaHostAlloc/cudaHostRegister)
+ * cross PCIe straight from and to their rows, with no packing (gpu_cuda.c's host_rows):
+ * through the slots, the host's memory moves each byte three or four times (read,
+ * write into the slot, the DMA's read), which measured 11.4 ms for hsv 10000x6000 host
+ * to host on the H200 (upload 6.2, download 5.1) against 6.7 ms for the two transfers.
+ * With FXI_EQ_STAGE_REGISTER 1, other host images of at least
+ * FXI_EQ_STAGE_REGISTER_MIN_BYTES are registered (cudaHostRegister) for the run and
+ * unregistered after it: worth it only if pinning costs less than the packing saves
+ * (pages of 2 MiB help; fx_image_alloc advises them). Not measured yet: 0 until
+ * gpu_jobs_bench says otherwise (RESULT eq_hsv_host_ms with 0 and 1). */
+#ifndef FXI_EQ_STAGE_REGISTER
+#define FXI_EQ_STAGE_REGISTER 0
+#endif
+#ifndef FXI_EQ_STAGE_REGISTER_MIN_BYTES
+#define FXI_EQ_STAGE_REGISTER_MIN_BYTES ((size_t)32 << 20)
+#endif
 
 #endif

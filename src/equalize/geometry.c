@@ -114,10 +114,11 @@ unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors)
 }
 
 fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned block,
-                                             int multiprocessors)
+                                             int multiprocessors, int resident)
 {
-    const unsigned per_sm =
+    unsigned per_sm =
         block && FXI_EQ_FAST_THREADS_PER_SM / block ? FXI_EQ_FAST_THREADS_PER_SM / block : 1;
+    if (resident > 0 && (unsigned)resident < per_sm) per_sm = (unsigned)resident;
     return fxi_eq_hist_geometry(tile_h, tiles, (int)block, multiprocessors, (int)per_sm);
 }
 

@@ -60,7 +60,8 @@ static fx_status prepare(fx_equalize_plan *p)
                                 (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, p->bins,
                                 &entries),
                  FX_EOVERFLOW, "GPU equalization: the LUTs overflow");
-    FXI_TRY(device_array(ctx, entries, sizeof *g->hist, (void **)&g->hist));
+    /* one more word: the counting pass's last-block counter (fxi_eq_kernel_args) */
+    FXI_TRY(device_array(ctx, entries + 1, sizeof *g->hist, (void **)&g->hist));
     FXI_TRY(device_array(ctx, entries, sizeof *g->bin_lut, (void **)&g->bin_lut));
     FXI_TRY(device_array(ctx, (size_t)p->planes << p->level_bits, sizeof *g->value_lut,
                         (void **)&g->value_lut));
@@ -136,6 +137,8 @@ static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *
     a.inv_tile_h = 1.0f / (float)p->grid.tile_h;
     a.mask = g->mask;
     a.hist = g->hist;
+    a.hist_done = (unsigned *)(g->hist + (size_t)p->planes * (size_t)p->grid.tiles_x *
+                                             (size_t)p->grid.tiles_y * p->bins);
     a.bin_lut = g->bin_lut;
     a.value_lut = g->value_lut;
     a.float_lut = g->float_lut;
@@ -213,10 +216,53 @@ static fx_status context_waits_for_slots(fx_equalize_plan *p)
     return FX_OK;
 }
 
+/* How a host image's rows cross PCIe: packed by the CPU's threads into the pinned slots
+ * (then copied by the DMA engines: the host's memory moves each byte three or four
+ * times, which bounds the transfer below the bus speed), or `direct`ly from or to the
+ * image's own rows where its memory is page-locked: the caller's (cudaHostAlloc,
+ * cudaHostRegister), or registered here for the run (FXI_EQ_STAGE_REGISTER;
+ * `registered`: unregistered at the run's end). */
+typedef struct host_rows {
+    void *data;
+    size_t span; /* bytes from the first row's start to the last row's end */
+    int direct, registered;
+} host_rows;
+
+static int page_locked(const void *ptr)
+{
+    struct cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not an error of the run: staging it is */
+        return 0;
+    }
+    return at.type == cudaMemoryTypeHost;
+}
+
+static host_rows host_rows_of(const fx_image *img, size_t row_bytes)
+{
+    host_rows h = {img->data, img->stride * (size_t)(img->height - 1) + row_bytes, 0, 0};
+    if (page_locked(img->data)) {
+        h.direct = 1;
+    } else if (FXI_EQ_STAGE_REGISTER && h.span >= FXI_EQ_STAGE_REGISTER_MIN_BYTES) {
+        if (cudaHostRegister(h.data, h.span, cudaHostRegisterDefault) == cudaSuccess)
+            h.direct = h.registered = 1;
+        else
+            (void)cudaGetLastError(); /* e.g. already registered by an overlapping image */
+    }
+    return h;
+}
+
+/* After every copy that used them has finished (the caller synchronises). */
+static void host_rows_release(host_rows *h)
+{
+    if (h->registered) (void)cudaHostUnregister(h->data);
+    h->registered = h->direct = 0;
+}
+
 /* The whole host image up into dev (packed rows of row_bytes), band by band, queued
  * on the staging streams. With count (the fast path's arguments on dev), each band
  * is counted into the histogram on its stream once it is up. */
-static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *dev,
+static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, int direct, uint8_t *dev,
                               size_t row_bytes, int band_rows, const fxi_eq_kernel_args *count)
 {
     fx_context *ctx = p->ctx;
@@ -224,12 +270,18 @@ static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *
     for (int r0 = 0, b = 0; r0 < p->height; r0 += band_rows, b++) {
         const int slot = b % FXI_EQ_STAGE_SLOTS;
         const int rows = fxi_eq_band_height(r0, band_rows, p->height);
-        FX_CUDA(cudaStreamSynchronize(g->streams[slot])); /* its last band has left */
-        fxi_parallel_copy_rows(ctx, g->pinned[slot], row_bytes, fx_image_row(in, r0), in->stride,
-                               row_bytes, (size_t)rows);
-        FX_CUDA(cudaMemcpyAsync(dev + (size_t)r0 * row_bytes, g->pinned[slot],
-                                (size_t)rows * row_bytes, cudaMemcpyHostToDevice,
-                                g->streams[slot]));
+        if (direct) {
+            FX_CUDA(cudaMemcpy2DAsync(dev + (size_t)r0 * row_bytes, row_bytes,
+                                      fx_image_row(in, r0), in->stride, row_bytes, (size_t)rows,
+                                      cudaMemcpyHostToDevice, g->streams[slot]));
+        } else {
+            FX_CUDA(cudaStreamSynchronize(g->streams[slot])); /* its last band has left */
+            fxi_parallel_copy_rows(ctx, g->pinned[slot], row_bytes, fx_image_row(in, r0),
+                                   in->stride, row_bytes, (size_t)rows);
+            FX_CUDA(cudaMemcpyAsync(dev + (size_t)r0 * row_bytes, g->pinned[slot],
+                                    (size_t)rows * row_bytes, cudaMemcpyHostToDevice,
+                                    g->streams[slot]));
+        }
         if (count) FXI_TRY(fxi_equalize_fast_hist_launch(ctx, count, r0, rows, g->streams[slot]));
     }
     return FX_OK;
@@ -238,11 +290,22 @@ static fx_status upload_bands(fx_equalize_plan *p, const fx_image *in, uint8_t *
 /* dev (packed rows) down into the host image, band by band: a slot's band is
  * unpacked when the slot is needed again, or at the end. With map (the fast path's
  * arguments, out = dev), each band is mapped on its stream before it comes down. */
-static fx_status download_bands(fx_equalize_plan *p, const uint8_t *dev, fx_image *out,
+static fx_status download_bands(fx_equalize_plan *p, const uint8_t *dev, fx_image *out, int direct,
                                 size_t row_bytes, int band_rows, const fxi_eq_kernel_args *map)
 {
     fx_context *ctx = p->ctx;
     fxi_eq_gpu *g = p->gpu;
+    if (direct) { /* into the image's rows: nothing to unpack, wait for the last copy */
+        for (int r0 = 0, b = 0; r0 < p->height; r0 += band_rows, b++) {
+            const int slot = b % FXI_EQ_STAGE_SLOTS;
+            const int rows = fxi_eq_band_height(r0, band_rows, p->height);
+            if (map) FXI_TRY(fxi_equalize_fast_map_launch(ctx, map, r0, rows, g->streams[slot]));
+            FX_CUDA(cudaMemcpy2DAsync(fx_image_row(out, r0), out->stride,
+                                      dev + (size_t)r0 * row_bytes, row_bytes, row_bytes,
+                                      (size_t)rows, cudaMemcpyDeviceToHost, g->streams[slot]));
+        }
+        return slots_sync(p);
+    }
     int pending[FXI_EQ_STAGE_SLOTS];
     for (int i = 0; i < FXI_EQ_STAGE_SLOTS; i++)
         pending[i] = -1;
@@ -276,14 +339,15 @@ static fx_status download_bands(fx_equalize_plan *p, const uint8_t *dev, fx_imag
 /* Fast path, host image: the histogram counted band by band behind the upload, the
  * LUT on the context's stream, the mapping band by band ahead of the download. The
  * file's comment says what each timing covers. */
-static fx_status run_banded_fast(fx_equalize_plan *p, const fx_image *in, fx_image *out,
-                                 uint8_t *dev_in, const fxi_eq_kernel_args *a, int band_rows,
-                                 fx_timings *t, uint64_t *since)
+static fx_status run_banded_fast(fx_equalize_plan *p, const fx_image *in, int in_direct,
+                                 fx_image *out, int out_direct, uint8_t *dev_in,
+                                 const fxi_eq_kernel_args *a, int band_rows, fx_timings *t,
+                                 uint64_t *since)
 {
     fx_context *ctx = p->ctx;
     FXI_TRY(fxi_equalize_clear_launch(ctx, a));
     FXI_TRY(slots_wait_for_context(p)); /* no band counts before the histogram is zero */
-    FXI_TRY(upload_bands(p, in, dev_in, a->in_stride, band_rows, a));
+    FXI_TRY(upload_bands(p, in, in_direct, dev_in, a->in_stride, band_rows, a));
     if (t) {
         FXI_TRY(slots_sync(p));
         const uint64_t now = fx_time_ns();
@@ -294,10 +358,13 @@ static fx_status run_banded_fast(fx_equalize_plan *p, const fx_image *in, fx_ima
     FXI_TRY(fxi_equalize_lut_launch(ctx, a, ctx->cuda->stream));
     FXI_TRY(slots_wait_for_context(p)); /* no band maps before the LUT is done */
     FXI_TRY(stage_end(ctx, t ? &t->compute_ms : NULL, since));
-    FXI_TRY(download_bands(p, a->out, out, a->out_stride, band_rows, a));
+    FXI_TRY(download_bands(p, a->out, out, out_direct, a->out_stride, band_rows, a));
     if (t) t->download_ms += fx_elapsed_ms(*since, fx_time_ns());
     return FX_OK;
 }
+
+static fx_status run_host(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t,
+                          uint64_t since, host_rows *hin, host_rows *hout);
 
 static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t)
 {
@@ -308,6 +375,24 @@ static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *
         FXI_TRY(fxi_equalize_launch(ctx, &a));
         return stage_end(ctx, t ? &t->compute_ms : NULL, &since);
     }
+    const size_t sample = fx_sample_size(p->type);
+    host_rows hin = host_rows_of(in, (size_t)p->width * (size_t)p->in_channels * sample);
+    host_rows hout = host_rows_of(out, (size_t)p->width * (size_t)p->out_channels * sample);
+    fx_status st = run_host(p, in, out, t, since, &hin, &hout);
+    if (hin.registered || hout.registered) {
+        /* no copy may still use the memory, even after an error */
+        (void)slots_sync(p);
+        (void)cudaStreamSynchronize(ctx->cuda->stream);
+    }
+    host_rows_release(&hin);
+    host_rows_release(&hout);
+    return st;
+}
+
+static fx_status run_host(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t,
+                          uint64_t since, host_rows *hin, host_rows *hout)
+{
+    fx_context *ctx = p->ctx;
     const size_t sample = fx_sample_size(p->type);
     const size_t in_row = (size_t)p->width * (size_t)p->in_channels * sample;
     const size_t out_row = (size_t)p->width * (size_t)p->out_channels * sample;
@@ -322,8 +407,9 @@ static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *
     FXI_TRY(fxi_stream_sync(ctx));
     fxi_eq_kernel_args a = kernel_args(p, dev_in, in_row, dev_out, out_row);
     if (fxi_equalize_fast_path_gpu(&a))
-        return run_banded_fast(p, in, out, dev_in, &a, band_rows, t, &since);
-    FXI_TRY(upload_bands(p, in, dev_in, in_row, band_rows, NULL));
+        return run_banded_fast(p, in, hin->direct, out, hout->direct, dev_in, &a, band_rows, t,
+                               &since);
+    FXI_TRY(upload_bands(p, in, hin->direct, dev_in, in_row, band_rows, NULL));
     FXI_TRY(slots_sync(p)); /* the equalization runs on the context's stream */
     if (t) t->upload_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
@@ -331,7 +417,7 @@ static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *
     FXI_TRY(fxi_stream_sync(ctx)); /* the bands come down on other streams */
     if (t) t->compute_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
-    FXI_TRY(download_bands(p, dev_out, out, out_row, band_rows, NULL));
+    FXI_TRY(download_bands(p, dev_out, out, hout->direct, out_row, band_rows, NULL));
     if (t) t->download_ms += fx_elapsed_ms(since, fx_time_ns());
     return FX_OK;
 }

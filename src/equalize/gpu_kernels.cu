@@ -139,17 +139,21 @@ __device__ unsigned long long block_exclusive_scan(unsigned long long v, unsigne
     return inclusive - v;
 }
 
-__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_lut(fxi_eq_kernel_args a)
+/* The LUT of histogram `index` (plane x tile) whose counts are h, by the whole block
+ * (blockDim.x a power of two, scan_tmp one entry a thread): eq_lut's block, or the last
+ * block of the fast counting pass (eq_hist_u8, global equalization: its planes one
+ * after the other). */
+__device__ void lut_of(const fxi_eq_kernel_args &a, unsigned index, const uint32_t *h,
+                       unsigned long long *scan_tmp)
 {
-    __shared__ unsigned long long scan_tmp[MAX_SCAN_THREADS];
     __shared__ unsigned long long s_total, s_clipped;
     __shared__ unsigned s_first;
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
-    const unsigned plane = blockIdx.x / tiles;
-    uint32_t *h = a.hist + static_cast<size_t>(blockIdx.x) * a.bins;
-    uint16_t *lut = a.bin_lut + static_cast<size_t>(blockIdx.x) * a.bins;
+    const unsigned plane = index / tiles;
+    uint16_t *lut = a.bin_lut + static_cast<size_t>(index) * a.bins;
     const uint32_t per = (a.bins + blockDim.x - 1) / blockDim.x;
     const uint32_t b0 = min(a.bins, threadIdx.x * per), b1 = min(a.bins, b0 + per);
+    __syncthreads(); /* an earlier call's reads of the shared values are done */
     if (threadIdx.x == 0) s_total = 0, s_clipped = 0, s_first = a.bins;
     __syncthreads();
 
@@ -221,6 +225,12 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_lut(fxi_eq_kernel_arg
     if (threadIdx.x == 0) a.identity[plane] = identity;
 }
 
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_lut(fxi_eq_kernel_args a)
+{
+    __shared__ unsigned long long scan_tmp[MAX_SCAN_THREADS];
+    lut_of(a, blockIdx.x, a.hist + static_cast<size_t>(blockIdx.x) * a.bins, scan_tmp);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_map(fxi_eq_kernel_args a)
 {
@@ -285,8 +295,9 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_map(fxi_eq_kernel_arg
  * input's is stored byte by byte. The thread steps of all rows are one flat index
  * (rows x units), so a grid sized for the GPU has no idle threads at row ends.
  *
- * Counting (eq_hist_u8): per block SUB_HISTS shared copies of the histograms (warp %
- * SUB_HISTS), so a warp's equal keys collide in one copy only, and runs of equal keys
+ * Counting (eq_hist_u8): per block SUB_HISTS shared copies of the histograms (lane %
+ * SUB_HISTS, each copy a bank further: a warp's equal keys spread over the copies'
+ * banks; or warp % SUB_HISTS, equalize_tuning.h), and runs of equal keys
  * within a thread's group add once; one global atomic per used bin at the end. The
  * grid is (tile, slice of rows): global equalization is one tile (the image or a
  * host image's band), CLAHE reads its tiles through OpenCV's reflect-101 padding.
@@ -375,11 +386,20 @@ __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane, cons
     return px[plane];
 }
 
+/* hsv's factor per V (fxi_hsv_u8_factor of V and its V') in shared memory; one entry
+ * elsewhere. */
+template <int MODE> struct factor_table {
+    static constexpr int size = MODE == FXI_EQ_MODE_HSV ? LEVELS_U8 : 1;
+};
+
 /* The pixel's result from its channels and the LUT (shared, planes x 256; for
- * hsv-float the float V' per bin in hsv_f). */
+ * hsv-float the float V' per bin in hsv_f; for hsv the factor per V in factor:
+ * fxi_hsv_u8_apply, one lookup a pixel and a multiply-add and a shift a channel, where
+ * the float form (fxi_hsv_f32_apply) spent two lookups and two conversions a channel;
+ * the same bytes). */
 template <int MODE>
 __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
-                                           const float *hsv_f, const float *hsv_g,
+                                           const float *hsv_f, const uint32_t *factor,
                                            const float *unit, uint32_t *res)
 {
     if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
@@ -388,9 +408,9 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
     } else if (MODE == FXI_EQ_MODE_GRAY) {
         res[0] = lut[px[0]];
     } else if (MODE == FXI_EQ_MODE_HSV) {
-        const uint32_t v = fxi_max3(px[0], px[1], px[2]);
+        const uint32_t f = factor[fxi_max3(px[0], px[1], px[2])];
         for (int c = 0; c < 3; c++)
-            res[c] = fxi_hsv_f32_apply(px[c], hsv_f[v], hsv_g[v]);
+            res[c] = fxi_hsv_u8_apply(px[c], f);
     } else if (MODE == FXI_EQ_MODE_LUMA) {
         const uint32_t y = fxi_luma(px[0], px[1], px[2]);
         int32_t cr, cb;
@@ -409,11 +429,13 @@ struct fast_tiles {
     unsigned rows_per_block;
 };
 
-/* Count group `unit` of the segment seg (pixels long) into the shared copy h; for
- * to-gray with gray_seg, also write the keys (the gray pixels) there. */
+/* Count group `unit` of the segment seg (pixels long) into the thread's shared counters
+ * (plane k's key at h[(k * 256 + key) * step]: hist_layout); for to-gray with gray_seg,
+ * also write the keys (the gray pixels) there. */
 template <int MODE>
 __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsigned unit,
-                                            const float *unit_of, uint32_t *h, uint8_t *gray_seg)
+                                            const float *unit_of, uint32_t *h, unsigned step,
+                                            uint8_t *gray_seg)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg), CH, pixels, unit);
@@ -466,33 +488,71 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
                 if (keys[k][p] == key) {
                     count++;
                 } else {
-                    atomicAdd(h + k * LEVELS_U8 + key, count);
+                    atomicAdd(h + (k * LEVELS_U8 + key) * step, count);
                     key = keys[k][p];
                     count = 1;
                 }
             }
         }
-        atomicAdd(h + k * LEVELS_U8 + key, count);
+        atomicAdd(h + (k * LEVELS_U8 + key) * step, count);
     }
 }
 
-/* blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
+/* Where a block's threads count (shared memory, 32-bit counters):
+ * - lane columns (one-plane modes, FXI_EQ_GPU_FAST_LANE_COLUMNS): word key * 32 + lane,
+ *   a column of 256 counters per lane shared by the block's warps. A warp's atomics
+ *   then hit 32 different banks whatever its keys (no bank or address conflict: one
+ *   pass each), where keys spread over one copy serialise on the busiest bank. 32 KiB
+ *   a block.
+ * - sub-histograms (rgb's three planes: 96 KiB of columns would not fit): SUB_HISTS
+ *   copies of planes x 256, each padded a word (a bank) further, the thread's copy
+ *   lane % SUB_HISTS or warp % SUB_HISTS (FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE).
+ * A thread's counter for (plane k, key) is at base + (k * 256 + key) * step; the block's
+ * count of entry i (plane * 256 + key) the sum of its `copies` words at word(i, c). */
+template <int MODE> struct hist_layout {
+    static constexpr int planes = fast_mode<MODE>::planes;
+    static constexpr bool columns = planes == 1 && FXI_EQ_GPU_FAST_LANE_COLUMNS != 0;
+    static constexpr int copy_words = planes * LEVELS_U8 + 1;
+    static constexpr int copies = columns ? WARP : SUB_HISTS;
+    static constexpr int words = columns ? LEVELS_U8 * WARP : SUB_HISTS * copy_words;
+    static constexpr unsigned step = columns ? WARP : 1u;
+
+    __device__ static unsigned base()
+    {
+        const unsigned lane = threadIdx.x % WARP;
+        if (columns) return lane;
+        const unsigned copy =
+            (FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE ? lane : threadIdx.x / WARP) % SUB_HISTS;
+        return copy * copy_words;
+    }
+    /* Copy c of entry i; for columns, the copies of entry i are read rotated by i, so the
+     * threads of a warp (consecutive i) read 32 different banks. */
+    __device__ static unsigned word(unsigned i, unsigned c)
+    {
+        return columns ? i * WARP + ((c + i) & (WARP - 1)) : c * copy_words + i;
+    }
+};
+
+/* The counting pass (eq_hist_u8 and, with the LUT folded in, eq_hist_lut_u8).
+ * blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
  * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
  * gray (global to-gray only, else null): where the gray keys are written, the output
  * image, so that the mapping pass reads one byte a pixel instead of three. */
-template <int MODE>
-__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
-    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
-               size_t gray_stride)
+template <int MODE, bool FOLD_LUT>
+__device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fast_tiles t,
+                                           uint32_t *hist, uint8_t *gray, size_t gray_stride,
+                                           const fxi_eq_kernel_args &lut)
 {
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
-    __shared__ uint32_t sh[SUB_HISTS][PLANES * LEVELS_U8];
+    using layout = hist_layout<MODE>;
+    __shared__ __align__(8) uint32_t sh[layout::words];
+    __shared__ bool last_block;
     __shared__ float unit_of[unit_table<MODE>::size];
-    for (int i = threadIdx.x; i < SUB_HISTS * PLANES * LEVELS_U8; i += blockDim.x)
-        (&sh[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < layout::words; i += blockDim.x)
+        sh[i] = 0;
     fill_unit_table<MODE>(unit_of);
     __syncthreads();
-    uint32_t *mine = sh[(threadIdx.x / WARP) % SUB_HISTS];
+    uint32_t *mine = sh + layout::base();
     const unsigned tiles = gridDim.x, tile = blockIdx.x;
     const int tx = static_cast<int>(tile) % t.tiles_x, ty = static_cast<int>(tile) / t.tiles_x;
     const int r0 = static_cast<int>(blockIdx.y * t.rows_per_block);
@@ -509,7 +569,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
             const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
             count_group<MODE>(
                 in + static_cast<size_t>(sy) * stride + static_cast<size_t>(x_begin) * CH, inside,
-                u, unit_of, mine,
+                u, unit_of, mine, layout::step,
                 gray ? gray + static_cast<size_t>(sy) * gray_stride + x_begin : nullptr);
         }
     }
@@ -525,20 +585,69 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
             for (int c = 0; c < CH; c++)
                 px[c] = p[c];
             for (int q = 0; q < PLANES; q++)
-                atomicAdd(mine + q * LEVELS_U8 + fast_key<MODE>(px, q, unit_of), 1u);
+                atomicAdd(mine + (q * LEVELS_U8 + fast_key<MODE>(px, q, unit_of)) * layout::step,
+                          1u);
         }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
         uint32_t sum = 0;
-        for (int s = 0; s < SUB_HISTS; s++)
-            sum += sh[s][i];
+        for (int c = 0; c < layout::copies; c++)
+            sum += sh[layout::word(static_cast<unsigned>(i), static_cast<unsigned>(c))];
         const unsigned plane = static_cast<unsigned>(i) / LEVELS_U8;
         if (sum)
             atomicAdd(hist + (static_cast<size_t>(plane) * tiles + tile) * LEVELS_U8 +
                           static_cast<unsigned>(i) % LEVELS_U8,
                       sum);
     }
+    if (!FOLD_LUT) return;
+    /* The LUT pass folded in (fold_lut: global equalization, the whole image in this
+     * launch): the last block to finish computes it, a launch saved. Each block's
+     * counts are in global memory (fence) before it counts itself done; the last one
+     * sees them all (fence) and resets the counter for the next launch. */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned blocks = gridDim.x * gridDim.y;
+        last_block = atomicAdd(lut.hist_done, 1u) == blocks - 1u;
+    }
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    /* The counters are free now: their words hold the scan (2 words a thread) and,
+     * after it, the image's histograms, read from L2 (ld.cg: never a line this SM's L1
+     * kept from earlier). */
+    unsigned long long *scan_tmp = reinterpret_cast<unsigned long long *>(sh);
+    uint32_t *counts = sh + 2 * blockDim.x;
+    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x)
+        counts[i] = __ldcg(hist + i);
+    __syncthreads();
+    for (unsigned plane = 0; plane < static_cast<unsigned>(PLANES); plane++)
+        lut_of(lut, plane, counts + plane * LEVELS_U8, scan_tmp);
+    if (threadIdx.x == 0) *lut.hist_done = 0u;
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
+    eq_hist_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
+               size_t gray_stride, fxi_eq_kernel_args lut)
+{
+    count_pass<MODE, false>(in, stride, t, hist, gray, gray_stride, lut);
+}
+
+/* The counting pass whose last block computes the LUTs (fold_lut), a kernel of its own:
+ * the LUT's code would raise every counting launch's registers (53 against 39 for
+ * gray: a third of the occupancy), so this one runs blocks of at most FOLD_MAX_BLOCK
+ * threads with its registers capped for FOLD_MIN_BLOCKS of them an SM. */
+constexpr unsigned FOLD_MAX_BLOCK = 256;
+constexpr int FOLD_MIN_BLOCKS = FXI_EQ_GPU_FOLD_MIN_BLOCKS;
+
+template <int MODE>
+__global__ void __launch_bounds__(FOLD_MAX_BLOCK, FOLD_MIN_BLOCKS)
+    eq_hist_lut_u8(const uint8_t *in, size_t stride, fast_tiles t, uint32_t *hist, uint8_t *gray,
+                   size_t gray_stride, fxi_eq_kernel_args lut)
+{
+    count_pass<MODE, true>(in, stride, t, hist, gray, gray_stride, lut);
 }
 
 /* A 1-D grid striding over height x units thread steps. */
@@ -552,7 +661,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
     constexpr int CH = fast_mode<MODE>::channels, OCH = CH, PLANES = fast_mode<MODE>::planes;
     __shared__ uint32_t lut[PLANES * LEVELS_U8];
     __shared__ float hsv_f[LEVELS_U8];
-    __shared__ float hsv_g[LEVELS_U8];
+    __shared__ uint32_t hsv_factor[factor_table<MODE>::size];
     __shared__ float unit[unit_table<MODE>::size];
     fill_unit_table<MODE>(unit);
     for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
@@ -561,7 +670,8 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
             continue;
         }
         lut[i] = value_lut[i];
-        if (MODE == FXI_EQ_MODE_HSV) fxi_hsv_f32_factors(i, value_lut[i], &hsv_f[i], &hsv_g[i]);
+        if (MODE == FXI_EQ_MODE_HSV)
+            hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), value_lut[i]);
     }
     /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
     const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
@@ -590,7 +700,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                     for (int c = 0; c < CH; c++)
                         res[c] = px[c];
                 else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_g, unit, res);
+                    fast_write<MODE>(px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
                     set_byte(o, p * OCH + c, res[c]);
             }
@@ -604,7 +714,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                     for (int c = 0; c < CH; c++)
                         res[c] = px[c];
                 else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_g, unit, res);
+                    fast_write<MODE>(px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
                     dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
             }
@@ -705,29 +815,76 @@ bool fast_clahe_map(const fxi_eq_kernel_args &a)
     X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA) X(FXI_EQ_MODE_RGB) X(FXI_EQ_MODE_HSV_FLOAT)
 #define FAST_COUNT_MODES(X) FAST_MAP_MODES(X) X(FXI_EQ_MODE_TO_GRAY)
 
-/* The fast counting pass over a's image (global: a band of it, as narrowed; CLAHE: the
- * whole image in its tiles). */
-fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream)
+/* The fast counting pass of mode M over t's image: as many blocks an SM as are
+ * resident together (FXI_EQ_FAST_THREADS_PER_SM at most; the lane columns' 32 KiB of
+ * shared memory allow fewer), so the grid is one full wave, never a wave and a bit. */
+template <int M, bool FOLD_LUT>
+fx_status launch_hist_mode(fx_context *ctx, fast_tiles t, int tiles, unsigned block,
+                           const uint8_t *in, size_t in_stride, uint32_t *hist, uint8_t *gray,
+                           size_t gray_stride, const fxi_eq_kernel_args &lut, cudaStream_t stream)
 {
+    const int sms = ctx->cuda->multiprocessors;
+    auto kernel = FOLD_LUT ? eq_hist_lut_u8<M> : eq_hist_u8<M>;
+    int resident = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, static_cast<int>(block),
+                                                      0) != cudaSuccess)
+        resident = 0;
+    const fxi_eq_hist_launch h = fxi_eq_fast_hist_geometry(t.tile_h, tiles, block, sms, resident);
+    t.rows_per_block = h.rows_per_block;
+    kernel<<<dim3(h.tiles, h.slices), block, 0, stream>>>(in, in_stride, t, hist, gray,
+                                                          gray_stride, lut);
+    return fxi_cuda_check_launch(ctx, FOLD_LUT ? "eq_hist_lut_u8" : "eq_hist_u8");
+}
+
+/* Whether the fast counting pass of a's whole image computes the LUTs in its last block
+ * (eq_hist_lut_u8): global equalization of a one-plane mode, a block size the scan
+ * takes (a power of two, at most FOLD_MAX_BLOCK) with room for the scan in the
+ * counters' shared memory, and the counter to find the last block. CLAHE keeps eq_lut (one block a tile: many LUTs in parallel), and so do the
+ * bands of a host image (the LUT needs them all). */
+template <int M> bool fold_lut_fits(unsigned block)
+{
+    /* rgb's three planes: its pass needs more registers than the cap leaves (spills) */
+    return fast_mode<M>::planes == 1 && block >= WARP && (block & (block - 1)) == 0 &&
+           block <= FOLD_MAX_BLOCK &&
+           static_cast<size_t>(hist_layout<M>::words) >=
+               2u * block + static_cast<size_t>(fast_mode<M>::planes) * LEVELS_U8;
+}
+
+bool fold_lut(const fxi_eq_kernel_args &a)
+{
+    if (!FXI_EQ_GPU_FOLD_LUT || a.adaptive || !a.hist_done || !fast_count(a)) return false;
+    switch (a.mode) {
+#define FOLD_CASE(M)                                                                               \
+    case M: return fold_lut_fits<M>(a.block);
+        FAST_COUNT_MODES(FOLD_CASE)
+#undef FOLD_CASE
+    default: return false;
+    }
+}
+
+/* The fast counting pass over a's image (global: a band of it, as narrowed; CLAHE: the
+ * whole image in its tiles); with with_lut (fold_lut true), the LUT pass too. */
+fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream,
+                           bool with_lut = false)
+{
+    const fxi_eq_kernel_args &lut = a;
     fast_tiles t;
     t.width = a.width;
     t.height = a.height;
     t.tiles_x = a.adaptive ? a.grid.tiles_x : 1;
     t.tile_w = a.adaptive ? a.grid.tile_w : a.width;
     t.tile_h = a.adaptive ? a.grid.tile_h : a.height;
+    t.rows_per_block = 0;
     const int tiles = a.adaptive ? a.grid.tiles_x * a.grid.tiles_y : 1;
-    const fxi_eq_hist_launch h =
-        fxi_eq_fast_hist_geometry(t.tile_h, tiles, a.block, ctx->cuda->multiprocessors);
-    t.rows_per_block = h.rows_per_block;
-    const dim3 grid(h.tiles, h.slices);
     /* Global to-gray: the gray image goes to the output here (launch_fast_map). */
     uint8_t *gray = a.mode == FXI_EQ_MODE_TO_GRAY && !a.adaptive ? a.out : nullptr;
     switch (a.mode) {
 #define HIST_CASE(M)                                                                               \
     case M:                                                                                        \
-        eq_hist_u8<M>                                                                              \
-            <<<grid, a.block, 0, stream>>>(a.in, a.in_stride, t, a.hist, gray, a.out_stride);      \
-        break;
+        return with_lut ? launch_hist_mode<M, true>(ctx, t, tiles, a.block, a.in, a.in_stride,    \
+                                                    a.hist, gray, a.out_stride, lut, stream)       \
+                        : launch_hist_mode<M, false>(ctx, t, tiles, a.block, a.in, a.in_stride,   \
+                                                     a.hist, gray, a.out_stride, lut, stream);
         FAST_COUNT_MODES(HIST_CASE)
 #undef HIST_CASE
     default: break;
@@ -800,7 +957,9 @@ extern "C" fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_ker
     const fxi_eq_kernel_args &a = *args;
     const size_t tiles = static_cast<size_t>(a.grid.tiles_x) * a.grid.tiles_y;
     const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
-    return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist);
+    /* the last-block counter after the histograms too (zero as the last block leaves
+     * it; cleared here as well, in case a launch failed part-way) */
+    return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist + sizeof *a.hist_done);
 }
 
 extern "C" fx_status fxi_equalize_fast_hist_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
@@ -838,8 +997,9 @@ extern "C" fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_ar
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
     FXI_TRY(fxi_equalize_clear_launch(ctx, args));
 
+    const bool lut_folded = fold_lut(a);
     if (fast_count(a)) {
-        FXI_TRY(launch_fast_hist(ctx, a, stream));
+        FXI_TRY(launch_fast_hist(ctx, a, stream, lut_folded));
     } else {
         const fxi_eq_hist_launch h = fxi_eq_hist_geometry(
             a.grid.tile_h, static_cast<int>(tiles), static_cast<int>(a.block), sms, BLOCKS_PER_SM);
@@ -855,7 +1015,7 @@ extern "C" fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_ar
         FXI_TRY(fxi_cuda_check_launch(ctx, "eq_histogram"));
     }
 
-    FXI_TRY(fxi_equalize_lut_launch(ctx, args, stream));
+    if (!lut_folded) FXI_TRY(fxi_equalize_lut_launch(ctx, args, stream));
 
     if (fast_u8(a)) return launch_fast_map(ctx, a, stream);
     if (fast_clahe_map(a)) return launch_fast_clahe_map(ctx, a, stream);

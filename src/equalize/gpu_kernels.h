@@ -25,6 +25,7 @@ typedef struct fxi_eq_kernel_args {
     float inv_tile_w, inv_tile_h; /* 1.0f / tile size, as the CPU computes them */
     const uint8_t *mask;          /* width * height bytes or NULL */
     uint32_t *hist;               /* planes * tiles * bins, zeroed by the launcher */
+    unsigned *hist_done;          /* after hist: blocks of the counting pass done (0 between) */
     uint16_t *bin_lut;            /* planes * tiles * bins */
     uint16_t *value_lut;          /* planes << level_bits (global) */
     float *float_lut;             /* bins (hsv-float global) */

@@ -5,10 +5,12 @@
  * around multiples of 16), row starts and pitches off the 16-byte grid (input and
  * output differently), CLAHE grids that do not divide the image or are wider than it,
  * constant images and images with one bin holding almost everything, several
- * --gpu-block sizes. A wrong byte of any group kind fails a case. */
+ * --gpu-block sizes; and large images with every 8-bit colour through one plan, run
+ * after run. A wrong byte of any group kind fails a case. */
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
+#include "gpu/gpu_internal.h"
 
 typedef struct shape {
     int w, h;
@@ -193,8 +195,153 @@ FXT_TEST(host_images_of_odd_widths_match_cpu)
     fx_context_destroy(cpu);
 }
 
+/* Every 8-bit colour once (4096x4096 RGB: R, G and B from the pixel's index), so hsv's
+ * integer mapping (fxi_hsv_u8_apply) meets every (channel, V) pair; twisted by `turn`
+ * so a second image has other LUTs. The gray image: every level many times over. */
+static void fill_every_colour(fx_image *img, unsigned turn)
+{
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = fx_image_row(img, y);
+        for (int x = 0; x < img->width; x++) {
+            const uint32_t i = (uint32_t)y * (uint32_t)img->width + (uint32_t)x;
+            if (img->channels == 1) {
+                row[x] = (uint8_t)((x * 7u + y * 3u + ((x * y) >> 9) + turn * 31u) % 256u);
+                continue;
+            }
+            for (int c = 0; c < 3; c++)
+                row[3 * x + c] = (uint8_t)((i >> (8 * c)) + turn * (37u + 50u * c));
+        }
+    }
+}
+
+/* Large device images through one plan, run after run: many blocks in the counting pass
+ * (the last one of them computes the LUTs where that is folded in, and must leave the
+ * block counter at zero for the next run), other images on the same plan (other LUTs),
+ * every global fast layout and --gpu-block sizes with and without the fold. */
+FXT_TEST(large_images_through_one_plan_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const int blocks[] = {0, 96, 512};
+    const int w = 4096, h = getenv("FXKIT_UNDER_SANITIZER") ? 64 : 4096;
+    int bad = 0;
+    for (int l = 0; l < LAYOUTS; l++) {
+        const layout *L = &layouts[l];
+        if (L->adaptive) continue;
+        for (int b = 0; b < 3; b++) {
+            fx_equalize_options o;
+            fx_equalize_options_init(&o);
+            o.space = L->space;
+            o.gpu_block = blocks[b];
+            const int out_ch = fx_equalize_output_channels(&o, L->channels);
+            fx_image in = gpu_padded_image(w, h, L->channels, FX_U8, 0);
+            fx_image want = gpu_padded_image(w, h, out_ch, FX_U8, 0);
+            fx_image got = gpu_padded_image(w, h, out_ch, FX_U8, 0);
+            fx_image din = {0}, dout = {0};
+            fx_equalize_plan *plan = NULL;
+            const fx_image_desc desc = fx_image_desc_of(&in);
+            int ok = FXT_CHECK_OK(fx_image_alloc_device(gpu, &din, w, h, L->channels, FX_U8),
+                                  gpu) &&
+                     FXT_CHECK_OK(fx_image_alloc_device(gpu, &dout, w, h, out_ch, FX_U8), gpu) &&
+                     FXT_CHECK_OK(fx_equalize_plan_create(gpu, &o, &desc, &plan), gpu);
+            for (unsigned turn = 0; ok && turn < 3; turn++) {
+                fill_every_colour(&in, turn % 2);
+                ok = FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu) &&
+                     FXT_CHECK_OK(fx_image_upload(gpu, &in, &din), gpu) &&
+                     FXT_CHECK_OK(fx_equalize_run(plan, &din, &dout, NULL), gpu) &&
+                     FXT_CHECK_OK(fx_image_download(gpu, &dout, &got), gpu);
+                if (ok && !fxt_images_equal(&got, &want)) {
+                    bad++;
+                    fprintf(stderr, "  %dx%dx%d space %d block %d run %u differs\n", w, h,
+                            L->channels, L->space, o.gpu_block, turn);
+                }
+            }
+            bad += !ok;
+            fx_equalize_plan_free(plan);
+            fx_image_free(&din);
+            fx_image_free(&dout);
+            free(in.data);
+            free(want.data);
+            free(got.data);
+        }
+    }
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
+/* A host image in page-locked memory (the context's cudaHostAlloc), rows `pad` bytes
+ * apart: the equalization copies its bands straight from and to its rows (no packing). */
+static int pinned_image(fx_context *gpu, fx_image *img, int w, int h, int ch, size_t pad)
+{
+    memset(img, 0, sizeof *img);
+    const size_t stride = (size_t)w * (size_t)ch + pad;
+    void *data = NULL;
+    if (fxi_pinned_alloc(gpu, stride * (size_t)h, &data) != FX_OK || !data) return 0;
+    memset(data, 0xA5, stride * (size_t)h);
+    img->width = w;
+    img->height = h;
+    img->channels = ch;
+    img->type = FX_U8;
+    img->stride = stride;
+    img->data = data;
+    return 1;
+}
+
+/* Page-locked host images (input, output or both, packed or padded rows) through every
+ * layout, fast and general paths, several bands: the CPU's bytes. */
+FXT_TEST(page_locked_host_images_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const shape sizes[] = {{333, 777}, {4099, 1100}};
+    int bad = 0;
+    for (int s = 0; s < 2; s++)
+        for (int l = 0; l < LAYOUTS; l++)
+            for (int which = 1; which < 4; which++) { /* 1 input, 2 output, 3 both */
+                const layout *L = &layouts[l];
+                const int w = sizes[s].w, h = sizes[s].h;
+                fx_equalize_options o;
+                fx_equalize_options_init(&o);
+                o.space = L->space;
+                o.adaptive = L->adaptive;
+                if (L->tiles) o.tiles = L->tiles;
+                const int ch = fx_equalize_output_channels(&o, L->channels);
+                const size_t pad = which == 3 ? (size_t)(s * 13 + 3) : 0;
+                fx_image in = gpu_padded_image(w, h, L->channels, FX_U8, pad);
+                fx_image got = gpu_padded_image(w, h, ch, FX_U8, pad + 1);
+                fx_image want = gpu_padded_image(w, h, ch, FX_U8, 0);
+                fx_image pin_in = {0}, pin_out = {0};
+                fill(&in, RANDOM, (uint64_t)(s * 1000 + l * 10 + which));
+                int ok = (!(which & 1) || pinned_image(gpu, &pin_in, w, h, L->channels, pad)) &&
+                         (!(which & 2) || pinned_image(gpu, &pin_out, w, h, ch, pad + 1));
+                if (ok && (which & 1))
+                    for (int y = 0; y < h; y++)
+                        memcpy(fx_image_row(&pin_in, y), fx_image_row(&in, y),
+                               (size_t)w * (size_t)L->channels);
+                const fx_image *src = which & 1 ? &pin_in : &in;
+                fx_image *dst = which & 2 ? &pin_out : &got;
+                ok = ok && FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu) &&
+                     FXT_CHECK_OK(fx_equalize(gpu, &o, src, dst, NULL), gpu) &&
+                     fxt_images_equal(dst, &want);
+                if (!ok) {
+                    bad++;
+                    fprintf(stderr, "  page-locked (%d) %dx%dx%d space %d adaptive %d differs\n",
+                            which, w, h, L->channels, L->space, L->adaptive);
+                }
+                fxi_pinned_free(gpu, pin_in.data);
+                fxi_pinned_free(gpu, pin_out.data);
+                free(in.data);
+                free(got.data);
+                free(want.data);
+            }
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 GPU_TEST_MAIN(FXT_CASE(fast_kernels_match_cpu_at_every_alignment),
-              FXT_CASE(host_images_of_odd_widths_match_cpu))
+              FXT_CASE(page_locked_host_images_match_cpu),
+              FXT_CASE(host_images_of_odd_widths_match_cpu),
+              FXT_CASE(large_images_through_one_plan_match_cpu))
 #else
 int main(void)
 {

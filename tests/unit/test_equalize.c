@@ -606,16 +606,23 @@ FXT_TEST(gpu_fast_groups_cover_each_pixel_once)
     static const int tiles[] = {1, 64, 65536};
     for (int h = 0; h < 5; h++)
         for (int t = 0; t < 3; t++) {
-            const fxi_eq_hist_launch l = fxi_eq_fast_hist_geometry(heights[h], tiles[t], 256, 132);
+            const fxi_eq_hist_launch l = fxi_eq_fast_hist_geometry(heights[h], tiles[t], 256, 132, 0);
             FXT_CHECK(l.slices >= 1 && l.slices <= FXI_EQ_MAX_GRID_Y &&
                       l.tiles == (unsigned)tiles[t]);
             FXT_CHECK((long)l.slices * l.rows_per_block >= heights[h]);
             FXT_CHECK((long)(l.slices - 1) * l.rows_per_block < heights[h]);
         }
     /* 10000x6000 in one tile: the GPU's 8 blocks an SM, 6 rows each. */
-    const fxi_eq_hist_launch whole = fxi_eq_fast_hist_geometry(6000, 1, 256, 132);
+    const fxi_eq_hist_launch whole = fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 0);
     FXT_CHECK_EQ(whole.rows_per_block, 6);
     FXT_CHECK_EQ(whole.slices, 1000);
+    /* Six resident blocks an SM (the lane columns' shared memory): one wave of 792. */
+    const fxi_eq_hist_launch six = fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 6);
+    FXT_CHECK_EQ(six.rows_per_block, 8);
+    FXT_CHECK_EQ(six.slices, 750);
+    FXT_CHECK(six.slices <= 132u * 6u);
+    /* More resident than wanted changes nothing. */
+    FXT_CHECK_EQ(fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 16).slices, 1000);
     FXT_CHECK(fxi_eq_clahe_luts_fit(64, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
     FXT_CHECK(fxi_eq_clahe_luts_fit(192, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
     FXT_CHECK(!fxi_eq_clahe_luts_fit(193, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
@@ -668,6 +675,15 @@ FXT_TEST(per_pixel_functions)
             for (uint32_t c = 0; c <= v; c++)
                 f32_bad += fxi_hsv_channel_f32(c, v, v2) != fxi_hsv_channel(c, v, v2, 255);
     FXT_CHECK_EQ(f32_bad, 0);
+    /* The GPU's integer form (a factor per V), over every 8-bit input. */
+    long u8_bad = 0;
+    for (uint32_t v = 0; v < 256; v++)
+        for (uint32_t v2 = 0; v2 < 256; v2++) {
+            const uint32_t factor = fxi_hsv_u8_factor(v, v2);
+            for (uint32_t c = 0; c <= v; c++)
+                u8_bad += fxi_hsv_u8_apply(c, factor) != fxi_hsv_channel(c, v, v2, 255);
+        }
+    FXT_CHECK_EQ(u8_bad, 0);
     FXT_CHECK_EQ(fxi_hsv_channel(40000, 65535, 65535, 65535), 40000);
     FXT_CHECK_EQ(fxi_hsv_channel(0, 0, 200, 255), 0);
     FXT_CHECK_EQ(fxi_bin_of(255, 256, 8), 255);
