@@ -30,6 +30,7 @@ struct fx_context {
     void *scratch;  /* host scratch, grown on demand */
     size_t scratch_size;
     fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU */
+    bool gpu_warm; /* FX_DEVICE_AUTO: an item chose the GPU (core/device_cost.h) */
 };
 
 /* ---- errors: whoever detects an error writes the detail once; callers propagate ---- */
