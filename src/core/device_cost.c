@@ -13,7 +13,8 @@ double fxi_cpu_estimate_s(const fxi_item_cost *c, int threads)
 {
     if (threads < 1 || c->cpu_serial) threads = 1;
     double compute = c->cpu_thread_s;
-    if (threads > 1) compute = compute / (threads * FXI_CPU_THREAD_EFFICIENCY) + FXI_CPU_POOL_WAKE_S;
+    if (threads > 1)
+        compute = compute / (threads * FXI_CPU_THREAD_EFFICIENCY) + FXI_CPU_POOL_WAKE_S;
     double floor = c->cpu_bytes / FXI_CPU_MEMORY_BYTES_PER_S;
     /* Streamed: the bands' decoding and encoding overlap the arithmetic. */
     const double files = c->stream_bytes / FXI_STREAM_BANDED_BYTES_PER_S;
@@ -70,8 +71,8 @@ void fxi_device_estimate_make(const fxi_item_cost *c, const fxi_device_setting *
         out->reason = FXI_REASON_NO_GPU;
         return;
     }
-    const int sms = rates->multiprocessors > 0 ? rates->multiprocessors
-                                               : FXI_GPU_DEFAULT_MULTIPROCESSORS;
+    const int sms =
+        rates->multiprocessors > 0 ? rates->multiprocessors : FXI_GPU_DEFAULT_MULTIPROCESSORS;
     const double up = rates->upload_bytes_per_s > 0 ? rates->upload_bytes_per_s
                                                     : FXI_GPU_DEFAULT_COPY_BYTES_PER_S;
     const double down = rates->download_bytes_per_s > 0 ? rates->download_bytes_per_s
@@ -85,8 +86,8 @@ void fxi_device_estimate_make(const fxi_item_cost *c, const fxi_device_setting *
         out->staging_s = staging_s(c);
         out->stream_s = stream_s(c);
     }
-    out->gpu_s = c->gpu_fixed_s + c->gpu_sm_s / sms + out->pcie_s + out->staging_s +
-                 out->stream_s + out->first_use_s;
+    out->gpu_s = c->gpu_fixed_s + c->gpu_sm_s / sms + out->pcie_s + out->staging_s + out->stream_s +
+                 out->first_use_s;
     if (c->on_device) {
         out->device = FX_DEVICE_GPU;
         out->reason = FXI_REASON_ON_DEVICE;
@@ -133,7 +134,8 @@ static void gpu_parts(const fxi_device_estimate *e, char *parts, size_t size)
         else
             at += (size_t)snprintf(parts + at, size - at, "PCIe %s + %s", up, down);
         if (at < size)
-            at += (size_t)snprintf(parts + at, size - at, " at %.0f GB/s", e->copy_bytes_per_s / GB);
+            at +=
+                (size_t)snprintf(parts + at, size - at, " at %.0f GB/s", e->copy_bytes_per_s / GB);
     }
     const struct {
         double s;
@@ -243,8 +245,8 @@ fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool 
         e->device = FX_DEVICE_CPU;
         e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
         e->reason = FXI_REASON_TINY;
-    } else if (!c->on_device && fxi_cpu_estimate_s(c, ctx->threads) <
-                                    fxi_gpu_least_on_s(c, &s, e)) {
+    } else if (!c->on_device &&
+               fxi_cpu_estimate_s(c, ctx->threads) < fxi_gpu_least_on_s(c, &s, e)) {
         /* Nor once the host's share and this context's first use are counted: no
          * measuring either (it would cost the item ~10 ms). */
         e->device = FX_DEVICE_CPU;

@@ -35,25 +35,25 @@ typedef struct filter_case {
 /* The measured cases (bench/device_auto.py on the H200, per item through files: cpu /
  * gpu ms) first, then cases the model must keep. */
 static const filter_case filter_cases[] = {
-    {"file 10000x6000 gaussian:31 (75 / 216)", FX_STRATEGY_SEPARABLE, 31, 31, 961, 10000, 6000,
-     3, FX_U8, false, true, true, &one_file, FX_DEVICE_CPU},
+    {"file 10000x6000 gaussian:31 (75 / 216)", FX_STRATEGY_SEPARABLE, 31, 31, 961, 10000, 6000, 3,
+     FX_U8, false, true, true, &one_file, FX_DEVICE_CPU},
     {"file 10000x6000 box:3 (74 / 196)", FX_STRATEGY_BOX, 3, 3, 9, 10000, 6000, 3, FX_U8, false,
      true, true, &one_file, FX_DEVICE_CPU},
     {"file 10000x6000 dense 15x15 (221 / 260)", FX_STRATEGY_DIRECT, 15, 15, 225, 10000, 6000, 3,
      FX_U8, false, true, true, &one_file, FX_DEVICE_CPU},
-    {"file 16-bit 10000x6000 dense 15x15 (422 / 499)", FX_STRATEGY_DIRECT, 15, 15, 225, 10000,
-     6000, 3, FX_U16, false, true, true, &one_file, FX_DEVICE_CPU},
+    {"file 16-bit 10000x6000 dense 15x15 (422 / 499)", FX_STRATEGY_DIRECT, 15, 15, 225, 10000, 6000,
+     3, FX_U16, false, true, true, &one_file, FX_DEVICE_CPU},
     /* fft filters the whole image on either device: nothing streams. */
-    {"file 10000x6000 dense 25x25 fft (259 / 207)", FX_STRATEGY_FFT, 25, 25, 625, 10000, 6000,
-     3, FX_U8, false, false, true, &one_file, FX_DEVICE_GPU},
+    {"file 10000x6000 dense 25x25 fft (259 / 207)", FX_STRATEGY_FFT, 25, 25, 625, 10000, 6000, 3,
+     FX_U8, false, false, true, &one_file, FX_DEVICE_GPU},
     {"batch 320x240 dense 15x15 (6.4 / 6.5 each)", FX_STRATEGY_DIRECT, 15, 15, 225, 320, 240, 3,
      FX_U8, false, false, true, &batch_worker, FX_DEVICE_CPU},
     {"thumbnail gaussian:5", FX_STRATEGY_SEPARABLE, 5, 5, 25, 160, 120, 3, FX_U8, false, false,
      true, &one_file, FX_DEVICE_CPU},
     {"10000x6000 gaussian:5 in memory", FX_STRATEGY_SEPARABLE, 5, 5, 25, 10000, 6000, 3, FX_U8,
      false, false, true, &one_file, FX_DEVICE_CPU},
-    {"10000x6000 61x61 fft in memory", FX_STRATEGY_FFT, 61, 61, 3721, 10000, 6000, 3, FX_U8,
-     false, false, true, &one_file, FX_DEVICE_GPU},
+    {"10000x6000 61x61 fft in memory", FX_STRATEGY_FFT, 61, 61, 3721, 10000, 6000, 3, FX_U8, false,
+     false, true, &one_file, FX_DEVICE_GPU},
     {"warm 10000x6000 25x25 direct in memory", FX_STRATEGY_DIRECT, 25, 25, 625, 10000, 6000, 3,
      FX_U8, false, false, true, &warm_context, FX_DEVICE_GPU},
     {"thumbnail in device memory", FX_STRATEGY_BOX, 3, 3, 9, 64, 64, 1, FX_U8, true, false, true,
@@ -66,9 +66,14 @@ FXT_TEST(filter_items_go_where_the_model_says)
 {
     for (size_t i = 0; i < sizeof filter_cases / sizeof *filter_cases; i++) {
         const filter_case *c = &filter_cases[i];
-        fxi_filter_work w = {c->strategy, c->kw, c->kh, c->nonzero,
+        fxi_filter_work w = {c->strategy,
+                             c->kw,
+                             c->kh,
+                             c->nonzero,
                              {c->width, c->height, c->channels, c->type},
-                             c->channels, c->on_device, c->streamed};
+                             c->channels,
+                             c->on_device,
+                             c->streamed};
         fxi_item_cost cost;
         fxi_filter_cost(&w, &cost);
         fxi_device_estimate e;
@@ -80,9 +85,8 @@ FXT_TEST(filter_items_go_where_the_model_says)
         /* The shortcuts without rates never send to the CPU what the rates would not. */
         fxi_device_estimate bound;
         memset(&bound, 0, sizeof bound);
-        if (!c->on_device &&
-            fxi_cpu_estimate_s(&cost, c->setting->threads) <
-                fxi_gpu_least_on_s(&cost, c->setting, &bound))
+        if (!c->on_device && fxi_cpu_estimate_s(&cost, c->setting->threads) <
+                                 fxi_gpu_least_on_s(&cost, c->setting, &bound))
             FXT_CHECK_EQ(e.device, FX_DEVICE_CPU);
         if (!c->on_device && c->gpu_present) FXT_CHECK(bound.gpu_s <= e.gpu_s);
         FXT_CHECK(e.cpu_s > 0);
@@ -155,7 +159,8 @@ FXT_TEST(estimates_scale_and_read_well)
     char why[300];
     fxi_device_estimate_text(&e, 0, why, sizeof why);
     FXT_CHECK_CONTAINS(why, "cpu (auto: cpu ~");
-    FXT_CHECK_CONTAINS(why, "incl. PCIe 2 x 180 MB at 54 GB/s, packing 18 ms, first GPU use 17 ms)");
+    FXT_CHECK_CONTAINS(why,
+                       "incl. PCIe 2 x 180 MB at 54 GB/s, packing 18 ms, first GPU use 17 ms)");
     /* A first use shared out: later workers wait for the earlier ones. */
     FXT_CHECK(fxi_gpu_first_use_s(&cost, &batch_worker) > fxi_gpu_first_use_s(&cost, &one_file));
     FXT_CHECK(fxi_gpu_first_use_s(&cost, &warm_context) == 0);
