@@ -370,7 +370,8 @@ static fx_status run_auto(fx_filter_plan *p, const fx_image *src, fx_image *dst,
         FXI_TRY(plan_gpu_side(p));
         p->device.device = FX_DEVICE_GPU;
         p->device.reason = FXI_REASON_ON_DEVICE;
-        fxi_device_estimate_text(&p->device, ctx->gpu_index, p->device_why, sizeof p->device_why);
+        /* (adopted: the context's GPU is set up from now on) */
+        fxi_device_adopt(ctx, &p->device, &p->device, p->device_why, sizeof p->device_why);
         char *cut = strstr(p->explain, "; device: ");
         if (cut) snprintf(cut, sizeof p->explain - (size_t)(cut - p->explain), "; device: %s",
                           p->device_why);
