@@ -57,7 +57,10 @@ double fxi_gpu_least_on_s(const fxi_item_cost *c, const fxi_device_setting *s,
     e->staging_s = staging_s(c);
     e->stream_s = stream_s(c);
     e->first_use_s = fxi_gpu_first_use_s(c, s);
-    e->gpu_s = fxi_gpu_best_case_s(c) + e->staging_s + e->stream_s + e->first_use_s;
+    double best = fxi_gpu_best_case_s(c);
+    if (s->multiprocessors > 0 && s->multiprocessors < FXI_GPU_MAX_MULTIPROCESSORS)
+        best += c->gpu_sm_s / s->multiprocessors - c->gpu_sm_s / FXI_GPU_MAX_MULTIPROCESSORS;
+    e->gpu_s = best + e->staging_s + e->stream_s + e->first_use_s;
     return e->gpu_s;
 }
 
@@ -173,6 +176,12 @@ void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char 
     case FXI_REASON_NEEDS_GPU:
         snprintf(buf, size, "%s (auto: what was asked runs only on the GPU)", where);
         return;
+    case FXI_REASON_SURE: {
+        char parts[200];
+        gpu_parts(e, parts, sizeof parts);
+        snprintf(buf, size, "%s (auto: cpu ~%s, gpu at most ~%s incl. %s)", where, cpu, gpu, parts);
+        return;
+    }
     case FXI_REASON_BOUND: {
         char parts[200];
         gpu_parts(e, parts, sizeof parts);
@@ -199,10 +208,22 @@ bool fxi_device_auto(const fx_context *ctx)
     return ctx->requested == FX_DEVICE_AUTO && ctx->device == FX_DEVICE_GPU;
 }
 
+/* The estimate of c with the slowest copies any GPU has (FXI_GPU_MIN_COPY_BYTES_PER_S)
+ * and s's multiprocessors into e; true when the GPU wins even so. */
+static bool sure_of_gpu(const fxi_item_cost *c, const fxi_device_setting *s, double cpu_s,
+                        fxi_device_estimate *e)
+{
+    const fx_gpu_rates slowest = {FXI_GPU_MIN_COPY_BYTES_PER_S, FXI_GPU_MIN_COPY_BYTES_PER_S, 0,
+                                  s->multiprocessors, 0};
+    fxi_device_estimate_make(c, s, &slowest, e);
+    e->cpu_s = cpu_s;
+    return e->device == FX_DEVICE_GPU;
+}
+
 /* The context as the model sees it. */
 static fxi_device_setting setting_of(const fx_context *ctx)
 {
-    fxi_device_setting s = {ctx->threads, 1, ctx->gpu_warm};
+    fxi_device_setting s = {ctx->threads, 1, ctx->gpu_warm, fxi_gpu_multiprocessors(ctx)};
     const int cpus = fx_cpu_count();
     if (ctx->threads >= 1 && cpus > ctx->threads) s.workers = cpus / ctx->threads;
     return s;
@@ -252,6 +273,10 @@ fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool 
         e->device = FX_DEVICE_CPU;
         e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
         e->reason = FXI_REASON_BOUND;
+    } else if (!c->on_device && s.multiprocessors > 0 &&
+               sure_of_gpu(c, &s, fxi_cpu_estimate_s(c, ctx->threads), e)) {
+        /* Even at the slowest copies any GPU has: no measuring either. */
+        e->reason = FXI_REASON_SURE;
     } else {
         fx_gpu_rates rates;
         if (fx_gpu_rates_get(ctx, &rates) != FX_OK) {

@@ -72,6 +72,10 @@
  * no packing, no first use. */
 #define FXI_GPU_MAX_MULTIPROCESSORS 264
 #define FXI_GPU_MAX_COPY_BYTES_PER_S 128e9
+/* What every GPU's pinned copies beat (PCIe 3 x16 in practice), for a GPU choice made
+ * without measuring: the GPU estimate at this rate, with the context's own
+ * multiprocessors, below the CPU's. */
+#define FXI_GPU_MIN_COPY_BYTES_PER_S 12e9
 
 /* One item, as its job describes it. */
 typedef struct fxi_item_cost {
@@ -92,10 +96,11 @@ typedef struct fxi_item_cost {
 
 /* What the model knows of the context an item runs on. */
 typedef struct fxi_device_setting {
-    int threads;   /* its CPU threads */
-    int workers;   /* contexts expected to start on the GPU together: the machine's CPUs
-                    * over the context's threads (a batch of one-thread workers: the CPUs) */
-    bool gpu_warm; /* an earlier item of the context went to the GPU: the first use is paid */
+    int threads;         /* its CPU threads */
+    int workers;         /* contexts expected to start on the GPU together: the machine's CPUs
+                          * over the context's threads (a batch of one-thread workers: the CPUs) */
+    bool gpu_warm;       /* an earlier item of the context went to the GPU: the first use is paid */
+    int multiprocessors; /* its GPU's, when known without measuring (0: not known) */
 } fxi_device_setting;
 
 typedef enum fxi_device_reason {
@@ -106,9 +111,11 @@ typedef enum fxi_device_reason {
     FXI_REASON_FORCED,      /* the context was created for one device */
     FXI_REASON_NEEDS_GPU,   /* what was asked runs only on the GPU */
     FXI_REASON_FALLBACK,    /* the GPU ran out of memory: the CPU took the item */
-    FXI_REASON_BOUND        /* the CPU estimate is below the GPU's least cost on this
+    FXI_REASON_BOUND,       /* the CPU estimate is below the GPU's least cost on this
                              * context: its best case plus the host work and first use
                              * that no copy rate changes (no measuring needed) */
+    FXI_REASON_SURE         /* the GPU's estimate at FXI_GPU_MIN_COPY_BYTES_PER_S is below
+                             * the CPU's (no measuring needed) */
 } fxi_device_reason;
 
 typedef struct fxi_device_estimate {
@@ -130,9 +137,10 @@ double fxi_cpu_estimate_s(const fxi_item_cost *c, int threads);
 double fxi_gpu_best_case_s(const fxi_item_cost *c);
 /* The first GPU use of a cold context among s->workers starting together (0 when warm). */
 double fxi_gpu_first_use_s(const fxi_item_cost *c, const fxi_device_setting *s);
-/* The least c could take on any GPU from a context s: fxi_gpu_best_case_s plus the host
- * work (packing, the whole file) and the first use, which no GPU's rates change. Fills
- * e's staging_s, stream_s, first_use_s and gpu_s (the bound). */
+/* The least c could take on any GPU from a context s: fxi_gpu_best_case_s (with s's
+ * multiprocessors where known) plus the host work (packing, the whole file) and the
+ * first use, which no GPU's rates change. Fills e's staging_s, stream_s, first_use_s and
+ * gpu_s (the bound). */
 double fxi_gpu_least_on_s(const fxi_item_cost *c, const fxi_device_setting *s,
                           fxi_device_estimate *e);
 /* Both estimates and the choice. rates NULL: no GPU (the CPU). */

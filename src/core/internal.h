@@ -126,6 +126,8 @@ fx_status fxi_gpu_context_init(fx_context *ctx);
 /* Release the stream and any device/pinned buffers the context owns. Safe when
  * ctx->cuda is NULL. */
 void fxi_gpu_context_release(fx_context *ctx);
+/* The context's GPU's multiprocessors (read when the context was made); 0 without one. */
+int fxi_gpu_multiprocessors(const fx_context *ctx);
 /* fx_image_convert on the context's GPU (src/gpu/image_convert.c). */
 fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);

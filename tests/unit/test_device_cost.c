@@ -16,11 +16,11 @@
 static const fx_gpu_rates h200 = {53.6e9, 54.3e9, 2675e9, 132, 11.0};
 enum { HOST_THREADS = 16 };
 /* One command on one file: a 16-thread context, alone on the GPU, cold. */
-static const fxi_device_setting one_file = {HOST_THREADS, 1, false};
+static const fxi_device_setting one_file = {HOST_THREADS, 1, false, 132};
 /* A batch of 16 one-thread workers starting together, each cold. */
-static const fxi_device_setting batch_worker = {1, HOST_THREADS, false};
+static const fxi_device_setting batch_worker = {1, HOST_THREADS, false, 132};
 /* A library context that already ran a GPU item. */
-static const fxi_device_setting warm_context = {HOST_THREADS, 1, true};
+static const fxi_device_setting warm_context = {HOST_THREADS, 1, true, 132};
 
 typedef struct filter_case {
     const char *name;
@@ -89,6 +89,12 @@ FXT_TEST(filter_items_go_where_the_model_says)
                                  fxi_gpu_least_on_s(&cost, c->setting, &bound))
             FXT_CHECK_EQ(e.device, FX_DEVICE_CPU);
         if (!c->on_device && c->gpu_present) FXT_CHECK(bound.gpu_s <= e.gpu_s);
+        /* Nor to the GPU: the GPU sure at the slowest copies is the GPU with the rates. */
+        const fx_gpu_rates slowest = {FXI_GPU_MIN_COPY_BYTES_PER_S, FXI_GPU_MIN_COPY_BYTES_PER_S, 0,
+                                      132, 0};
+        fxi_device_estimate sure;
+        fxi_device_estimate_make(&cost, c->setting, &slowest, &sure);
+        if (c->gpu_present && sure.device == FX_DEVICE_GPU) FXT_CHECK_EQ(e.device, FX_DEVICE_GPU);
         FXT_CHECK(e.cpu_s > 0);
     }
 }
