@@ -224,7 +224,7 @@ static bool sure_of_gpu(const fxi_item_cost *c, const fxi_device_setting *s, dou
 static fxi_device_setting setting_of(const fx_context *ctx)
 {
     fxi_device_setting s = {ctx->threads, 1, ctx->gpu_warm, fxi_gpu_multiprocessors(ctx)};
-    const int cpus = fx_cpu_count();
+    const int cpus = ctx->machine_cpus;
     if (ctx->threads >= 1 && cpus > ctx->threads) s.workers = cpus / ctx->threads;
     return s;
 }

@@ -31,6 +31,7 @@ struct fx_context {
     size_t scratch_size;
     fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU */
     bool gpu_warm; /* FX_DEVICE_AUTO: an item chose the GPU (core/device_cost.h) */
+    int machine_cpus; /* fx_cpu_count() when the context was made */
 };
 
 /* ---- errors: whoever detects an error writes the detail once; callers propagate ---- */
