@@ -29,8 +29,8 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
                            (uint64_t)desc->height * fx_sample_size(desc->type);
     /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
     if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES) return;
-    /* FX_DEVICE_AUTO: where the whole image would go (each band's plan then decides
-     * for its band). */
+    /* FX_DEVICE_AUTO: where the image would go, streamed (CPU bands overlap the file;
+     * the GPU takes it whole): its bands then take that choice (stream_image). */
     if (ctx && fxi_filter_device_for(ctx, kernel, options, desc, NULL) == FX_DEVICE_CPU &&
         fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
         *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;
