@@ -83,7 +83,8 @@ fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
     ctx->log_level = opts->log_level;
     ctx->limits = opts->limits;
     fill_default_limits(&ctx->limits);
-    ctx->threads = opts->threads ? opts->threads : fx_cpu_count();
+    ctx->machine_cpus = fx_cpu_count();
+    ctx->threads = opts->threads ? opts->threads : ctx->machine_cpus;
 
     fx_status st = FX_OK;
     if (ctx->threads > 1) st = fxi_pool_create(ctx->threads, &ctx->pool);

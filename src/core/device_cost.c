@@ -13,43 +13,84 @@ double fxi_cpu_estimate_s(const fxi_item_cost *c, int threads)
 {
     if (threads < 1 || c->cpu_serial) threads = 1;
     double compute = c->cpu_thread_s;
-    if (threads > 1) compute = compute / (threads * FXI_CPU_THREAD_EFFICIENCY) + FXI_CPU_POOL_WAKE_S;
-    const double memory = c->cpu_bytes / FXI_CPU_MEMORY_BYTES_PER_S;
-    return compute > memory ? compute : memory;
+    if (threads > 1)
+        compute = compute / (threads * FXI_CPU_THREAD_EFFICIENCY) + FXI_CPU_POOL_WAKE_S;
+    double floor = c->cpu_bytes / FXI_CPU_MEMORY_BYTES_PER_S;
+    /* Streamed: the bands' decoding and encoding overlap the arithmetic. */
+    const double files = c->stream_bytes / FXI_STREAM_BANDED_BYTES_PER_S;
+    if (files > floor) floor = files;
+    return compute > floor ? compute : floor;
 }
 
 double fxi_gpu_best_case_s(const fxi_item_cost *c)
 {
     const double bytes = c->on_device ? 0 : (double)c->upload_bytes + (double)c->download_bytes;
     return c->gpu_fixed_s + c->gpu_sm_s / FXI_GPU_MAX_MULTIPROCESSORS +
-           bytes / (FXI_GPU_MAX_COPY_BYTES_PER_S * FXI_GPU_STAGING_EFFICIENCY);
+           bytes / FXI_GPU_MAX_COPY_BYTES_PER_S;
 }
 
-void fxi_device_estimate_make(const fxi_item_cost *c, int threads, const fx_gpu_rates *rates,
-                              fxi_device_estimate *out)
+double fxi_gpu_first_use_s(const fxi_item_cost *c, const fxi_device_setting *s)
+{
+    if (s->gpu_warm) return 0;
+    double bytes = (double)c->upload_bytes + (double)c->download_bytes;
+    if (bytes > FXI_GPU_FIRST_USE_MAX_BYTES) bytes = FXI_GPU_FIRST_USE_MAX_BYTES;
+    const int workers = s->workers > 1 ? s->workers : 1;
+    return (FXI_GPU_FIRST_USE_S + bytes / FXI_GPU_FIRST_USE_BYTES_PER_S) * (workers + 1) / 2.0;
+}
+
+/* The host's share of the GPU path: packing into and out of pinned staging, and the
+ * whole file read before and written after. */
+static double staging_s(const fxi_item_cost *c)
+{
+    /* Every staged byte is read and written once on the way in or out. */
+    return c->on_device ? 0 : 2.0 * c->staging_bytes / FXI_CPU_MEMORY_BYTES_PER_S;
+}
+
+static double stream_s(const fxi_item_cost *c)
+{
+    return c->on_device ? 0 : c->stream_bytes / FXI_STREAM_WHOLE_BYTES_PER_S;
+}
+
+double fxi_gpu_least_on_s(const fxi_item_cost *c, const fxi_device_setting *s,
+                          fxi_device_estimate *e)
+{
+    e->staging_s = staging_s(c);
+    e->stream_s = stream_s(c);
+    e->first_use_s = fxi_gpu_first_use_s(c, s);
+    double best = fxi_gpu_best_case_s(c);
+    if (s->multiprocessors > 0 && s->multiprocessors < FXI_GPU_MAX_MULTIPROCESSORS)
+        best += c->gpu_sm_s / s->multiprocessors - c->gpu_sm_s / FXI_GPU_MAX_MULTIPROCESSORS;
+    e->gpu_s = best + e->staging_s + e->stream_s + e->first_use_s;
+    return e->gpu_s;
+}
+
+void fxi_device_estimate_make(const fxi_item_cost *c, const fxi_device_setting *s,
+                              const fx_gpu_rates *rates, fxi_device_estimate *out)
 {
     memset(out, 0, sizeof *out);
-    out->cpu_s = fxi_cpu_estimate_s(c, threads);
+    out->cpu_s = fxi_cpu_estimate_s(c, s->threads);
     if (!rates) {
         out->device = FX_DEVICE_CPU;
         out->reason = FXI_REASON_NO_GPU;
         return;
     }
-    const int sms = rates->multiprocessors > 0 ? rates->multiprocessors
-                                               : FXI_GPU_DEFAULT_MULTIPROCESSORS;
-    double up = rates->upload_bytes_per_s > 0 ? rates->upload_bytes_per_s
-                                              : FXI_GPU_DEFAULT_COPY_BYTES_PER_S;
-    double down = rates->download_bytes_per_s > 0 ? rates->download_bytes_per_s
-                                                  : FXI_GPU_DEFAULT_COPY_BYTES_PER_S;
-    up *= FXI_GPU_STAGING_EFFICIENCY;
-    down *= FXI_GPU_STAGING_EFFICIENCY;
+    const int sms =
+        rates->multiprocessors > 0 ? rates->multiprocessors : FXI_GPU_DEFAULT_MULTIPROCESSORS;
+    const double up = rates->upload_bytes_per_s > 0 ? rates->upload_bytes_per_s
+                                                    : FXI_GPU_DEFAULT_COPY_BYTES_PER_S;
+    const double down = rates->download_bytes_per_s > 0 ? rates->download_bytes_per_s
+                                                        : FXI_GPU_DEFAULT_COPY_BYTES_PER_S;
+    out->copy_bytes_per_s = (up + down) / 2;
+    out->first_use_s = fxi_gpu_first_use_s(c, s);
     if (!c->on_device) {
         out->upload_bytes = c->upload_bytes;
         out->download_bytes = c->download_bytes;
         out->pcie_s = (double)c->upload_bytes / up + (double)c->download_bytes / down;
+        out->staging_s = staging_s(c);
+        out->stream_s = stream_s(c);
     }
-    out->copy_bytes_per_s = (up + down) / 2;
-    out->gpu_s = c->gpu_fixed_s + c->gpu_sm_s / sms + out->pcie_s;
+    out->gpu_s = c->gpu_fixed_s + c->gpu_sm_s / sms + out->pcie_s + out->staging_s + out->stream_s +
+                 out->first_use_s;
     if (c->on_device) {
         out->device = FX_DEVICE_GPU;
         out->reason = FXI_REASON_ON_DEVICE;
@@ -81,6 +122,38 @@ static void format_mb(uint64_t bytes, char *buf, size_t size)
         snprintf(buf, size, "%.2f MB", (double)bytes / MB);
 }
 
+/* What the GPU estimate includes beyond the arithmetic, each where it counts:
+ * "PCIe 2 x 180 MB at 54 GB/s, packing 18 ms, first GPU use 17 ms". */
+static void gpu_parts(const fxi_device_estimate *e, char *parts, size_t size)
+{
+    size_t at = 0;
+    parts[0] = '\0';
+    if (e->upload_bytes || e->download_bytes) {
+        char up[32], down[32];
+        format_mb(e->upload_bytes, up, sizeof up);
+        format_mb(e->download_bytes, down, sizeof down);
+        if (e->upload_bytes == e->download_bytes)
+            at += (size_t)snprintf(parts + at, size - at, "PCIe 2 x %s", up);
+        else
+            at += (size_t)snprintf(parts + at, size - at, "PCIe %s + %s", up, down);
+        if (at < size)
+            at +=
+                (size_t)snprintf(parts + at, size - at, " at %.0f GB/s", e->copy_bytes_per_s / GB);
+    }
+    const struct {
+        double s;
+        const char *what;
+    } extra[] = {{e->staging_s, "packing"},
+                 {e->stream_s, "whole-file read and write"},
+                 {e->first_use_s, "first GPU use"}};
+    for (size_t i = 0; i < sizeof extra / sizeof *extra && at < size; i++) {
+        if (extra[i].s <= 0) continue;
+        char t[32];
+        format_seconds(extra[i].s, t, sizeof t);
+        at += (size_t)snprintf(parts + at, size - at, "%s%s %s", at ? ", " : "", extra[i].what, t);
+    }
+}
+
 void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char *buf, size_t size)
 {
     char where[16];
@@ -103,25 +176,31 @@ void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char 
     case FXI_REASON_NEEDS_GPU:
         snprintf(buf, size, "%s (auto: what was asked runs only on the GPU)", where);
         return;
+    case FXI_REASON_SURE: {
+        char parts[200];
+        gpu_parts(e, parts, sizeof parts);
+        snprintf(buf, size, "%s (auto: cpu ~%s, gpu at most ~%s incl. %s)", where, cpu, gpu, parts);
+        return;
+    }
+    case FXI_REASON_BOUND: {
+        char parts[200];
+        gpu_parts(e, parts, sizeof parts);
+        snprintf(buf, size, "%s (auto: cpu ~%s, gpu at least ~%s incl. %s)", where, cpu, gpu,
+                 parts);
+        return;
+    }
     case FXI_REASON_FALLBACK:
         snprintf(buf, size, "%s (auto: the GPU ran out of memory; cpu ~%s, gpu ~%s)", where, cpu,
                  gpu);
         return;
     default: break;
     }
-    if (!e->upload_bytes && !e->download_bytes) {
+    char parts[200];
+    gpu_parts(e, parts, sizeof parts);
+    if (!parts[0])
         snprintf(buf, size, "%s (auto: cpu ~%s, gpu ~%s)", where, cpu, gpu);
-        return;
-    }
-    char up[32], down[32], pcie[80];
-    format_mb(e->upload_bytes, up, sizeof up);
-    format_mb(e->download_bytes, down, sizeof down);
-    if (e->upload_bytes == e->download_bytes)
-        snprintf(pcie, sizeof pcie, "2 x %s", up);
     else
-        snprintf(pcie, sizeof pcie, "%s + %s", up, down);
-    snprintf(buf, size, "%s (auto: cpu ~%s, gpu ~%s incl. PCIe %s at %.0f GB/s)", where, cpu, gpu,
-             pcie, e->copy_bytes_per_s / GB);
+        snprintf(buf, size, "%s (auto: cpu ~%s, gpu ~%s incl. %s)", where, cpu, gpu, parts);
 }
 
 bool fxi_device_auto(const fx_context *ctx)
@@ -129,12 +208,52 @@ bool fxi_device_auto(const fx_context *ctx)
     return ctx->requested == FX_DEVICE_AUTO && ctx->device == FX_DEVICE_GPU;
 }
 
+/* The estimate of c with the slowest copies any GPU has (FXI_GPU_MIN_COPY_BYTES_PER_S)
+ * and s's multiprocessors into e; true when the GPU wins even so. */
+static bool sure_of_gpu(const fxi_item_cost *c, const fxi_device_setting *s, double cpu_s,
+                        fxi_device_estimate *e)
+{
+    const fx_gpu_rates slowest = {FXI_GPU_MIN_COPY_BYTES_PER_S, FXI_GPU_MIN_COPY_BYTES_PER_S, 0,
+                                  s->multiprocessors, 0};
+    fxi_device_estimate_make(c, s, &slowest, e);
+    e->cpu_s = cpu_s;
+    return e->device == FX_DEVICE_GPU;
+}
+
+/* The context as the model sees it. */
+static fxi_device_setting setting_of(const fx_context *ctx)
+{
+    fxi_device_setting s = {ctx->threads, 1, ctx->gpu_warm, fxi_gpu_multiprocessors(ctx)};
+    const int cpus = ctx->machine_cpus;
+    if (ctx->threads >= 1 && cpus > ctx->threads) s.workers = cpus / ctx->threads;
+    return s;
+}
+
 fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
                                  fxi_device_estimate *e, char *why, size_t size)
 {
     fxi_device_estimate local;
     if (!e) e = &local;
+    const fx_device_kind where = fxi_device_predict(ctx, c, needs_gpu, e, NULL, 0);
+    fxi_device_adopt(ctx, e, e, why, size);
+    return where;
+}
+
+void fxi_device_adopt(fx_context *ctx, const fxi_device_estimate *decided, fxi_device_estimate *e,
+                      char *why, size_t size)
+{
+    if (e != decided) *e = *decided;
+    if (fxi_device_auto(ctx) && e->device == FX_DEVICE_GPU) ctx->gpu_warm = true;
+    if (why) fxi_device_estimate_text(e, ctx->gpu_index, why, size);
+}
+
+fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
+                                  fxi_device_estimate *e, char *why, size_t size)
+{
+    fxi_device_estimate local;
+    if (!e) e = &local;
     memset(e, 0, sizeof *e);
+    const fxi_device_setting s = setting_of(ctx);
     if (!fxi_device_auto(ctx)) {
         e->device = ctx->device;
         e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
@@ -147,6 +266,17 @@ fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool n
         e->device = FX_DEVICE_CPU;
         e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
         e->reason = FXI_REASON_TINY;
+    } else if (!c->on_device &&
+               fxi_cpu_estimate_s(c, ctx->threads) < fxi_gpu_least_on_s(c, &s, e)) {
+        /* Nor once the host's share and this context's first use are counted: no
+         * measuring either (it would cost the item ~10 ms). */
+        e->device = FX_DEVICE_CPU;
+        e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
+        e->reason = FXI_REASON_BOUND;
+    } else if (!c->on_device && s.multiprocessors > 0 &&
+               sure_of_gpu(c, &s, fxi_cpu_estimate_s(c, ctx->threads), e)) {
+        /* Even at the slowest copies any GPU has: no measuring either. */
+        e->reason = FXI_REASON_SURE;
     } else {
         fx_gpu_rates rates;
         if (fx_gpu_rates_get(ctx, &rates) != FX_OK) {
@@ -156,7 +286,7 @@ fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool n
             fx_context_clear_error(ctx);
             memset(&rates, 0, sizeof rates);
         }
-        fxi_device_estimate_make(c, ctx->threads, &rates, e);
+        fxi_device_estimate_make(c, &s, &rates, e);
     }
     if (why) fxi_device_estimate_text(e, ctx->gpu_index, why, size);
     return e->device;

@@ -30,6 +30,8 @@ struct fx_context {
     void *scratch;  /* host scratch, grown on demand */
     size_t scratch_size;
     fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU */
+    bool gpu_warm; /* FX_DEVICE_AUTO: an item chose the GPU (core/device_cost.h) */
+    int machine_cpus; /* fx_cpu_count() when the context was made */
 };
 
 /* ---- errors: whoever detects an error writes the detail once; callers propagate ---- */
@@ -125,6 +127,8 @@ fx_status fxi_gpu_context_init(fx_context *ctx);
 /* Release the stream and any device/pinned buffers the context owns. Safe when
  * ctx->cuda is NULL. */
 void fxi_gpu_context_release(fx_context *ctx);
+/* The context's GPU's multiprocessors (read when the context was made); 0 without one. */
+int fxi_gpu_multiprocessors(const fx_context *ctx);
 /* fx_image_convert on the context's GPU (src/gpu/image_convert.c). */
 fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings);

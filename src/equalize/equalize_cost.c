@@ -57,5 +57,6 @@ void fxi_equalize_cost(const fxi_equalize_work *w, fxi_item_cost *out)
     out->gpu_sm_s = pixels * FXI_EQ_COST_GPU_SM_NS * NS *
                     (w->adaptive ? FXI_EQ_COST_GPU_CLAHE_FACTOR : 1.0);
     out->gpu_fixed_s = FXI_EQ_COST_GPU_FIXED_S;
+    out->staging_bytes = (double)out->upload_bytes + (double)out->download_bytes;
     out->on_device = w->on_device;
 }

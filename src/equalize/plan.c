@@ -233,6 +233,7 @@ fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out
         FXI_TRY(fxi_equalize_gpu_prepare(p));
         p->device.device = FX_DEVICE_GPU;
         p->device.reason = FXI_REASON_ON_DEVICE;
+        fxi_device_adopt(ctx, &p->device, &p->device, NULL, 0); /* the context is warm */
         explain_update(p);
     }
     if (p->gpu) {

@@ -7,13 +7,18 @@
  * direct 16 ms over 12.6 M samples; 1024x1024x3 with random 7x7 and 25x25 integer
  * kernels: direct 23 and 110 ms, fft 43 ms). Direct costs less per tap once the taps
  * fill its vectors: a first rate up to FXI_COST_DIRECT_KNEE taps, a second beyond.
- * 16-bit and float samples lose the 8-bit narrow paths: FXI_COST_WIDE_FACTOR (not
- * measured).
+ * 16-bit and float samples lose the 8-bit narrow paths: FXI_COST_WIDE_FACTOR (the
+ * H200 machine, bench/device_auto.py 2026-11-26 03:23: dense 15x15 direct on 10000x6000
+ * RGB, 16-bit 421.8 ms against 8-bit 220.6 ms through files: 1.9).
  *
  * GPU: seconds on one multiprocessor; the core divides by the GPU's count. From the
  * 1-gigapixel gaussian:5 on the H200 (issue 25: compute 0.05 s for 3e9 samples x 10 taps
- * on 132 SMs: 4.5e9 taps per SM and second); direct, box and fft relative to it are
- * estimates, to be measured on the H200 (tests/gpu/test_gpu_filter_bench.c). */
+ * on 132 SMs: 4.5e9 taps per SM and second); box and fft relative to it are
+ * estimates. Direct and the wide factor: H200, bench/device_auto.py, 2026-11-26 03:23
+ * (10000x6000 RGB through files, less the whole-file, staging and first-use costs of
+ * core/device_cost.h): dense 15x15 direct 8-bit ~70 ms (the separable rate per tap),
+ * 16-bit ~140 ms (2x); dense 25x25 fft ~15 ms (the model's 17). The 8-bit fast kernels
+ * of device images are faster still (not modelled: a device image stays on the GPU). */
 #include <string.h>
 
 #include <math.h>
@@ -28,11 +33,12 @@
 #define FXI_COST_SEPARABLE_MIN_NS 0.3
 #define FXI_COST_BOX_NS 0.56
 #define FXI_COST_FFT_NS_PER_LOG2 0.63
-#define FXI_COST_WIDE_FACTOR 2.0
+#define FXI_COST_WIDE_FACTOR 1.9
 
-/* GPU, to be measured on the H200 but for the separable rate (see above). */
+/* GPU (see above). */
 #define FXI_COST_GPU_TAPS_PER_SM_S 4.5e9
-#define FXI_COST_GPU_DIRECT_SLOWDOWN 2.0 /* direct reads each tap's sample from memory */
+#define FXI_COST_GPU_DIRECT_SLOWDOWN 1.0 /* measured: direct's taps cost separable's */
+#define FXI_COST_GPU_WIDE_FACTOR 2.0     /* 16-bit and float samples */
 #define FXI_COST_GPU_BOX_TAPS 4          /* running sums: about 4 taps' work per output */
 #define FXI_COST_GPU_FFT_TAPS_PER_LOG2 2 /* forward, product, inverse */
 /* Launches, synchronisation and a plan's set-up (taps, streams, staging). */
@@ -77,9 +83,13 @@ void fxi_filter_cost(const fxi_filter_work *w, fxi_item_cost *out)
     const double wide = w->desc.type == FX_U8 ? 1.0 : FXI_COST_WIDE_FACTOR;
     out->cpu_thread_s = samples * cpu_ns_per_sample(w, samples) * wide * NS;
     out->cpu_bytes = 2.0 * (double)bytes;
-    out->gpu_sm_s = samples * gpu_taps_per_sample(w, samples) / FXI_COST_GPU_TAPS_PER_SM_S;
+    const double gpu_wide = w->desc.type == FX_U8 ? 1.0 : FXI_COST_GPU_WIDE_FACTOR;
+    out->gpu_sm_s =
+        samples * gpu_taps_per_sample(w, samples) * gpu_wide / FXI_COST_GPU_TAPS_PER_SM_S;
     out->gpu_fixed_s = FXI_COST_GPU_FIXED_S;
     out->upload_bytes = bytes;
     out->download_bytes = bytes;
+    out->staging_bytes = 2.0 * (double)bytes; /* packed on the way up, unpacked down */
+    out->stream_bytes = w->streamed ? 2.0 * (double)bytes : 0;
     out->on_device = w->on_device;
 }

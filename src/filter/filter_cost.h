@@ -12,6 +12,8 @@ typedef struct fxi_filter_work {
     fx_image_desc desc;
     int filter_channels; /* channels filtered (an alpha kept is only copied) */
     bool on_device;      /* the image lives in device memory */
+    bool streamed;       /* from a file to a file in CPU bands (fx_filter_file's choice of
+                          * bands: FXI_STREAM_* in core/device_cost.h) */
 } fxi_filter_work;
 
 void fxi_filter_cost(const fxi_filter_work *w, fxi_item_cost *out);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/device_cost.h"
 #include "core/internal.h"
 #include "filter/filter_math.h"
 #include "fxkit/filter.h"
@@ -99,10 +100,20 @@ void fxi_taps_free(fxi_taps *t);
  * kernel and options do not resolve (the plan then reports why). */
 fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
                                            const fx_filter_options *o, const fx_image_desc *d);
-/* The device a plan for a host image of shape d would run on (FX_DEVICE_AUTO's cost
- * model, core/device_cost.h; the context's device otherwise), without building one. */
+/* The device a host image of shape d streamed from a file to a file would run on
+ * (FX_DEVICE_AUTO's cost model, core/device_cost.h: CPU bands against the GPU's whole
+ * image; the context's device otherwise), without building a plan or marking the
+ * context; e (may be NULL) gets the estimates. */
 fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
-                                     const fx_filter_options *o, const fx_image_desc *d);
+                                     const fx_filter_options *o, const fx_image_desc *d,
+                                     fxi_device_estimate *e);
+/* fx_filter_plan_create, with the device already decided for the whole the plan is part
+ * of (decided NULL: the plan's own choice; a GPU-only strategy chooses for itself). */
+fx_status fxi_filter_plan_create_decided(fx_context *ctx, const fx_kernel *kernel,
+                                         const fx_filter_options *options,
+                                         const fx_image_desc *desc,
+                                         const fxi_device_estimate *decided,
+                                         fx_filter_plan **out);
 
 /* ---- strategies ---- */
 

@@ -83,16 +83,22 @@ static fx_filter_strategy auto_choice(fx_context *ctx, const fxi_taps *t, char *
 
 /* The plan's item for the cost model. */
 static void work_of(const fxi_taps *t, fx_filter_strategy s, const fx_image_desc *d,
-                    int filter_channels, bool on_device, fxi_item_cost *cost)
+                    int filter_channels, bool on_device, bool streamed, fxi_item_cost *cost)
 {
-    fxi_filter_work w = {s, t->kw, t->kh, t->nonzero, *d, filter_channels, on_device};
+    fxi_filter_work w = {s, t->kw, t->kh, t->nonzero, *d, filter_channels, on_device, streamed};
     fxi_filter_cost(&w, cost);
 }
 
 fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
-                                     const fx_filter_options *o, const fx_image_desc *d)
+                                     const fx_filter_options *o, const fx_image_desc *d,
+                                     fxi_device_estimate *e)
 {
-    if (!fxi_device_auto(ctx)) return fx_context_device(ctx, NULL);
+    fxi_device_estimate local;
+    if (!e) e = &local;
+    memset(e, 0, sizeof *e);
+    e->device = fx_context_device(ctx, NULL);
+    e->reason = FXI_REASON_FORCED;
+    if (!fxi_device_auto(ctx)) return e->device;
     fxi_taps t;
     if (fxi_taps_resolve(ctx, kernel, o, d->type, (int64_t)d->width * d->channels, &t) != FX_OK) {
         fx_context_clear_error(ctx);
@@ -102,10 +108,11 @@ fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
     fx_filter_strategy s = o->strategy == FX_STRATEGY_AUTO ? auto_choice(ctx, &t, why, sizeof why)
                                                             : (fx_filter_strategy)o->strategy;
     fxi_item_cost cost;
-    work_of(&t, s, d, d->channels, false, &cost);
+    /* fft filters whole images on the CPU too (stream.c's auto_band): nothing overlaps. */
+    work_of(&t, s, d, d->channels, false, s != FX_STRATEGY_FFT, &cost);
     const bool needs_gpu = s >= FX_STRATEGY_GPU_GLOBAL || (s == FX_STRATEGY_FFT && !fxi_fft_available());
     fxi_taps_free(&t);
-    return fxi_device_choose(ctx, &cost, needs_gpu, NULL, NULL, 0);
+    return fxi_device_predict(ctx, &cost, needs_gpu, e, NULL, 0);
 }
 
 fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,
@@ -215,7 +222,8 @@ static fx_status plan_cpu_side(fx_filter_plan *p)
     return st;
 }
 
-static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx_filter_options *o)
+static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx_filter_options *o,
+                            const fxi_device_estimate *decided)
 {
     fx_context *ctx = p->ctx;
     const fx_image_desc *d = &p->desc;
@@ -251,9 +259,15 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
     /* The device, by cost on an FX_DEVICE_AUTO context (a host image assumed: a device
      * image moves the plan to the GPU when it comes, plan_gpu_side). */
     fxi_item_cost cost;
-    work_of(&p->taps, p->strategy, d, p->filter_channels, false, &cost);
-    fx_device_kind where = fxi_device_choose(ctx, &cost, needs_gpu(p), &p->device, p->device_why,
-                                             sizeof p->device_why);
+    work_of(&p->taps, p->strategy, d, p->filter_channels, false, false, &cost);
+    fx_device_kind where;
+    if (decided && fxi_device_auto(ctx) && !needs_gpu(p)) {
+        fxi_device_adopt(ctx, decided, &p->device, p->device_why, sizeof p->device_why);
+        where = p->device.device;
+    } else {
+        where = fxi_device_choose(ctx, &cost, needs_gpu(p), &p->device, p->device_why,
+                                  sizeof p->device_why);
+    }
     explain_update(p, fx_kernel_name(kernel));
     fxi_log(ctx, FX_LOG_INFO, "filter plan: %s", p->explain);
     if (where == FX_DEVICE_GPU) {
@@ -269,6 +283,15 @@ fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
                                 const fx_filter_options *options, const fx_image_desc *desc,
                                 fx_filter_plan **out)
 {
+    return fxi_filter_plan_create_decided(ctx, kernel, options, desc, NULL, out);
+}
+
+fx_status fxi_filter_plan_create_decided(fx_context *ctx, const fx_kernel *kernel,
+                                         const fx_filter_options *options,
+                                         const fx_image_desc *desc,
+                                         const fxi_device_estimate *decided,
+                                         fx_filter_plan **out)
+{
     *out = NULL;
     FXI_RETURN_IF(!kernel, FX_EINVAL, "filter: no kernel");
     FXI_TRY(check_desc(ctx, desc));
@@ -282,7 +305,7 @@ fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
     FXI_TRY(fxi_calloc(ctx, 1, sizeof *p, (void **)&p));
     p->ctx = ctx;
     p->desc = *desc;
-    fx_status st = plan_build(p, kernel, options);
+    fx_status st = plan_build(p, kernel, options, decided);
     if (st != FX_OK) {
         fx_filter_plan_free(p);
         return st;
@@ -347,7 +370,8 @@ static fx_status run_auto(fx_filter_plan *p, const fx_image *src, fx_image *dst,
         FXI_TRY(plan_gpu_side(p));
         p->device.device = FX_DEVICE_GPU;
         p->device.reason = FXI_REASON_ON_DEVICE;
-        fxi_device_estimate_text(&p->device, ctx->gpu_index, p->device_why, sizeof p->device_why);
+        /* (adopted: the context's GPU is set up from now on) */
+        fxi_device_adopt(ctx, &p->device, &p->device, p->device_why, sizeof p->device_why);
         char *cut = strstr(p->explain, "; device: ");
         if (cut) snprintf(cut, sizeof p->explain - (size_t)(cut - p->explain), "; device: %s",
                           p->device_why);

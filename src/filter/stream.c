@@ -30,9 +30,9 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
                            (uint64_t)desc->height * fx_sample_size(desc->type);
     /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
     if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES) return;
-    /* FX_DEVICE_AUTO: where the whole image would go (each band's plan then decides
-     * for its band). */
-    if (ctx && fxi_filter_device_for(ctx, kernel, options, desc) == FX_DEVICE_CPU &&
+    /* FX_DEVICE_AUTO: where the image would go, streamed (CPU bands overlap the file;
+     * the GPU takes it whole): its bands then take that choice (stream_image). */
+    if (ctx && fxi_filter_device_for(ctx, kernel, options, desc, NULL) == FX_DEVICE_CPU &&
         fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
         *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;
         *band = FX_FILTER_STREAM_CPU_BAND_BYTES;
@@ -118,6 +118,8 @@ typedef struct streamer {
     fx_filter_plan *plan[BAND_SHAPES];
     int plans_made; /* the next plan goes to plans_made % BAND_SHAPES */
     char device[FX_FILTER_DEVICE_TEXT]; /* the last band's device and why */
+    fxi_device_estimate decided; /* FX_DEVICE_AUTO: the image's device, for every band */
+    bool has_decided;
 } streamer;
 
 static fx_status plan_for(streamer *s, const fx_image *band, fx_filter_plan **out)
@@ -131,7 +133,8 @@ static fx_status plan_for(streamer *s, const fx_image *band, fx_filter_plan **ou
     fx_filter_plan_free(s->plan[slot]);
     s->plan[slot] = NULL;
     const fx_image_desc d = fx_image_desc_of(band);
-    FXI_TRY(fx_filter_plan_create(s->ctx, s->kernel, s->options, &d, &s->plan[slot]));
+    FXI_TRY(fxi_filter_plan_create_decided(s->ctx, s->kernel, s->options, &d,
+                                           s->has_decided ? &s->decided : NULL, &s->plan[slot]));
     s->plan_height[slot] = band->height;
     s->plans_made++;
     *out = s->plan[slot];
@@ -301,6 +304,18 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
     const fx_image_desc work = {s->width, s->height, s->channels, s->work_type};
     s->band_rows = fx_filter_band_rows(ctx, s->kernel, s->options, &work, asked);
     if (s->band_rows == 0) s->band_rows = s->height; /* the whole image as one band */
+    /* FX_DEVICE_AUTO chose the bands for the image as a whole (CPU bands with the file's
+     * decoding and encoding overlapped, or the GPU's whole image): its bands take that
+     * choice rather than each deciding as an image in memory. GPU bands of an image too
+     * large to go whole, and bands the caller sized, still decide band by band. */
+    const uint64_t bytes = (uint64_t)work.width * (uint64_t)work.channels *
+                           (uint64_t)work.height * fx_sample_size(work.type);
+    if (asked <= 0 && fxi_device_auto(ctx) && bytes > FX_FILTER_STREAM_CPU_ABOVE_BYTES &&
+        s->options->border != FX_BORDER_WRAP) {
+        const fx_device_kind where =
+            fxi_filter_device_for(ctx, s->kernel, s->options, &work, &s->decided);
+        s->has_decided = where == FX_DEVICE_CPU || s->band_rows >= s->height;
+    }
     /* One band has nothing to overlap its write with: no second set of rows for it. */
     if (s->band_rows >= s->height) s->slots = 1;
     /* Pinned buffers when the bands go to the GPU (measured on the H200, 1 GP RGB PPM

@@ -135,6 +135,11 @@ void fxi_gpu_context_release(fx_context *ctx)
     ctx->cuda = NULL;
 }
 
+int fxi_gpu_multiprocessors(const fx_context *ctx)
+{
+    return ctx && ctx->cuda ? ctx->cuda->multiprocessors : 0;
+}
+
 /* ---- streams for interop (include/fxkit/gpu.h) ---- */
 
 void *fx_context_stream(const fx_context *ctx)

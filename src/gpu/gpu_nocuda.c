@@ -32,6 +32,12 @@ void fxi_gpu_context_release(fx_context *ctx)
     (void)ctx;
 }
 
+int fxi_gpu_multiprocessors(const fx_context *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 fx_status fxi_gpu_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst,
                                  fx_timings *timings)
 {

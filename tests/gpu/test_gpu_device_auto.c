@@ -148,8 +148,50 @@ FXT_TEST(device_images_take_an_auto_plan_to_the_gpu)
     fx_context_destroy(aut);
 }
 
+/* A one-thread auto context (a batch worker's) counts its first GPU use until an item has
+ * gone to the GPU; then no more. The bytes stay the CPU's whatever the choice. */
+FXT_TEST(first_gpu_use_counts_until_the_context_is_warm)
+{
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 1);
+    fx_context *aut = fxt_context(FX_DEVICE_AUTO, 1);
+    fx_image img, want = {0}, got = {0}, dev_in = {0}, dev_out = {0};
+    FXT_CHECK_OK(fx_image_alloc(cpu, &img, 320, 240, 3, FX_U8), cpu);
+    fill(&img, 5);
+    fx_kernel *k = dense_kernel(cpu);
+    char explain[640];
+    FXT_CHECK_OK(filter_host(cpu, k, &img, &want, explain, sizeof explain), cpu);
+    FXT_CHECK_OK(filter_host(aut, k, &img, &got, explain, sizeof explain), aut);
+    printf("  cold: %s\n", explain);
+    FXT_CHECK_CONTAINS(explain, "first GPU use");
+    FXT_CHECK(fxt_images_equal(&want, &got));
+    fx_image_free(&got);
+    /* A device image takes a plan to the GPU: the context is set up. */
+    fx_image_desc d = fx_image_desc_of(&img);
+    fx_filter_plan *p;
+    if (FXT_CHECK_OK(fx_filter_plan_create(aut, k, NULL, &d, &p), aut)) {
+        FXT_CHECK_OK(fx_image_alloc_device(aut, &dev_in, 320, 240, 3, FX_U8), aut);
+        FXT_CHECK_OK(fx_image_alloc_device(aut, &dev_out, 320, 240, 3, FX_U8), aut);
+        FXT_CHECK_OK(fx_image_upload(aut, &img, &dev_in), aut);
+        FXT_CHECK_OK(fx_filter_run(p, &dev_in, &dev_out, NULL), aut);
+        fx_filter_plan_free(p);
+    }
+    FXT_CHECK_OK(filter_host(aut, k, &img, &got, explain, sizeof explain), aut);
+    printf("  warm: %s\n", explain);
+    FXT_CHECK(!strstr(explain, "first GPU use"));
+    FXT_CHECK(fxt_images_equal(&want, &got));
+    fx_kernel_free(k);
+    fx_image_free(&dev_in);
+    fx_image_free(&dev_out);
+    fx_image_free(&got);
+    fx_image_free(&want);
+    fx_image_free(&img);
+    fx_context_destroy(aut);
+    fx_context_destroy(cpu);
+}
+
 GPU_TEST_MAIN(FXT_CASE(rates_are_measured_once), FXT_CASE(filter_small_and_large_host_images),
-              FXT_CASE(device_images_take_an_auto_plan_to_the_gpu))
+              FXT_CASE(device_images_take_an_auto_plan_to_the_gpu),
+              FXT_CASE(first_gpu_use_counts_until_the_context_is_warm))
 #else
 int main(void)
 {
