@@ -325,8 +325,10 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
     const int64_t band_in = (int64_t)s->band_rows + 2 * (int64_t)halo;
     const fx_image_desc band = {s->width, band_in < s->height ? (int)band_in : s->height,
                                 s->channels, s->work_type};
-    s->pinned = s->band_rows < s->height &&
-                fxi_filter_device_for(ctx, s->kernel, s->options, &band) == FX_DEVICE_GPU;
+    const fx_device_kind band_device =
+        s->has_decided ? s->decided.device
+                       : fxi_filter_device_for(ctx, s->kernel, s->options, &band, NULL);
+    s->pinned = s->band_rows < s->height && band_device == FX_DEVICE_GPU;
     FXI_TRY(alloc_buffers(s));
     /* Several bands and a reader of its own: decode each band while the one before is
      * filtered (measured on the H200, 1 GP RGB PPM gaussian:5 on the GPU: decode 514 ms
