@@ -187,6 +187,12 @@
 #ifndef FXI_GPU_U8_FUSED_WALK
 #define FXI_GPU_U8_FUSED_WALK 1
 #endif
+/* the walk 4 adjacent elements a thread (k_u8_walk4: aligned 32-bit loads, two row sums
+ * a register, integer sums and finish, one 32-bit store) where its conditions hold; 0:
+ * one element a thread (k_u8_walk) always. Written without a GPU: measure on the H200. */
+#ifndef FXI_GPU_U8_WALK_VECTOR
+#define FXI_GPU_U8_WALK_VECTOR 1
+#endif
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
 #define FXI_GPU_U8_WALK_TILE_ROWS 64
 #endif
