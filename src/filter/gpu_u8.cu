@@ -213,7 +213,10 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_
  * per element. The column sum of K row sums (a ring of registers, unrolled by K) is an
  * exact uint32, finished as fxi_finish_u32_product and stored as one word. */
 template <int K, int C, bool BOX>
-__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
+                                  (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
+                                          : FXI_GPU_U8_WALK5_SM_THREADS) /
+                                      FXI_GPU_U8_FUSED_THREADS)
     k_u8_walk4(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp)
 {
@@ -237,13 +240,17 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
         const int64_t r0 = ty * g.tile_h;
         const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
         const int total = rows + K - 1;
+        /* a tile whose rows all lie inside the image reads stored row base + q: no border
+         * rule a row */
+        const int64_t base = a.resolved ? r0 : a.v0 + r0;
+        const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
         uint32_t win[K][4]; /* ring: row q's 4 row sums in slot q % K */
         for (int q0 = 0; q0 < total; q0 += K) {
 #pragma unroll
             for (int u = 0; u < K; u++) {
                 const int q = q0 + u;
                 if (q >= total) break;
-                const int64_t row = src_row(a, r0 + q);
+                const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
                 if (row >= 0 && inside) {
                     const uint32_t *p = reinterpret_cast<const uint32_t *>(
                                             a.src + row * static_cast<int64_t>(a.src_stride)) +
@@ -337,17 +344,16 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
     for (int64_t v = blockIdx.y; v < g.row_tiles_y; v += gridDim.y) {
         const int64_t row = src_row(a, v);
         __syncthreads(); /* the previous row's planes and outputs are read */
+        /* thread (tx, c) stages channel c's plane: no division a sample (the int32
+         * pipe's cycles the multiply-adds need) */
+        float *plane = planes + c * PL;
         if (row >= 0 && interior) {
-            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
-            for (int k = tid; k < in_count; k += threads) {
-                const int px = k / C;
-                planes[(k - px * C) * PL + px] = byte_float(p[k]);
-            }
+            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first + c;
+            for (int px = tx; px < PL; px += TX)
+                plane[px] = byte_float(p[px * C]);
         } else {
-            for (int k = tid; k < in_count; k += threads) {
-                const int px = k / C;
-                planes[(k - px * C) * PL + px] = element(a, row, first + k);
-            }
+            for (int px = tx; px < PL; px += TX)
+                plane[px] = element(a, row, first + static_cast<int64_t>(px) * C + c);
         }
         __syncthreads();
         const float *s = planes + c * PL + tx * SEG;
