@@ -187,6 +187,22 @@
 #ifndef FXI_GPU_U8_FUSED_WALK
 #define FXI_GPU_U8_FUSED_WALK 1
 #endif
+/* the walk 4 adjacent elements a thread (k_u8_walk4: aligned 32-bit loads, two row sums
+ * a register, integer sums and finish, one 32-bit store) where its conditions hold; 0:
+ * one element a thread (k_u8_walk) always. Written without a GPU: measure on the H200. */
+#ifndef FXI_GPU_U8_WALK_VECTOR
+#define FXI_GPU_U8_WALK_VECTOR 1
+#endif
+/* k_u8_walk4 (3x3, 5x5) keeps at least this many threads an SM resident, its registers
+ * capped to fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85).
+ * Read from the SASS, not measured: 3x3 fits 64 registers with one spilled value, 5x5
+ * needs up to 78 (64 spill about two values an output). Sweep 1024 and 768 on the H200. */
+#ifndef FXI_GPU_U8_WALK3_SM_THREADS
+#define FXI_GPU_U8_WALK3_SM_THREADS 1024
+#endif
+#ifndef FXI_GPU_U8_WALK5_SM_THREADS
+#define FXI_GPU_U8_WALK5_SM_THREADS 768
+#endif
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
 #define FXI_GPU_U8_WALK_TILE_ROWS 64
 #endif

@@ -167,6 +167,7 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
         u->mul = (uint32_t)f->mul;
         u->shift = -ilogb(f->unit);
     }
+    u->pair_row_sums = 255.0 * (k.box ? (double)t->kw : k.row_sum) <= 65535.0;
     s->u8_layout = layout;
     return FX_OK;
 }

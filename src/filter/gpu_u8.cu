@@ -179,6 +179,146 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     }
 }
 
+/* The row sums of elements first .. first + 3 (those below n; 0 past it) of stored row
+ * `row` (-1: a constant row) with the border rule per sample: k_u8_walk4's edge threads
+ * and constant rows. Out of line: its border arithmetic would otherwise take registers
+ * from the interior path. */
+template <int K>
+__device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
+                                            int64_t row, int64_t first, int64_t count)
+{
+    uint32_t rs[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        rs[k] = 0;
+        if (k >= count) continue;
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const int64_t ee = first + k + static_cast<int64_t>(j) * a.channels;
+            const int64_t px = floor_div(ee, a.channels);
+            rs[k] += static_cast<uint32_t>(tp.row[j]) * static_cast<uint32_t>(
+                                load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
+        }
+    }
+    return make_uint4(rs[0], rs[1], rs[2], rs[3]);
+}
+
+/* fused 3x3 and 5x5, walking, 4 adjacent elements a thread in integers (C channels, taps
+ * whole numbers, every row sum <= 65535, the u32 finish, every channel filtered, rows of
+ * src and dst 4-byte aligned: fxi_filter_launch_u8 checks). Per input row, a thread
+ * whose bytes lie inside the row loads them as aligned 32-bit words, realigns them with
+ * funnel shifts, and sums two elements at once in the 16-bit halves of a register (one
+ * multiply-add a tap for two outputs: no carry crosses, each half stays <= 65535); the
+ * other threads (the image's left and right edges, constant rows) take the border rule
+ * per element. The column sum of K row sums (a ring of registers, unrolled by K) is an
+ * exact uint32, finished as fxi_finish_u32_product and stored as one word. */
+template <int K, int C, bool BOX>
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
+                                  (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
+                                          : FXI_GPU_U8_WALK5_SM_THREADS) /
+                                      FXI_GPU_U8_FUSED_THREADS)
+    k_u8_walk4(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+               const __grid_constant__ fxi_gpu_u8_taps tp)
+{
+    /* bytes first .. first + SPAN - 1 feed the 4 outputs; NA realigned words hold them,
+     * from NA + 1 loaded words */
+    constexpr int SPAN = (K - 1) * C + 4, NA = (SPAN + 3) / 4, NW = NA + 1;
+    const int64_t n = a.width * C;
+    const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
+    if (e0 >= n) return;
+    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
+    const bool inside = first >= 0 && e0 + 4 <= n && (first >> 2) * 4 + 4 * NW <= n;
+    const int shift = static_cast<int>(first & 3) * 8;
+    uint32_t wr[K], wc[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        wr[j] = static_cast<uint32_t>(tp.row[j]);
+        wc[j] = static_cast<uint32_t>(tp.col[j]);
+    }
+    const uint32_t add_mul = tp.add * tp.mul;
+    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.tile_h;
+        const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
+        const int total = rows + K - 1;
+        /* a tile whose rows all lie inside the image reads stored row base + q: no border
+         * rule a row */
+        const int64_t base = a.resolved ? r0 : a.v0 + r0;
+        const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
+        uint32_t win[K][4]; /* ring: row q's 4 row sums in slot q % K */
+        for (int q0 = 0; q0 < total; q0 += K) {
+#pragma unroll
+            for (int u = 0; u < K; u++) {
+                const int q = q0 + u;
+                if (q >= total) break;
+                const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
+                if (row >= 0 && inside) {
+                    const uint32_t *p = reinterpret_cast<const uint32_t *>(
+                                            a.src + row * static_cast<int64_t>(a.src_stride)) +
+                                        (first >> 2);
+                    uint32_t w[NW], al[NA + 1];
+#pragma unroll
+                    for (int i = 0; i < NW; i++)
+                        w[i] = __ldg(p + i);
+#pragma unroll
+                    for (int i = 0; i < NA; i++) /* al[i]: bytes first + 4i .. + 3 */
+                        al[i] = __funnelshift_r(w[i], w[i + 1], shift);
+                    al[NA] = 0;
+                    uint32_t lo = 0, hi = 0; /* outputs 0, 1 and 2, 3 in 16-bit halves */
+#pragma unroll
+                    for (int j = 0; j < K; j++) {
+                        const int o = j * C; /* compile time: bytes o .. o + 3 of al */
+                        const uint32_t x =
+                            (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8)
+                                    : al[o >> 2];
+                        const uint32_t pl = __byte_perm(x, 0u, 0x5150), ph = __byte_perm(x, 0u, 0x5352);
+                        if (BOX) {
+                            lo += pl;
+                            hi += ph;
+                        } else {
+                            lo += wr[j] * pl;
+                            hi += wr[j] * ph;
+                        }
+                    }
+                    win[u][0] = lo & 0xFFFFu;
+                    win[u][1] = lo >> 16;
+                    win[u][2] = hi & 0xFFFFu;
+                    win[u][3] = hi >> 16;
+                } else {
+                    const uint4 rs = edge_row_sums<K>(a, tp, row, first, n - e0);
+                    win[u][0] = rs.x;
+                    win[u][1] = rs.y;
+                    win[u][2] = rs.z;
+                    win[u][3] = rs.w;
+                }
+                if (q >= K - 1) {
+                    const int64_t r = r0 + q - (K - 1);
+                    uint32_t v[4];
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        uint32_t s = 0;
+#pragma unroll
+                        for (int i = 0; i < K; i++) /* row r + i sits in slot (u + 1 + i) % K */
+                            s += BOX ? win[(u + 1 + i) % K][k] : wc[i] * win[(u + 1 + i) % K][k];
+                        /* fxi_finish_u32_product with (s + add) * mul as s * mul + add * mul
+                         * (the same 32 bits): one multiply-add */
+                        const uint32_t f = (s * tp.mul + add_mul) >> tp.shift;
+                        v[k] = f > 255u ? 255u : f;
+                    }
+                    uint8_t *d = a.dst + r * static_cast<int64_t>(a.dst_stride) + e0;
+                    if (e0 + 4 <= n) {
+                        *reinterpret_cast<uint32_t *>(d) = __byte_perm(
+                            __byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
+                    } else {
+#pragma unroll
+                        for (int k = 0; k < 4; k++)
+                            if (e0 + k < n) d[k] = static_cast<uint8_t>(v[k]);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* two-pass rows: one virtual row's segment of row_tx * segment pixels per block, staged
  * as one float plane per channel; thread (tx, c) computes `segment` consecutive outputs
  * of channel c (box: a running sum; else R multiply-adds per tap from a register
@@ -204,17 +344,16 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
     for (int64_t v = blockIdx.y; v < g.row_tiles_y; v += gridDim.y) {
         const int64_t row = src_row(a, v);
         __syncthreads(); /* the previous row's planes and outputs are read */
+        /* thread (tx, c) stages channel c's plane: no division a sample (the int32
+         * pipe's cycles the multiply-adds need) */
+        float *plane = planes + c * PL;
         if (row >= 0 && interior) {
-            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
-            for (int k = tid; k < in_count; k += threads) {
-                const int px = k / C;
-                planes[(k - px * C) * PL + px] = byte_float(p[k]);
-            }
+            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first + c;
+            for (int px = tx; px < PL; px += TX)
+                plane[px] = byte_float(p[px * C]);
         } else {
-            for (int k = tid; k < in_count; k += threads) {
-                const int px = k / C;
-                planes[(k - px * C) * PL + px] = element(a, row, first + k);
-            }
+            for (int px = tx; px < PL; px += TX)
+                plane[px] = element(a, row, first + static_cast<int64_t>(px) * C + c);
         }
         __syncthreads();
         const float *s = planes + c * PL + tx * SEG;
@@ -335,6 +474,34 @@ template <typename K> fx_status allow_shared(fx_context *ctx, K kernel, size_t b
     return FX_OK;
 }
 
+/* k_u8_walk4's conditions (its comment): else k_u8_walk runs. */
+bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp)
+{
+    const uintptr_t rows = reinterpret_cast<uintptr_t>(a.src) | a.src_stride |
+                           reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride;
+    return FXI_GPU_U8_WALK_VECTOR && tp.int_finish && tp.pair_row_sums &&
+           a.filter_channels == a.channels && a.channels >= 1 && a.channels <= 4 &&
+           a.kw == a.kh && (a.kw == 3 || a.kw == 5) && rows % 4 == 0;
+}
+
+using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps);
+
+template <int K, bool BOX> walk4_fn walk4_for_channels(int channels)
+{
+    switch (channels) {
+    case 1: return k_u8_walk4<K, 1, BOX>;
+    case 2: return k_u8_walk4<K, 2, BOX>;
+    case 3: return k_u8_walk4<K, 3, BOX>;
+    default: return k_u8_walk4<K, 4, BOX>;
+    }
+}
+
+walk4_fn walk4_kernel(int k, int channels, bool box)
+{
+    if (k == 3) return box ? walk4_for_channels<3, true>(channels) : walk4_for_channels<3, false>(channels);
+    return box ? walk4_for_channels<5, true>(channels) : walk4_for_channels<5, false>(channels);
+}
+
 } /* namespace */
 
 extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
@@ -343,6 +510,14 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
 {
     const fxi_filter_args &a = *ap;
     const fxi_gpu_u8_launch &g = *gp;
+    if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, *tp)) {
+        const int64_t per_block = 4 * static_cast<int64_t>(g.tile_w);
+        const dim3 grid(static_cast<unsigned>((a.width * a.channels + per_block - 1) / per_block),
+                        static_cast<unsigned>(g.grid_y));
+        const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0);
+        kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 elements a thread)");
+    }
     if (g.layout == FXI_U8_FUSED && g.walk) {
         const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
         if (a.kw == 3)

@@ -22,6 +22,9 @@ typedef struct fxi_gpu_u8_taps {
     int int_finish;
     uint32_t add, mul;
     int shift;
+    /* 1: 255 * the row taps' sum <= 65535, so two row sums share a register's 16-bit
+     * halves without a carry between them (k_u8_walk4) */
+    int pair_row_sums;
 } fxi_gpu_u8_taps;
 
 /* Queue the pass (one launch fused, two for two-pass; `work`: g->work_bytes of device

@@ -403,6 +403,47 @@ FXT_TEST(u8_fast_path_kernels_match_cpu)
     fx_context_destroy(cpu);
 }
 
+/* The fused walk four elements a thread (k_u8_walk4, gpu_u8.cu): rows of width *
+ * channels a multiple of 4 (its aligned 32-bit loads and stores), so interior threads take
+ * the word path and threads at the left and right edges, constant rows and images
+ * smaller than the kernel the per-element border path; partial blocks (not a multiple of
+ * 1024 elements), several row tiles, 1xN and Nx1, anchors off the centre, 1-4 channels
+ * with alpha filtered (and kept: the one-element walk), every border. Host images
+ * (bands) and device images. */
+FXT_TEST(u8_walk_four_elements_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const kspec kernels[] = {
+        {"gaussian:3", 1, NULL}, {"box:3", 1, NULL},   {"gaussian:5", 1, NULL},
+        {"box:5", 1, "4,0"},     {"box:3", 1, "0,2"},
+    };
+    static const shape sizes[] = {{4, 1},    {1, 37},    {12, 5},   {2, 3},
+                                  {260, 70}, {1028, 9},  {1300, 130}, {8, 2}};
+    const int nk = (int)(sizeof kernels / sizeof *kernels);
+    const int ns = (int)(sizeof sizes / sizeof *sizes);
+    int bad = 0, skipped = 0, v = 0;
+    for (int k = 0; k < nk; k++)
+        for (int si = 0; si < ns; si++)
+            for (int border = 0; border < 5; border++, v++) {
+                /* every channel count on every kernel and size; alpha kept on a quarter */
+                const int ch = 1 + (v + si) % 4, alpha = v % 4 == 3 ? 0 : 1;
+                const config c = {
+                    kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
+                    kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE, 0,
+                    &kernels[k], 1};
+                fx_image in = gpu_padded_image(sizes[si].w, sizes[si].h, ch, FX_U8, 0);
+                gpu_fill_random(&in, (uint64_t)v * 7919 + 3);
+                if (!compare_one(cpu, gpu, &c, &kernels[k], &in, border, alpha, 0, TOL_EXACT,
+                                 &skipped))
+                    bad++;
+                free(in.data);
+            }
+    FXT_CHECK_EQ(bad, 0);
+    FXT_CHECK_EQ(skipped, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 /* ---- fft (cuFFT): within 1 unit of the CPU's exact direct result ---- */
 
 #define FFT_CONFIG(kernels)                                                                        \
@@ -657,7 +698,7 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
 GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
               FXT_CASE(banding_gives_the_bytes_of_one_pass),
               FXT_CASE(streamed_file_on_pinned_bands_matches_cpu),
-              FXT_CASE(u8_fast_path_kernels_match_cpu),
+              FXT_CASE(u8_fast_path_kernels_match_cpu), FXT_CASE(u8_walk_four_elements_match_cpu),
               FXT_CASE(device_images_round_trip),
               FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),
               FXT_CASE(fft_large_kernels_and_bands), FXT_CASE(fft_auto_rule),
