@@ -30,8 +30,8 @@ def test_version_attribute_matches_cli(cli):
 
 @pytest.mark.parametrize("func,job,skip", [
     (fxkit.filter, "filter", {"kernel", "list-kernels", "explain", "stream-rows", "gpu-block", "gpu-memory"}),
-    (fxkit.equalize, "equalize", {"gpu-block"}),
-    (fxkit.normalize, "normalize", {"gain-log", "stage-log", "sample-format", "channels"}),
+    (fxkit.equalize, "equalize", {"explain", "gpu-block"}),
+    (fxkit.normalize, "normalize", {"explain", "gain-log", "stage-log", "sample-format", "channels"}),
 ])
 def test_keywords_are_the_cli_options(cli, func, job, skip):
     """Each job option of `fxkit JOB --help` (before the Output: section) is a keyword
