@@ -299,26 +299,17 @@ fx_status fxcli_normalize_stream(fx_normalize *n, fx_audio_reader *r, fx_audio_w
 
 /* ---- whole file (a GPU context) ---- */
 
-/* Read every frame of r into a buffer of its own (grown past the header's count if
- * the file holds more). */
+/* Read every frame of r into a buffer of its own: the header's count, which the reader
+ * never exceeds (a short file is reported as truncated), as fx_audio_read_file does. */
 static fx_status read_all(fx_context *ctx, fx_audio_reader *r, const fx_audio_info *info,
-                          fx_audio *in, fxcli_result *res)
+                          fx_audio *in)
 {
     fx_status st = fx_audio_alloc(ctx, in, info->frames, info->channels, info->rate);
     if (st != FX_OK) return st;
     in->format = info->format;
     const size_t channels = (size_t)info->channels;
     size_t frames = 0;
-    for (;;) {
-        if (frames == in->frames) { /* more than the header said: double the room */
-            size_t grown = in->frames ? in->frames * 2 : 4096, bytes;
-            if (__builtin_mul_overflow(grown, channels * sizeof(double), &bytes))
-                return fxcli_fail(res, FX_EOVERFLOW, "audio too long to hold");
-            double *more = realloc(in->data, bytes);
-            if (!more) return fxcli_fail(res, FX_ENOMEM, "out of memory for %zu bytes", bytes);
-            in->data = more;
-            in->frames = grown;
-        }
+    while (frames < in->frames) {
         size_t got = 0;
         st = fx_audio_reader_read(r, in->data + frames * channels, in->frames - frames, &got);
         if (st != FX_OK) return st;
@@ -335,7 +326,7 @@ fx_status fxcli_normalize_whole(fx_context *ctx, const fx_normalize_options *opt
 {
     fx_audio in = {0}, out = {0};
     uint64_t t0 = fx_time_ns();
-    fx_status st = read_all(ctx, r, info, &in, res);
+    fx_status st = read_all(ctx, r, info, &in);
     uint64_t t1 = fx_time_ns();
     res->timings.decode_ms += fx_elapsed_ms(t0, t1);
     const size_t samples = in.frames * (size_t)in.channels;

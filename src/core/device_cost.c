@@ -234,7 +234,7 @@ fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool n
 {
     fxi_device_estimate local;
     if (!e) e = &local;
-    const fx_device_kind where = fxi_device_predict(ctx, c, needs_gpu, e, NULL, 0);
+    const fx_device_kind where = fxi_device_predict(ctx, c, needs_gpu, e);
     fxi_device_adopt(ctx, e, e, why, size);
     return where;
 }
@@ -248,7 +248,7 @@ void fxi_device_adopt(fx_context *ctx, const fxi_device_estimate *decided, fxi_d
 }
 
 fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
-                                  fxi_device_estimate *e, char *why, size_t size)
+                                  fxi_device_estimate *e)
 {
     fxi_device_estimate local;
     if (!e) e = &local;
@@ -288,7 +288,6 @@ fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool 
         }
         fxi_device_estimate_make(c, &s, &rates, e);
     }
-    if (why) fxi_device_estimate_text(e, ctx->gpu_index, why, size);
     return e->device;
 }
 

@@ -160,7 +160,7 @@ fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool n
 /* fxi_device_choose's choice without its mark: what an item would get (a what-if, e.g.
  * fx_filter_band_rows), the context left as it was. */
 fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
-                                  fxi_device_estimate *e, char *why, size_t size);
+                                  fxi_device_estimate *e);
 /* Take a choice made for a larger whole (a file's bands take the file's choice) as the
  * item's: copied into e (may be decided itself), the context marked, why written. */
 void fxi_device_adopt(fx_context *ctx, const fxi_device_estimate *decided, fxi_device_estimate *e,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_cost.h"
 #include "internal.h"
 
 size_t fx_sample_size(fx_sample_type type)
@@ -242,7 +243,7 @@ fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, 
      * there than the trips over PCIe (core/device_cost.h's memory bandwidth against
      * its staged copy rate). */
     const bool on_gpu = ctx->device == FX_DEVICE_GPU &&
-                        (src->memory == FX_MEMORY_DEVICE || ctx->requested != FX_DEVICE_AUTO);
+                        (src->memory == FX_MEMORY_DEVICE || !fxi_device_auto(ctx));
     if (on_gpu) return fxi_gpu_image_convert(ctx, src, dst, timings);
     uint64_t start = fx_time_ns();
     convert_job job = {src, dst};

@@ -100,16 +100,8 @@
  * through the slots, the host's memory moves each byte three or four times (read,
  * write into the slot, the DMA's read), which measured 11.4 ms for hsv 10000x6000 host
  * to host on the H200 (upload 6.2, download 5.1) against 6.7 ms for the two transfers.
- * With FXI_EQ_STAGE_REGISTER 1, other host images of at least
- * FXI_EQ_STAGE_REGISTER_MIN_BYTES are registered (cudaHostRegister) for the run and
- * unregistered after it: worth it only if pinning costs less than the packing saves
- * (pages of 2 MiB help; fx_image_alloc advises them). Not measured yet: 0 until
- * gpu_jobs_bench says otherwise (RESULT eq_hsv_host_ms with 0 and 1). */
-#ifndef FXI_EQ_STAGE_REGISTER
-#define FXI_EQ_STAGE_REGISTER 0
-#endif
-#ifndef FXI_EQ_STAGE_REGISTER_MIN_BYTES
-#define FXI_EQ_STAGE_REGISTER_MIN_BYTES ((size_t)32 << 20)
-#endif
+ * Page-locking other host images for the run instead (cudaHostRegister, then
+ * cudaHostUnregister) measured 25.2 ms for the same hsv run on the H200 (2026-11-26,
+ * gpu_jobs_bench): pinning costs more than the packing saves, so they stage. */
 
 #endif

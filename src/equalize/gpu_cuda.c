@@ -216,49 +216,6 @@ static fx_status context_waits_for_slots(fx_equalize_plan *p)
     return FX_OK;
 }
 
-/* How a host image's rows cross PCIe: packed by the CPU's threads into the pinned slots
- * (then copied by the DMA engines: the host's memory moves each byte three or four
- * times, which bounds the transfer below the bus speed), or `direct`ly from or to the
- * image's own rows where its memory is page-locked: the caller's (cudaHostAlloc,
- * cudaHostRegister), or registered here for the run (FXI_EQ_STAGE_REGISTER;
- * `registered`: unregistered at the run's end). */
-typedef struct host_rows {
-    void *data;
-    size_t span; /* bytes from the first row's start to the last row's end */
-    int direct, registered;
-} host_rows;
-
-static int page_locked(const void *ptr)
-{
-    struct cudaPointerAttributes at;
-    if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
-        (void)cudaGetLastError(); /* not an error of the run: staging it is */
-        return 0;
-    }
-    return at.type == cudaMemoryTypeHost;
-}
-
-static host_rows host_rows_of(const fx_image *img, size_t row_bytes)
-{
-    host_rows h = {img->data, img->stride * (size_t)(img->height - 1) + row_bytes, 0, 0};
-    if (page_locked(img->data)) {
-        h.direct = 1;
-    } else if (FXI_EQ_STAGE_REGISTER && h.span >= FXI_EQ_STAGE_REGISTER_MIN_BYTES) {
-        if (cudaHostRegister(h.data, h.span, cudaHostRegisterDefault) == cudaSuccess)
-            h.direct = h.registered = 1;
-        else
-            (void)cudaGetLastError(); /* e.g. already registered by an overlapping image */
-    }
-    return h;
-}
-
-/* After every copy that used them has finished (the caller synchronises). */
-static void host_rows_release(host_rows *h)
-{
-    if (h->registered) (void)cudaHostUnregister(h->data);
-    h->registered = h->direct = 0;
-}
-
 /* The whole host image up into dev (packed rows of row_bytes), band by band, queued
  * on the staging streams. With count (the fast path's arguments on dev), each band
  * is counted into the histogram on its stream once it is up. */
@@ -364,7 +321,7 @@ static fx_status run_banded_fast(fx_equalize_plan *p, const fx_image *in, int in
 }
 
 static fx_status run_host(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t,
-                          uint64_t since, host_rows *hin, host_rows *hout);
+                          uint64_t since, int in_direct, int out_direct);
 
 static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t)
 {
@@ -375,22 +332,15 @@ static fx_status run_guarded(fx_equalize_plan *p, const fx_image *in, fx_image *
         FXI_TRY(fxi_equalize_launch(ctx, &a));
         return stage_end(ctx, t ? &t->compute_ms : NULL, &since);
     }
-    const size_t sample = fx_sample_size(p->type);
-    host_rows hin = host_rows_of(in, (size_t)p->width * (size_t)p->in_channels * sample);
-    host_rows hout = host_rows_of(out, (size_t)p->width * (size_t)p->out_channels * sample);
-    fx_status st = run_host(p, in, out, t, since, &hin, &hout);
-    if (hin.registered || hout.registered) {
-        /* no copy may still use the memory, even after an error */
-        (void)slots_sync(p);
-        (void)cudaStreamSynchronize(ctx->cuda->stream);
-    }
-    host_rows_release(&hin);
-    host_rows_release(&hout);
-    return st;
+    /* A host image's rows cross PCIe packed by the CPU's threads into the pinned slots,
+     * or directly from and to its own rows where its memory is page-locked (the
+     * caller's cudaHostAlloc or cudaHostRegister): through the slots the host's memory
+     * moves each byte three or four times, which bounds the transfer below the bus. */
+    return run_host(p, in, out, t, since, fxi_page_locked(in->data), fxi_page_locked(out->data));
 }
 
 static fx_status run_host(fx_equalize_plan *p, const fx_image *in, fx_image *out, fx_timings *t,
-                          uint64_t since, host_rows *hin, host_rows *hout)
+                          uint64_t since, int in_direct, int out_direct)
 {
     fx_context *ctx = p->ctx;
     const size_t sample = fx_sample_size(p->type);
@@ -407,9 +357,9 @@ static fx_status run_host(fx_equalize_plan *p, const fx_image *in, fx_image *out
     FXI_TRY(fxi_stream_sync(ctx));
     fxi_eq_kernel_args a = kernel_args(p, dev_in, in_row, dev_out, out_row);
     if (fxi_equalize_fast_path_gpu(&a))
-        return run_banded_fast(p, in, hin->direct, out, hout->direct, dev_in, &a, band_rows, t,
+        return run_banded_fast(p, in, in_direct, out, out_direct, dev_in, &a, band_rows, t,
                                &since);
-    FXI_TRY(upload_bands(p, in, hin->direct, dev_in, in_row, band_rows, NULL));
+    FXI_TRY(upload_bands(p, in, in_direct, dev_in, in_row, band_rows, NULL));
     FXI_TRY(slots_sync(p)); /* the equalization runs on the context's stream */
     if (t) t->upload_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
@@ -417,7 +367,7 @@ static fx_status run_host(fx_equalize_plan *p, const fx_image *in, fx_image *out
     FXI_TRY(fxi_stream_sync(ctx)); /* the bands come down on other streams */
     if (t) t->compute_ms += fx_elapsed_ms(since, fx_time_ns());
     since = fx_time_ns();
-    FXI_TRY(download_bands(p, dev_out, out, hout->direct, out_row, band_rows, NULL));
+    FXI_TRY(download_bands(p, dev_out, out, out_direct, out_row, band_rows, NULL));
     if (t) t->download_ms += fx_elapsed_ms(since, fx_time_ns());
     return FX_OK;
 }

@@ -422,6 +422,21 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
     }
 }
 
+/* fast_write, or the pixel as it is (hsv-float with nothing to stretch: the CPU returns
+ * the image unchanged). */
+template <int MODE, int CH>
+__device__ __forceinline__ void map_or_copy(bool copy, const uint32_t *px, const uint32_t *lut,
+                                            const float *hsv_f, const uint32_t *factor,
+                                            const float *unit, uint32_t *res)
+{
+    if (copy) {
+        for (int c = 0; c < CH; c++)
+            res[c] = px[c];
+        return;
+    }
+    fast_write<MODE>(px, lut, hsv_f, factor, unit, res);
+}
+
 /* What the counting pass covers: the image (or band) as tiles of tile_w x tile_h
  * (one tile for global equalization), rows_per_block rows of a tile per block. */
 struct fast_tiles {
@@ -696,11 +711,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                 uint32_t px[CH], res[CH];
                 for (int c = 0; c < CH; c++)
                     px[c] = byte_of(w, p * CH + c);
-                if (copy)
-                    for (int c = 0; c < CH; c++)
-                        res[c] = px[c];
-                else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_factor, unit, res);
+                map_or_copy<MODE, CH>(copy, px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
                     set_byte(o, p * OCH + c, res[c]);
             }
@@ -710,11 +721,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                 uint32_t px[CH], res[CH];
                 for (int c = 0; c < CH; c++)
                     px[c] = src[p * CH + c];
-                if (copy)
-                    for (int c = 0; c < CH; c++)
-                        res[c] = px[c];
-                else
-                    fast_write<MODE>(px, lut, hsv_f, hsv_factor, unit, res);
+                map_or_copy<MODE, CH>(copy, px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
                     dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
             }

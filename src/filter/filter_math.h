@@ -123,6 +123,16 @@ static inline FX_HD uint32_t fxi_finish_u32_product(uint32_t s, uint32_t add, ui
     return q > maxval ? maxval : q;
 }
 
+/* fxi_finish_u32_product with (s + add) * mul written s * mul + add_mul, where add_mul =
+ * add * mul (the same 32 bits, modulo 2^32): one multiply-add an output, as the 8-bit
+ * walk kernel finishes four sums at a time. */
+static inline FX_HD uint32_t fxi_finish_u32_premul(uint32_t s, uint32_t add_mul, uint32_t mul,
+                                                   int shift, uint32_t maxval)
+{
+    const uint32_t q = (s * mul + add_mul) >> shift;
+    return q > maxval ? maxval : q;
+}
+
 /* The output sample for a float accumulator on an integer image: round half to even
  * (as OpenCV's saturate_cast), then saturate. */
 static inline FX_HD float fxi_finish_float(float acc, float maxval)

@@ -299,10 +299,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
 #pragma unroll
                         for (int i = 0; i < K; i++) /* row r + i sits in slot (u + 1 + i) % K */
                             s += BOX ? win[(u + 1 + i) % K][k] : wc[i] * win[(u + 1 + i) % K][k];
-                        /* fxi_finish_u32_product with (s + add) * mul as s * mul + add * mul
-                         * (the same 32 bits): one multiply-add */
-                        const uint32_t f = (s * tp.mul + add_mul) >> tp.shift;
-                        v[k] = f > 255u ? 255u : f;
+                        v[k] = fxi_finish_u32_premul(s, add_mul, tp.mul, tp.shift, 255u);
                     }
                     uint8_t *d = a.dst + r * static_cast<int64_t>(a.dst_stride) + e0;
                     if (e0 + 4 <= n) {
@@ -317,6 +314,22 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
             }
         }
     }
+}
+
+/* One tap of R outputs from a window of R consecutive inputs in registers (the two-pass
+ * kernels' register blocking): acc[m] += w * win[m], then the window slides by one and
+ * takes `next`. Unrolled by R in the caller, the registers rotate with no moves. */
+template <int R>
+__device__ __forceinline__ void tap_and_slide(float (&acc)[R], float (&win)[R], float w,
+                                              float next)
+{
+#pragma unroll
+    for (int m = 0; m < R; m++)
+        acc[m] = __fmaf_rn(w, win[m], acc[m]);
+#pragma unroll
+    for (int m = 0; m < R - 1; m++)
+        win[m] = win[m + 1];
+    win[R - 1] = next;
 }
 
 /* two-pass rows: one virtual row's segment of row_tx * segment pixels per block, staged
@@ -377,16 +390,8 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
             }
             /* unrolled by R: the window's registers rotate once a round, no moves */
 #pragma unroll R
-            for (int j = 0; j < a.kw; j++) {
-                const float w = tp.row[j];
-#pragma unroll
-                for (int m = 0; m < R; m++)
-                    acc[m] = __fmaf_rn(w, win[m], acc[m]);
-#pragma unroll
-                for (int m = 0; m < R - 1; m++)
-                    win[m] = win[m + 1];
-                win[R - 1] = s[j + R];
-            }
+            for (int j = 0; j < a.kw; j++)
+                tap_and_slide<R>(acc, win, tp.row[j], s[j + R]);
 #pragma unroll
             for (int m = 0; m < R; m++)
                 o[m * C] = static_cast<uint16_t>(acc[m]);
@@ -424,14 +429,7 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
         p += R * ws;
 #pragma unroll R
         for (int i = 0; i < a.kh; i++) {
-            const float w = tp.col[i];
-#pragma unroll
-            for (int m = 0; m < R; m++)
-                acc[m] = __fmaf_rn(w, win[m], acc[m]);
-#pragma unroll
-            for (int m = 0; m < R - 1; m++)
-                win[m] = win[m + 1];
-            win[R - 1] = byte_float(__ldg(p));
+            tap_and_slide<R>(acc, win, tp.col[i], byte_float(__ldg(p)));
             p += ws;
         }
 #pragma unroll

@@ -112,7 +112,7 @@ fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
     work_of(&t, s, d, d->channels, false, s != FX_STRATEGY_FFT, &cost);
     const bool needs_gpu = s >= FX_STRATEGY_GPU_GLOBAL || (s == FX_STRATEGY_FFT && !fxi_fft_available());
     fxi_taps_free(&t);
-    return fxi_device_predict(ctx, &cost, needs_gpu, e, NULL, 0);
+    return fxi_device_predict(ctx, &cost, needs_gpu, e);
 }
 
 fx_filter_strategy fxi_filter_strategy_for(fx_context *ctx, const fx_kernel *kernel,

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "filter/band.h"
-#include "filter/band_reader.h"
 #include "filter/filter_internal.h"
 #include "io/writer_thread.h"
 
@@ -101,16 +100,13 @@ typedef struct streamer {
     int width, height, channels, band_rows;
     fx_sample_type file_type, work_type, out_type;
     fx_image in, work;
-    fx_image ahead;              /* the band reader's second input buffer */
-    /* Bands on the GPU: in, ahead, work and the slots' out are blocks of the context's
+    /* Bands on the GPU: in, work and the slots' out are blocks of the context's
      * pinned pool (given back at the end), which go up and come down by DMA as they
      * are, without a copy through staging (gpu_plan_cuda.c). */
     bool pinned;
-    void *pinned_block[4 + OUT_SLOTS];
-    size_t pinned_size[4 + OUT_SLOTS];
+    void *pinned_block[2 + OUT_SLOTS]; /* in, work and the slots' out */
+    size_t pinned_size[2 + OUT_SLOTS];
     int pinned_blocks;
-    fx_context *rctx;            /* the reader's own context, or NULL: the reader is on ctx */
-    fxi_band_reader *reading;    /* NULL: bands are decoded here, in turn */
     out_slot slot[OUT_SLOTS];
     int slots;                  /* 1, or OUT_SLOTS with a writer thread */
     fxi_writer_thread *writing; /* NULL: bands are written here, in turn */
@@ -149,22 +145,20 @@ static fx_status read_until(streamer *s, fx_image_reader *reader, int first, int
     while (first + *have < end) {
         fx_image at = rows_of(&s->in, *have, end - first - *have);
         int got = 0;
-        const fx_status st = fx_image_reader_read_rows(reader, &at, at.height, &got);
-        if (st != FX_OK && s->rctx) return fxi_error(ctx, st, "%s", fx_context_error(s->rctx));
-        FXI_TRY(st);
+        FXI_TRY(fx_image_reader_read_rows(reader, &at, at.height, &got));
         FXI_RETURN_IF(got == 0, FX_EFORMAT, "the image ends after %d rows", first + *have);
         *have += got;
     }
     return FX_OK;
 }
 
-/* Filter one band (its input rows are rows [0, b->in_end - b->in_begin) of `input`) into
+/* Filter one band (its input rows are rows [0, b->in_end - b->in_begin) of s->in) into
  * `slot` and write the rows it keeps, or hand them to the writer thread. */
-static fx_status filter_band(streamer *s, const fxi_band *b, const fx_image *input, out_slot *slot,
+static fx_status filter_band(streamer *s, const fxi_band *b, out_slot *slot,
                              fx_image_writer *writer, fx_filter_strategy *strategy)
 {
     const int rows = (int)(b->in_end - b->in_begin);
-    fx_image src = rows_of(input, 0, rows), dst = rows_of(&slot->out, 0, rows);
+    fx_image src = rows_of(&s->in, 0, rows), dst = rows_of(&slot->out, 0, rows);
     if (s->work.data) { /* filtered at a wider type than the file's */
         fx_image wide = rows_of(&s->work, 0, rows);
         FXI_TRY(fx_image_convert(s->ctx, &src, &wide, s->timings));
@@ -190,27 +184,9 @@ static fx_status filter_band(streamer *s, const fxi_band *b, const fx_image *inp
     return st;
 }
 
-/* The bands with their input decoded ahead by the band reader. */
-static fx_status stream_read_ahead(streamer *s, fx_image_writer *writer,
-                                   fx_filter_strategy *strategy)
-{
-    const int halo = fx_kernel_height(s->kernel) - 1;
-    for (int64_t i = 0; i * s->band_rows < s->height; i++) {
-        const fxi_band b = fxi_band_at(i, s->band_rows, s->height, halo, halo, true);
-        fx_image input;
-        FXI_TRY(fxi_band_reader_get(s->reading, i, &input));
-        FXI_TRY(filter_band(s, &b, &input, &s->slot[i % s->slots], writer, strategy));
-        fxi_band_reader_release(s->reading, i);
-        if (s->stream && s->stream->progress)
-            s->stream->progress(s->stream->progress_user, (int)b.out_end, s->height);
-    }
-    return FX_OK;
-}
-
 static fx_status stream_bands(streamer *s, fx_image_reader *reader, fx_image_writer *writer,
                               fx_filter_strategy *strategy)
 {
-    if (s->reading) return stream_read_ahead(s, writer, strategy);
     const int halo = fx_kernel_height(s->kernel) - 1;
     int first = 0, have = 0; /* s->in holds image rows [first, first + have) */
     for (int64_t i = 0; i * s->band_rows < s->height; i++) {
@@ -227,7 +203,7 @@ static fx_status stream_bands(streamer *s, fx_image_reader *reader, fx_image_wri
         fx_status st = read_until(s, reader, first, &have, (int)b.in_end);
         if (s->timings) s->timings->decode_ms += fx_elapsed_ms(t0, fx_time_ns());
         FXI_TRY(st);
-        FXI_TRY(filter_band(s, &b, &s->in, &s->slot[i % s->slots], writer, strategy));
+        FXI_TRY(filter_band(s, &b, &s->slot[i % s->slots], writer, strategy));
         if (s->stream && s->stream->progress)
             s->stream->progress(s->stream->progress_user, (int)b.out_end, s->height);
     }
@@ -283,7 +259,6 @@ static void streamer_free(streamer *s)
             fxi_gpu_pinned_give(s->ctx, s->pinned_block[k], s->pinned_size[k]);
     } else {
         fx_image_free(&s->in);
-        fx_image_free(&s->ahead);
         fx_image_free(&s->work);
         for (int k = 0; k < OUT_SLOTS; k++)
             fx_image_free(&s->slot[k].out);
@@ -318,9 +293,10 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
     }
     /* One band has nothing to overlap its write with: no second set of rows for it. */
     if (s->band_rows >= s->height) s->slots = 1;
-    /* Pinned buffers when the bands go to the GPU (measured on the H200, 1 GP RGB PPM
-     * gaussian:5: packing into staging and unpacking from it were two more copies of
-     * the image through host memory, which bounded the run). */
+    /* Pinned buffers when the bands go to the GPU: no packing into staging and no
+     * unpacking out of it (on the H200, 1 GP RGB PPM gaussian:5, the download stage fell
+     * from 150 to 58 ms; the wall time, bound by decode and encode, did not move:
+     * docs/BENCHMARKS.md, 2026-11-26). */
     const int halo = fx_kernel_height(s->kernel) - 1;
     const int64_t band_in = (int64_t)s->band_rows + 2 * (int64_t)halo;
     const fx_image_desc band = {s->width, band_in < s->height ? (int)band_in : s->height,
@@ -330,19 +306,6 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
                        : fxi_filter_device_for(ctx, s->kernel, s->options, &band, NULL);
     s->pinned = s->band_rows < s->height && band_device == FX_DEVICE_GPU;
     FXI_TRY(alloc_buffers(s));
-    /* Several bands and a reader of its own: decode each band while the one before is
-     * filtered (measured on the H200, 1 GP RGB PPM gaussian:5 on the GPU: decode 514 ms
-     * and upload + compute + download 380 ms ran one after the other). */
-    if (s->rctx && s->band_rows < s->height) {
-        FXI_TRY(alloc_rows(s, &s->ahead, s->in.height, s->file_type));
-        const fxi_band_reader_setup setup = {.reader = reader,
-                                             .rctx = s->rctx,
-                                             .buffers = {s->in, s->ahead},
-                                             .band_rows = s->band_rows,
-                                             .height = s->height,
-                                             .halo = fx_kernel_height(s->kernel) - 1};
-        FXI_TRY(fxi_band_reader_start(ctx, &setup, &s->reading));
-    }
     return stream_bands(s, reader, writer, strategy);
 }
 
@@ -351,7 +314,7 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
 static fx_status run_stream(fx_context *ctx, const fx_kernel *kernel,
                             const fx_filter_options *options,
                             const fx_filter_stream_options *stream, fx_image_reader *reader,
-                            fx_context *rctx, fx_image_writer *writer,
+                            fx_image_writer *writer,
                             fxi_writer_thread *writing, fx_filter_stream_result *result,
                             fx_timings *timings)
 {
@@ -370,12 +333,9 @@ static fx_status run_stream(fx_context *ctx, const fx_kernel *kernel,
                   .out_type = out_type,
                   .work_type = out_type > info.type ? out_type : info.type,
                   .slots = writing ? OUT_SLOTS : 1,
-                  .writing = writing,
-                  .rctx = rctx};
+                  .writing = writing};
     fx_filter_strategy strategy = FX_STRATEGY_AUTO;
     fx_status st = stream_image(&s, reader, writer, &strategy);
-    /* The reader thread stops before the buffers it fills go. */
-    fxi_band_reader_finish(s.reading, timings);
     /* Every band handed over is written before its buffers go. */
     const fx_status written = fxi_writer_thread_finish(writing, st == FX_OK, timings);
     if (st == FX_OK) st = written;
@@ -401,7 +361,7 @@ fx_status fx_filter_stream(fx_context *ctx, const fx_kernel *kernel,
         fx_filter_options_init(&defaults);
         options = &defaults;
     }
-    return run_stream(ctx, kernel, options, stream, reader, NULL, writer, NULL, result, timings);
+    return run_stream(ctx, kernel, options, stream, reader, writer, NULL, result, timings);
 }
 
 /* Whether fx_filter_file writes from a thread of its own: with more than one thread
@@ -419,9 +379,9 @@ static bool write_from_thread(fx_context *ctx, const char *out_path,
     return fx_context_threads(ctx) > 1 && (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM);
 }
 
-/* A context of one thread for a reader or writer thread's errors; NULL when it cannot be
- * made (the file is then read or written on the caller's thread). */
-static fx_context *thread_context(fx_context *ctx)
+/* A context of one thread for the writer thread's errors; NULL when it cannot be made
+ * (the file is then written on the caller's thread). */
+static fx_context *writer_context(fx_context *ctx)
 {
     fx_context_options co;
     fx_context_options_init(&co);
@@ -452,23 +412,16 @@ fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel, const fx_filt
         fx_filter_options_init(&defaults);
         options = &defaults;
     }
-    /* The reader lives on rctx: a context of its own, so that a thread may decode ahead,
-     * or ctx itself. */
-    fx_context *rctx = fx_context_threads(ctx) > 1 ? thread_context(ctx) : NULL;
     fx_image_reader *reader;
     const uint64_t t0 = fx_time_ns();
-    fx_status st = relayed(ctx, rctx ? rctx : ctx,
-                           fx_image_reader_open(rctx ? rctx : ctx, in_path, &reader));
+    fx_status st = fx_image_reader_open(ctx, in_path, &reader);
     if (timings) timings->decode_ms += fx_elapsed_ms(t0, fx_time_ns());
-    if (st != FX_OK) {
-        fx_context_destroy(rctx);
-        return st;
-    }
+    if (st != FX_OK) return st;
     fx_image_info info;
     fx_image_reader_info(reader, &info);
     const fx_sample_type out_type = stream && stream->out_type ? stream->out_type : info.type;
     /* The writer lives on wctx: ctx itself, or a context of its own for a writer thread. */
-    fx_context *own = write_from_thread(ctx, out_path, write_options) ? thread_context(ctx) : NULL;
+    fx_context *own = write_from_thread(ctx, out_path, write_options) ? writer_context(ctx) : NULL;
     fx_context *wctx = own ? own : ctx;
     fx_image_writer *writer = NULL;
     st = relayed(ctx, wctx,
@@ -477,14 +430,12 @@ fx_status fx_filter_file(fx_context *ctx, const fx_kernel *kernel, const fx_filt
     fxi_writer_thread *writing = NULL;
     if (st == FX_OK && own) st = fxi_writer_thread_start(ctx, writer, own, &writing);
     if (st == FX_OK)
-        st = run_stream(ctx, kernel, options, stream, reader, rctx, writer, writing, result,
-                        timings);
+        st = run_stream(ctx, kernel, options, stream, reader, writer, writing, result, timings);
     if (st == FX_OK)
         st = relayed(ctx, wctx, fx_image_writer_close(writer));
     else
         fx_image_writer_discard(writer);
     fx_image_reader_close(reader);
-    fx_context_destroy(rctx);
     fx_context_destroy(own);
     return st;
 }

@@ -154,6 +154,10 @@ fx_status fxi_copy_d2h_2d(fx_context *ctx, void *dst_host, size_t dst_pitch, con
 void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const void *src,
                             size_t src_stride, size_t row_bytes, size_t rows);
 
+/* Whether ptr is page-locked host memory (cudaHostAlloc'd or registered), which the GPU
+ * reads and writes by DMA where it is, with no copy through staging. */
+bool fxi_page_locked(const void *ptr);
+
 /* Wait for everything queued on the context's stream (that stream only). */
 fx_status fxi_stream_sync(fx_context *ctx);
 /* The same, for waits of a DMA's length: the thread yields its core while it

@@ -206,3 +206,13 @@ void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const
     row_copy c = {dst, dst_stride, src, src_stride, row_bytes};
     fxi_parallel_for(ctx, rows, FXI_COPY_BYTES_PER_TASK / row_bytes + 1, copy_rows, &c);
 }
+
+bool fxi_page_locked(const void *ptr)
+{
+    struct cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not an error of the caller's: it stages instead */
+        return false;
+    }
+    return at.type == cudaMemoryTypeHost;
+}

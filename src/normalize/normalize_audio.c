@@ -7,21 +7,9 @@
 #include <string.h>
 
 #include "normalize_internal.h"
+#include "normalize_pcm.h"
 #include "normalize_whole.h"
 #include "normalize/normalize_cost.h"
-
-/* Bytes a sample of `format` travels in when it packs (normalize_pcm.h). */
-static int packed_bytes(fx_sample_format format)
-{
-    switch (format) {
-    case FX_SF_U8:
-    case FX_SF_S16: return 2;
-    case FX_SF_S24:
-    case FX_SF_S32:
-    case FX_SF_F32: return 4;
-    default: return 8;
-    }
-}
 
 bool fx_normalize_whole_on_gpu(fx_context *ctx, const fx_normalize_options *opts, int channels,
                                int rate, uint64_t frames, fx_sample_format format, char *why,
@@ -40,7 +28,7 @@ bool fx_normalize_whole_on_gpu(fx_context *ctx, const fx_normalize_options *opts
     bool whole = fxi_nm_whole_eligible(&p, (size_t)frames);
     fxi_nm_params_free(&p);
     char text[160];
-    whole = whole && fxi_normalize_whole_device(ctx, channels, frames, packed_bytes(format), text,
+    whole = whole && fxi_normalize_whole_device(ctx, channels, frames, (int)fxi_nm_pcm_bytes(fxi_nm_pcm_of(format)), text,
                                                 sizeof text) == FX_DEVICE_GPU;
     if (whole && why && size) snprintf(why, size, "%s, the whole buffer at once", text);
     return whole;

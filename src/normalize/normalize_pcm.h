@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/host_device.h"
+#include "fxkit/audio.h"
 
 /* How a chunk of samples travels to the device. */
 typedef enum fxi_nm_pcm {
@@ -57,6 +58,19 @@ static inline FX_HD size_t fxi_nm_pcm_bytes(fxi_nm_pcm pcm)
 }
 
 /* ---- host: packing (a double that unpacks to itself, else false) ---- */
+
+/* The width a buffer read from a file of this format packs to. */
+static inline fxi_nm_pcm fxi_nm_pcm_of(fx_sample_format format)
+{
+    switch (format) {
+    case FX_SF_S16:
+    case FX_SF_U8: return FXI_NM_PCM_S16;
+    case FX_SF_S24:
+    case FX_SF_S32: return FXI_NM_PCM_S32;
+    case FX_SF_F32: return FXI_NM_PCM_F32;
+    default: return FXI_NM_PCM_F64;
+    }
+}
 
 static inline bool fxi_nm_same_bits(double a, double b)
 {

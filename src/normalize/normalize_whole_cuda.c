@@ -48,19 +48,6 @@ typedef struct whole_run {
     double *levels, *rows, *params; /* host */
 } whole_run;
 
-/* The width a buffer read from a file of this format packs to. */
-static fxi_nm_pcm pcm_of(fx_sample_format format)
-{
-    switch (format) {
-    case FX_SF_S16:
-    case FX_SF_U8: return FXI_NM_PCM_S16;
-    case FX_SF_S24:
-    case FX_SF_S32: return FXI_NM_PCM_S32;
-    case FX_SF_F32: return FXI_NM_PCM_F32;
-    default: return FXI_NM_PCM_F64;
-    }
-}
-
 /* Samples per staging block: FXI_NM_WHOLE_CHUNK_PER_THREAD per thread of the context,
  * at most FXI_NM_WHOLE_CHUNK_SAMPLES: a library call on all the CPUs packs a large
  * chunk while the last crosses the bus, while each of a batch's one-thread workers
@@ -122,30 +109,12 @@ static void pack_range(void *arg, size_t begin, size_t end, int worker)
     if (!ok) atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
 }
 
-typedef struct copy_job {
-    double *dst;
-    const double *src;
-} copy_job;
-
-static void copy_range(void *arg, size_t begin, size_t end, int worker)
-{
-    (void)worker;
-    const copy_job *j = arg;
-    memcpy(j->dst + begin, j->src + begin, (end - begin) * sizeof(double));
-}
-
-/* Samples per task: the chunk shared out over the context's threads, but not below
- * FXI_NM_WHOLE_COPY_GRAIN. */
+/* Samples per packing task: the chunk shared out over the context's threads, but not
+ * below FXI_NM_WHOLE_COPY_GRAIN. */
 static size_t copy_grain(fx_context *ctx, size_t count)
 {
     const size_t share = count / (size_t)fx_context_threads(ctx) + 1;
     return share > FXI_NM_WHOLE_COPY_GRAIN ? share : FXI_NM_WHOLE_COPY_GRAIN;
-}
-
-static void parallel_copy(fx_context *ctx, double *dst, const double *src, size_t count)
-{
-    copy_job j = {dst, src};
-    fxi_parallel_for(ctx, count, copy_grain(ctx, count), copy_range, &j);
 }
 
 /* Chunk `src` (count samples) into staging `pinned`: packed when every sample packs,
@@ -157,7 +126,9 @@ static fxi_nm_pcm stage_chunk(whole_run *r, const double *src, size_t count, voi
         fxi_parallel_for(r->ctx, count, copy_grain(r->ctx, count), pack_range, &j);
         if (!atomic_load(&j.failed)) return r->pcm;
     }
-    parallel_copy(r->ctx, pinned, src, count);
+    /* samples as rows of one double: contiguous, one memcpy a task */
+    fxi_parallel_copy_rows(r->ctx, pinned, sizeof(double), src, sizeof(double), sizeof(double),
+                           count);
     return FXI_NM_PCM_F64;
 }
 
@@ -303,7 +274,8 @@ static fx_status whole_download(whole_run *r, double *out)
             const size_t count = r->samples - at < chunk ? r->samples - at : chunk;
             const int b = (int)((i - 1) % STAGING);
             FXI_TRY(event_wait(ctx, r->done[b]));
-            parallel_copy(ctx, out + at, r->pinned[b], count);
+            fxi_parallel_copy_rows(ctx, out + at, sizeof(double), r->pinned[b], sizeof(double),
+                                   sizeof(double), count);
         }
     }
     return FX_OK;
@@ -346,7 +318,7 @@ fx_status fxi_normalize_gpu_whole(fx_context *ctx, const fxi_nm_params *p, const
     r.p = p;
     r.samples = in->frames * (size_t)p->channels;
     r.gain_channels = p->coupled ? 1 : p->channels;
-    r.pcm = pcm_of(in->format);
+    r.pcm = fxi_nm_pcm_of(in->format);
     r.chunk = staging_chunk(ctx);
     fxi_nm_whole_shape(p, in->frames, &r.count, &r.last_length);
     fxi_device_guard guard;

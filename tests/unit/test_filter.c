@@ -635,10 +635,10 @@ FXT_TEST(box_finish_follows_cv_blur)
     fx_context_destroy(ctx);
 }
 
-/* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
-/* fxi_finish_u32_product (the GPU 8-bit fast path's finish) gives fxi_finish_exact_at's
- * value for every sum the planner bounds, for the finishes that take it: u8 Gaussians
- * (and 16-bit ones where the product fits) and cv2.blur's 8-bit fixed point. */
+/* fxi_finish_u32_product and fxi_finish_u32_premul (the GPU 8-bit fast path's finishes)
+ * give fxi_finish_exact_at's value for every sum the planner bounds, for the finishes that
+ * take them: u8 Gaussians (and 16-bit ones where the product fits) and cv2.blur's 8-bit
+ * fixed point. */
 FXT_TEST(u32_product_finish_equals_exact)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
@@ -666,9 +666,12 @@ FXT_TEST(u32_product_finish_equals_exact)
                     const double want = fxi_finish_exact_at(f, (double)s, s % 3000);
                     const uint32_t got = fxi_finish_u32_product((uint32_t)s, (uint32_t)f->add,
                                                                 (uint32_t)f->mul, shift, 255);
-                    if ((double)got != want) {
-                        fprintf(stderr, "  %s: sum %lld: %u, want %g\n", specs[i], (long long)s,
-                                got, want);
+                    const uint32_t premul = fxi_finish_u32_premul(
+                        (uint32_t)s, (uint32_t)f->add * (uint32_t)f->mul, (uint32_t)f->mul,
+                        shift, 255);
+                    if ((double)got != want || (double)premul != want) {
+                        fprintf(stderr, "  %s: sum %lld: %u (premultiplied %u), want %g\n",
+                                specs[i], (long long)s, got, premul, want);
                         bad++;
                     }
                 }
@@ -682,6 +685,7 @@ FXT_TEST(u32_product_finish_equals_exact)
     fx_context_destroy(ctx);
 }
 
+/* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
 FXT_TEST(kernel_larger_than_image)
 {
     static int64_t num[15 * 15];

@@ -269,8 +269,7 @@ FXT_TEST(stream_reports_progress)
 }
 
 /* A file shorter than its header says: the reader's error, and nothing at the output,
- * with the file read and written on the caller's thread (1 thread) or on a reader thread
- * that decodes a band ahead and a writer thread (2). */
+ * with the file written on the caller's thread (1 thread) or a writer thread (2). */
 FXT_TEST(truncated_input_leaves_no_output)
 {
     for (int threads = 1; threads <= 2; threads++) {
