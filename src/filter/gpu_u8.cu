@@ -39,15 +39,15 @@ __device__ __forceinline__ u8_image image_of(const fxi_filter_args &a,
             static_cast<int64_t>(im.dst_stride)};
 }
 
-/* Sample (x, c) of stored row `row` of `im` (any x: the border rule applies): gpu_device.cuh's
- * load for 8-bit samples, reading the block's image. */
-__device__ __forceinline__ int32_t sample_at(const fxi_filter_args &a, const u8_image &im,
-                                             int64_t row, int64_t x, int c)
+/* Sample (x, c) of stored row `row` of the rows at src (any x: the border rule applies):
+ * gpu_device.cuh's load for 8-bit samples, reading the block's image. */
+__device__ __forceinline__ int32_t sample_at(const fxi_filter_args &a, const uint8_t *src,
+                                             int64_t src_stride, int64_t row, int64_t x, int c)
 {
     if (row < 0) return border_sample<int32_t>(a, c);
     const int64_t xx = x >= 0 && x < a.width ? x : fxi_border_index(x, a.width, a.border);
     if (xx < 0) return border_sample<int32_t>(a, c);
-    return static_cast<int32_t>(im.src[row * im.src_stride + xx * a.channels + c]);
+    return static_cast<int32_t>(src[row * src_stride + xx * a.channels + c]);
 }
 
 /* Element `ee` (any integer: the border rule applies) of stored row `row` (-1: a constant
@@ -56,7 +56,8 @@ __device__ __forceinline__ float element(const fxi_filter_args &a, const u8_imag
                                          int64_t ee)
 {
     const int64_t px = floor_div(ee, a.channels);
-    return static_cast<float>(sample_at(a, im, row, px, static_cast<int>(ee - px * a.channels)));
+    return static_cast<float>(
+        sample_at(a, im.src, im.src_stride, row, px, static_cast<int>(ee - px * a.channels)));
 }
 
 /* A whole number below 2^23 (a byte, a uint16 row sum) as a float without the conversion
@@ -219,9 +220,9 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
  * and constant rows. Out of line: its border arithmetic would otherwise take registers
  * from the interior path. */
 template <int K>
-__device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const u8_image im,
-                                            const fxi_gpu_u8_taps &tp, int64_t row, int64_t first,
-                                            int64_t count)
+__device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
+                                            const uint8_t *src, int64_t src_stride, int64_t row,
+                                            int64_t first, int64_t count)
 {
     uint32_t rs[4];
 #pragma unroll
@@ -234,7 +235,8 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const u8_i
             const int64_t px = floor_div(ee, a.channels);
             rs[k] += static_cast<uint32_t>(tp.row[j]) *
                      static_cast<uint32_t>(
-                         sample_at(a, im, row, px, static_cast<int>(ee - px * a.channels)));
+                         sample_at(a, src, src_stride, row, px,
+                                   static_cast<int>(ee - px * a.channels)));
         }
     }
     return make_uint4(rs[0], rs[1], rs[2], rs[3]);
@@ -322,7 +324,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                     win[u][2] = hi & 0xFFFFu;
                     win[u][3] = hi >> 16;
                 } else {
-                    const uint4 rs = edge_row_sums<K>(a, im, tp, row, first, n - e0);
+                    const uint4 rs = edge_row_sums<K>(a, tp, im.src, im.src_stride, row, first, n - e0);
                     win[u][0] = rs.x;
                     win[u][1] = rs.y;
                     win[u][2] = rs.z;
