@@ -133,7 +133,9 @@ FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_ima
 /* Filter a batch: src[i] into dst[i] for i < count, every image of the planned shape and
  * type, with the bytes fx_filter_run gives each. The images are all host images or all
  * device images (an image in the other memory: FX_EINVAL naming its index); count == 0
- * does nothing. With timings, compute_ms is added to once for the whole batch.
+ * does nothing. No output may be another image's input. With timings, compute_ms is
+ * added to once for the whole batch (host images on a GPU context: each image's stages,
+ * as fx_filter_run adds them).
  * - CPU context: the images in parallel over the context's threads, each image filtered
  *   whole by one thread (many small images keep every core busy without splitting any);
  *   the fft strategy runs image after image, each on all threads.
