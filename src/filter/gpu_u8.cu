@@ -251,7 +251,7 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_
  * other threads (the image's left and right edges, constant rows) take the border rule
  * per element. The column sum of K row sums (a ring of registers, unrolled by K) is an
  * exact uint32, finished as fxi_finish_u32_product and stored as one word. */
-template <int K, int C, bool BOX>
+template <int K, int C, bool BOX, bool BATCH>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                                   (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
                                           : FXI_GPU_U8_WALK5_SM_THREADS) /
@@ -265,7 +265,10 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
     const int64_t n = a.width * C;
     const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
     if (e0 >= n) return;
-    const u8_image im = image_of(a, batch);
+    /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
+     * its rows in the parameter bank, where the batch's would take registers this kernel
+     * spills for (5x5: 80 registers under its launch bounds) */
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
     const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
     const bool inside = first >= 0 && e0 + 4 <= n && (first >> 2) * 4 + 4 * NW <= n;
     const int shift = static_cast<int>(first & 3) * 8;
@@ -533,20 +536,28 @@ bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, bool rows_a
 using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps,
                           const fxi_gpu_u8_image *);
 
-template <int K, bool BOX> walk4_fn walk4_for_channels(int channels)
+template <int K, bool BOX, bool BATCH> walk4_fn walk4_for_channels(int channels)
 {
     switch (channels) {
-    case 1: return k_u8_walk4<K, 1, BOX>;
-    case 2: return k_u8_walk4<K, 2, BOX>;
-    case 3: return k_u8_walk4<K, 3, BOX>;
-    default: return k_u8_walk4<K, 4, BOX>;
+    case 1: return k_u8_walk4<K, 1, BOX, BATCH>;
+    case 2: return k_u8_walk4<K, 2, BOX, BATCH>;
+    case 3: return k_u8_walk4<K, 3, BOX, BATCH>;
+    default: return k_u8_walk4<K, 4, BOX, BATCH>;
     }
 }
 
-walk4_fn walk4_kernel(int k, int channels, bool box)
+template <bool BATCH> walk4_fn walk4_for(int k, int channels, bool box)
 {
-    if (k == 3) return box ? walk4_for_channels<3, true>(channels) : walk4_for_channels<3, false>(channels);
-    return box ? walk4_for_channels<5, true>(channels) : walk4_for_channels<5, false>(channels);
+    if (k == 3)
+        return box ? walk4_for_channels<3, true, BATCH>(channels)
+                   : walk4_for_channels<3, false, BATCH>(channels);
+    return box ? walk4_for_channels<5, true, BATCH>(channels)
+               : walk4_for_channels<5, false, BATCH>(channels);
+}
+
+walk4_fn walk4_kernel(int k, int channels, bool box, bool batch)
+{
+    return batch ? walk4_for<true>(k, channels, box) : walk4_for<false>(k, channels, box);
 }
 
 } /* namespace */
@@ -571,7 +582,7 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
         const int64_t per_block = 4 * static_cast<int64_t>(g.tile_w);
         const dim3 grid(static_cast<unsigned>((a.width * a.channels + per_block - 1) / per_block),
                         static_cast<unsigned>(g.grid_y), count);
-        const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0);
+        const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0, images != nullptr);
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 elements a thread)");
     }
