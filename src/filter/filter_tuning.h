@@ -236,8 +236,8 @@
 #define FXI_GPU_U8_BATCH_MAX_IMAGES 65535
 /* two-pass batches: the intermediates of one launch's images (each g->work_bytes, about
  * twice the image's bytes) share at most this much device memory; a larger batch runs in
- * chunks of images that fit, one launch a pass a chunk. Not measured: 256 MiB is about
- * 650 RGB 256x256 images a chunk; to be measured on the H200. */
+ * chunks of images that fit, one launch a pass a chunk. Not measured: 256 MiB is 608
+ * RGB 256x256 gaussian:31 intermediates (431 KiB each); to be measured on the H200. */
 #ifndef FXI_GPU_U8_BATCH_WORK_BYTES
 #define FXI_GPU_U8_BATCH_WORK_BYTES ((size_t)256 << 20)
 #endif
