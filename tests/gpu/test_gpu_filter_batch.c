@@ -74,7 +74,7 @@ static bool check_device_batch(fx_context *cpu, fx_context *gpu, const char *ker
         !FXT_CHECK_OK(fx_filter_plan_create(gpu, k, &o, &d, &gpu_plan), gpu))
         goto done;
     for (int i = 0; i < count; i++) {
-        src[i] = gpu_padded_image(w, h, ch, t, (size_t)(i % 3));
+        src[i] = gpu_padded_image(w, h, ch, t, (size_t)(i % 3) * fx_sample_size(t));
         ref[i] = gpu_padded_image(w, h, ch, t, 0);
         got[i] = gpu_padded_image(w, h, ch, t, 0);
         gpu_fill_random(&src[i], seed * 7919 + (uint64_t)i);

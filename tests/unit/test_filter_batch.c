@@ -9,7 +9,7 @@
 
 #include "fxtest.h"
 
-/* An image with `pad` spare bytes after each row, random samples (u8/u16 over their
+/* An image with `pad` spare samples after each row, random samples (u8/u16 over their
  * whole range, floats in [0, 1]). Free with free(img->data). */
 static fx_image random_image(int w, int h, int ch, fx_sample_type t, size_t pad, uint64_t seed)
 {
@@ -20,7 +20,7 @@ static fx_image random_image(int w, int h, int ch, fx_sample_type t, size_t pad,
     img.height = h;
     img.channels = ch;
     img.type = t;
-    img.stride = row + pad;
+    img.stride = row + pad * fx_sample_size(t);
     img.data = malloc(img.stride * (size_t)h);
     if (!img.data) return img;
     memset(img.data, 0xA5, img.stride * (size_t)h);
