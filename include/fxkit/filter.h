@@ -130,6 +130,24 @@ FX_API fx_status fx_filter_plan_create(fx_context *ctx, const fx_kernel *kernel,
  * on a CPU context both must be host images. */
 FX_API fx_status fx_filter_run(fx_filter_plan *plan, const fx_image *src, fx_image *dst,
                                fx_timings *timings);
+/* Filter a batch: src[i] into dst[i] for i < count, every image of the planned shape and
+ * type, with the bytes fx_filter_run gives each. The images are all host images or all
+ * device images (an image in the other memory: FX_EINVAL naming its index); count == 0
+ * does nothing. No output may be another image's input. With timings, compute_ms is
+ * added to once for the whole batch (host images on a GPU context: each image's stages,
+ * as fx_filter_run adds them).
+ * - CPU context: the images in parallel over the context's threads, each image filtered
+ *   whole by one thread (many small images keep every core busy without splitting any);
+ *   the fft strategy runs image after image, each on all threads.
+ * - GPU context, device images: on the 8-bit fast path (separable and box kernels with
+ *   exact sums, docs/ALGORITHMS.md) one launch a pass for the whole batch; the two-pass
+ *   layout's intermediates take device memory for a chunk of the batch at a time. Other
+ *   strategies and types run image after image on the context's stream (exact, one or
+ *   more launches an image). Returns with the work queued, as fx_filter_run does (with
+ *   timings: finished).
+ * - GPU context, host images: each streamed through the GPU as fx_filter_run does. */
+FX_API fx_status fx_filter_run_batch(fx_filter_plan *plan, const fx_image *src, fx_image *dst,
+                                     int count, fx_timings *timings);
 FX_API void fx_filter_plan_free(fx_filter_plan *plan);
 
 /* The strategy the plan runs, and why it was chosen (one line, for --explain), ending

@@ -151,7 +151,10 @@ filter = _sig.make_function(
          "of the input, OpenCV's border rules.\n\n"
          "image : array H x W or H x W x C (C = 1..4), uint8, uint16 or float32; numpy, or\n"
          "    a CuPy array / PyTorch CUDA tensor (filtered on its GPU, returned as the same\n"
-         "    library's array)\n"
+         "    library's array); or a batch N x H x W x C (C = 1 for gray) of N images of one\n"
+         "    shape, filtered in one call (fx_filter_run_batch: on the CPU the images run in\n"
+         "    parallel, one a thread; on the GPU an 8-bit batch on the fast path takes one\n"
+         "    launch a pass for all N), each image's bytes as filter() gives it alone\n"
          "kernel : str or 2-D array\n"
          "    a preset (\"gaussian:5\", \"box:3x5\", \"sharpen\"; see list_kernels()), weights\n"
          "    (\"1 2 1; 2 4 2; 1 2 1 / 16\"), \"@FILE\" with weights, or a 2-D array of weights",
@@ -255,6 +258,12 @@ Normalizer.__init__.__signature__ = _sig.signature_of(
 class FilterPlan:
     """FilterPlan(kernel, shape, dtype, **options): filter planned once for images of one
     shape and dtype (fx_filter_plan_create), then called on many: plan(image, out=None).
+
+    plan(images, out=None) with a batch, an N x H x W x C array of N images of the plan's
+    shape (N x H x W x 1 for a gray (H, W) plan), filters all N in one call
+    (fx_filter_run_batch: the CPU runs the images in parallel, one a thread; a GPU batch
+    of 8-bit device images on the fast path takes one launch a pass for all N) and
+    returns an N x H x W x C array; each image's bytes are those plan(image) gives.
 
     Options are filter()'s (depth, device and threads included). The plan has its own
     context; calls from several threads take turns.

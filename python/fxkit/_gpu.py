@@ -59,7 +59,13 @@ def prepare(image, tight=False):
 
 
 def _pixels_contiguous(shape, strides):
-    """Pixels packed (a row stride may be anything >= a row), as fx_image needs."""
+    """Pixels packed (a row stride may be anything >= a row), as fx_image needs; a batch
+    (N x H x W x C): each image's pixels packed, its images apart (any image stride that
+    does not overlap them)."""
+    if len(shape) == 4:
+        n, h, w, c = shape
+        return _pixels_contiguous((h, w, c), strides[1:]) and \
+            (n == 1 or strides[0] >= (h - 1) * strides[1] + w * c)
     if len(shape) == 3:
         h, w, c = shape
         return (c == 1 or strides[2] == 1) and (w == 1 or strides[1] == c) and \

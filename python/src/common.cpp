@@ -399,6 +399,156 @@ nb::object new_numpy_image(int height, int width, int channels, int ndim, fx_sam
     return arr.cast();
 }
 
+// ---- batches: N x H x W x C ----
+
+template <typename A>
+static BatchView describe_batch(const A &a, const char *what, bool writable)
+{
+    BatchView v;
+    if (a.ndim() != 4)
+        raise(FX_EINVAL, std::string(what) + ": a batch is a 4-D array (N x H x W x C), this one "
+                                             "has " + std::to_string(a.ndim()) + " dimensions");
+    fx_sample_type t = sample_type_of(a.dtype());
+    if (!t)
+        raise(FX_EINVAL, std::string(what) + ": dtype " + dtype_name(a.dtype()) +
+                             " is not supported (uint8, uint16 or float32)");
+    const int64_t n = (int64_t)a.shape(0), h = (int64_t)a.shape(1), w = (int64_t)a.shape(2),
+                  c = (int64_t)a.shape(3);
+    if (c < 1 || c > FX_MAX_IMAGE_CHANNELS)
+        raise(FX_EINVAL, std::string(what) + ": " + std::to_string(c) +
+                             " channels (an image has 1 to 4)");
+    if (h < 1 || w < 1 || h > INT_MAX || w > INT_MAX || n > INT_MAX)
+        raise(FX_EINVAL, std::string(what) + ": empty or too large images (" + std::to_string(n) +
+                             " x " + std::to_string(h) + " x " + std::to_string(w) + ")");
+    ImageView &hd = v.head;
+    hd.ndim = 3;
+    hd.device = is_device(a.device_type(), what);
+    hd.device_id = a.device_id();
+    for (int d = 0; d < 4; d++)
+        v.strides[d] = a.stride(d);
+    v.base = (void *)a.data();
+    hd.img.width = (int)w;
+    hd.img.height = (int)h;
+    hd.img.channels = (int)c;
+    hd.img.type = t;
+    hd.img.memory = hd.device ? FX_MEMORY_DEVICE : FX_MEMORY_HOST;
+    const int64_t *st = v.strides;
+    const size_t es = fx_sample_size(t);
+    const bool pixels_tight = (c == 1 || st[3] == 1) && (w == 1 || st[2] == c);
+    const bool rows_ok = h == 1 || st[1] >= w * c;
+    /* an output's images one after another, apart (an input may even repeat one) */
+    const bool images_ok = !writable || n <= 1 || st[0] >= (h - 1) * st[1] + w * c;
+    v.copied = !(pixels_tight && rows_ok && images_ok);
+    hd.img.stride = v.copied || h == 1 ? (size_t)(w * c) * es : (size_t)st[1] * es;
+    v.imgs.assign((size_t)n, hd.img);
+    if (!v.copied)
+        for (int64_t i = 0; i < n; i++)
+            v.imgs[(size_t)i].data = (uint8_t *)v.base + i * st[0] * (int64_t)es;
+    return v;
+}
+
+// The tight copy's images (v.copied): image i at i * H * row bytes.
+static void point_into_copy(BatchView &v)
+{
+    const size_t bytes = v.head.img.stride * (size_t)v.head.img.height;
+    v.copy.resize(bytes * v.imgs.size());
+    for (size_t i = 0; i < v.imgs.size(); i++)
+        v.imgs[i].data = v.copy.data() + i * bytes;
+}
+
+static void batch_copy(BatchView &v, bool gather)
+{
+    const fx_image &hd = v.head.img;
+    const size_t es = fx_sample_size(hd.type);
+    for (size_t i = 0; i < v.imgs.size(); i++)
+        strided_copy(v.imgs[i].data, (uint8_t *)v.base + (int64_t)i * v.strides[0] * (int64_t)es,
+                     v.strides + 1, hd.height, hd.width, hd.channels, es, gather);
+}
+
+BatchView batch_view(const AnyArray &a, const char *what)
+{
+    BatchView v = describe_batch(a, what, false);
+    if (v.copied) {
+        if (v.head.device)
+            raise(FX_EUNSUPPORTED, std::string(what) +
+                                       ": this GPU array's pixels are not contiguous (make it "
+                                       "contiguous first)");
+        point_into_copy(v);
+        batch_copy(v, true);
+    }
+    return v;
+}
+
+BatchView batch_out_view(nb::handle out, const BatchView &in, fx_sample_type type)
+{
+    OutArray a;
+    if (!nb::try_cast(out, a, false)) {
+        AnyArray ro;
+        if (nb::try_cast(out, ro, false)) raise(FX_EINVAL, "out: the array is read-only");
+        raise(FX_EINVAL, std::string("out: expected a writable array, got ") +
+                             nb::type_name(out.type()).c_str());
+    }
+    if (a.ndim() != 4)
+        raise(FX_EINVAL, "out: the result is a batch (N x H x W x C), out has " +
+                             std::to_string(a.ndim()) + " dimensions");
+    BatchView v = describe_batch(a, "out", true);
+    const fx_image &o = v.head.img, &i = in.head.img;
+    if (v.imgs.size() != in.imgs.size() || o.height != i.height || o.width != i.width ||
+        o.channels != i.channels)
+        raise(FX_EINVAL, "out: shape " + std::to_string(v.imgs.size()) + "x" +
+                             std::to_string(o.height) + "x" + std::to_string(o.width) + "x" +
+                             std::to_string(o.channels) + ", the result is " +
+                             std::to_string(in.imgs.size()) + "x" + std::to_string(i.height) +
+                             "x" + std::to_string(i.width) + "x" + std::to_string(i.channels));
+    if (o.type != type)
+        raise(FX_EINVAL, std::string("out: dtype ") + fx_sample_type_name(o.type) +
+                             ", the result is " + fx_sample_type_name(type));
+    if (v.head.device != in.head.device || (in.head.device && v.head.device_id != in.head.device_id))
+        raise(FX_EINVAL, std::string("out: the array is in ") +
+                             (v.head.device ? "GPU " + std::to_string(v.head.device_id) : "host") +
+                             " memory, the result in " +
+                             (in.head.device ? "GPU " + std::to_string(in.head.device_id) : "host") +
+                             " memory");
+    if (v.copied) {
+        if (v.head.device) raise(FX_EUNSUPPORTED, "out: this GPU array's images are not contiguous");
+        point_into_copy(v);
+    }
+    return v;
+}
+
+void batch_scatter_back(BatchView &v)
+{
+    if (v.copied) batch_copy(v, false);
+}
+
+nb::object new_numpy_batch(const BatchView &in, fx_sample_type type, BatchView *out)
+{
+    const fx_image &i = in.head.img;
+    const size_t n = in.imgs.size();
+    size_t stride, bytes, total;
+    if (fx_image_size(i.width, i.height, i.channels, type, &stride, &bytes) != FX_OK ||
+        (n && bytes > SIZE_MAX / n))
+        raise(FX_EOVERFLOW, "images too large");
+    total = bytes * n;
+    void *data = nullptr;
+    if (posix_memalign(&data, 64, total ? total : 1) != 0) raise(FX_ENOMEM, "out of memory");
+    nb::capsule owner(data, [](void *p) noexcept { free(p); });
+    size_t shape[4] = {n, (size_t)i.height, (size_t)i.width, (size_t)i.channels};
+    nb::ndarray<nb::numpy> arr(data, 4, shape, owner, nullptr, dtype_of(type));
+    *out = BatchView{};
+    out->head = ImageView{};
+    out->head.ndim = 3;
+    out->head.img = i;
+    out->head.img.data = nullptr;
+    out->head.img.type = type;
+    out->head.img.stride = stride;
+    out->head.img.memory = FX_MEMORY_HOST;
+    out->imgs.assign(n, out->head.img);
+    for (size_t k = 0; k < n; k++)
+        out->imgs[k].data = (uint8_t *)data + k * bytes;
+    return arr.cast();
+}
+
 // ---- options ----
 
 // Sequences join with ',' ("V,V,V", "X,Y"), or with 'x' where the row's metavar says

@@ -97,6 +97,25 @@ ImageView out_view(nb::handle out, int height, int width, int channels, int ndim
 // Copy a tight image into the strided array behind `v` (when v.copied).
 void scatter_back(ImageView &v);
 
+// A batch: a 4-D array N x H x W x C seen as N fx_images of one shape. In place when each
+// image's pixels are packed (any row stride, any image stride; an output's images must
+// not overlap), else a tight copy (host only: a GPU array raises).
+struct BatchView {
+    ImageView head; // shape, type and device of every image (ndim 3; head.img.data unused)
+    std::vector<fx_image> imgs;
+    bool copied = false;
+    std::vector<uint8_t> copy;
+    int64_t strides[4] = {0, 0, 0, 0};
+    void *base = nullptr;
+};
+BatchView batch_view(const AnyArray &a, const char *what);
+// out: a writable N x H x W x C array of `type` where `in` lives.
+BatchView batch_out_view(nb::handle out, const BatchView &in, fx_sample_type type);
+// Copy the tight images into the strided array behind `v` (when v.copied).
+void batch_scatter_back(BatchView &v);
+// A new numpy array N x H x W x C of `type` shaped as `in`, and its images in *out.
+nb::object new_numpy_batch(const BatchView &in, fx_sample_type type, BatchView *out);
+
 // A new numpy array (H x W or H x W x C) and the fx_image over its pixels.
 nb::object new_numpy_image(int height, int width, int channels, int ndim, fx_sample_type type,
                            fx_image *img);

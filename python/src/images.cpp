@@ -225,10 +225,70 @@ struct FilterSpecHandle {
     std::shared_ptr<FilterSpec> s;
 };
 
+// ---- filter batches: N x H x W x C arrays ----
+
+// The output batch: `out` checked, or a new numpy array (host results only).
+struct BatchOutput {
+    nb::object result;
+    BatchView view;
+};
+
+BatchOutput make_batch_output(nb::handle out, const BatchView &in, fx_sample_type t)
+{
+    BatchOutput o;
+    if (out.is_none()) {
+        if (in.head.device)
+            raise(FX_EINVAL, "a GPU image needs out= (the Python layer allocates it)");
+        o.result = new_numpy_batch(in, t, &o.view);
+    } else {
+        o.view = batch_out_view(out, in, t);
+        o.result = nb::borrow(out);
+    }
+    return o;
+}
+
+// The batch in one fx_filter_run_batch (the CPU: an image a thread; device images on the
+// GPU's 8-bit fast path: one launch a pass); with another depth, image by image through
+// filter_images (its conversions). Called without the GIL.
+template <typename GetPlan>
+void filter_batch(fx_context *ctx, BatchView &in, BatchView &out, GetPlan get_plan)
+{
+    const size_t n = in.imgs.size();
+    if (n == 0) return;
+    if (in.head.img.type != out.head.img.type) {
+        for (size_t i = 0; i < n; i++)
+            filter_images(ctx, in.imgs[i], out.imgs[i], get_plan);
+        return;
+    }
+    auto *plan = (fx_filter_plan *)get_plan(fx_image_desc_of(&in.head.img));
+    check(ctx, fx_filter_run_batch(plan, in.imgs.data(), out.imgs.data(), (int)n, nullptr));
+    if (in.head.img.memory == FX_MEMORY_DEVICE) check(ctx, fx_context_synchronize(ctx));
+}
+
+nb::object filter_batch_call(FilterSpecHandle &h, const AnyArray &a, nb::handle out,
+                             const std::string &depth, const std::string &device, int threads)
+{
+    BatchView in = batch_view(a, "image");
+    fx_sample_type t_out = depth_type(depth, in.head.img.type);
+    fx_context *ctx = thread_context(device_for(in.head, device), threads);
+    check_context_for(ctx, in.head);
+    BatchOutput o = make_batch_output(out, in, t_out);
+    FilterSpec *s = h.s.get();
+    {
+        nb::gil_scoped_release release;
+        filter_batch(ctx, in, o.view, [&](const fx_image_desc &d) {
+            return thread_plan(s->id, ctx, d, h.s, make_filter_plan, s, free_filter_plan);
+        });
+        batch_scatter_back(o.view);
+    }
+    return o.result;
+}
+
 nb::object filter_call(FilterSpecHandle &h, nb::handle image, nb::handle out,
                        const std::string &depth, const std::string &device, int threads)
 {
     AnyArray a = as_image_array(image, "image");
+    if (a.ndim() == 4) return filter_batch_call(h, a, out, depth, device, threads);
     ImageView in = image_view(a, "image");
     fx_sample_type t_out = depth_type(depth, in.img.type);
     fx_context *ctx = thread_context(device_for(in, device), threads);
@@ -370,6 +430,7 @@ struct FilterPlanObj : PlanBase {
     nb::object call(nb::handle image, nb::handle out)
     {
         AnyArray a = as_image_array(image, "image");
+        if (a.ndim() == 4) return call_batch(a, out);
         ImageView in = image_view(a, "image");
         check_input(in);
         Output o = make_output(out, in, in.img.channels, in.ndim, out_type);
@@ -377,6 +438,18 @@ struct FilterPlanObj : PlanBase {
         std::lock_guard<std::mutex> g(lock);
         filter_images(ctx, in.img, o.view.img, [&](const fx_image_desc &) { return plan; });
         scatter_back(o.view);
+        return o.result;
+    }
+    // N images of the plan's shape (N x H x W x C): one fx_filter_run_batch.
+    nb::object call_batch(const AnyArray &a, nb::handle out)
+    {
+        BatchView in = batch_view(a, "image");
+        check_input(in.head);
+        BatchOutput o = make_batch_output(out, in, out_type);
+        nb::gil_scoped_release release;
+        std::lock_guard<std::mutex> g(lock);
+        filter_batch(ctx, in, o.view, [&](const fx_image_desc &) { return plan; });
+        batch_scatter_back(o.view);
         return o.result;
     }
     std::string strategy() const

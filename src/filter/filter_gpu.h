@@ -27,6 +27,13 @@ fx_status fxi_filter_gpu_prepare(fx_context *ctx, const fxi_filter_gpu_desc *d, 
 /* src and dst: device images (filtered where they are) or host images (streamed in
  * bands), of the planned shape. */
 fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx_timings *timings);
+/* count images of the planned shape, src[i] into dst[i], all device images or all host
+ * images (the planner has checked each). Device images on the 8-bit fast path: one
+ * launch a pass for the whole batch (gpu_u8.h); others image after image on the
+ * context's stream; host images each as fxi_filter_gpu_run. With timings, compute_ms
+ * once for the batch (host images: each image's stages). */
+fx_status fxi_filter_gpu_run_batch(void *state, const fx_image *src, fx_image *dst, int count,
+                                   fx_timings *timings);
 void fxi_filter_gpu_release(void *state);
 /* What runs on device images beyond the strategy (--explain), or "" when the strategy's
  * general kernels do. */

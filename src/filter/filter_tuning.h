@@ -231,6 +231,16 @@
 #endif
 /* Taps the fast path's kernel parameters hold per direction (kernels up to 255). */
 #define FXI_GPU_U8_MAX_TAPS 256
+/* Batches of device images (fx_filter_run_batch): one launch a pass covers at most this
+ * many images (grid z's limit on every CUDA device); more take one launch a chunk. */
+#define FXI_GPU_U8_BATCH_MAX_IMAGES 65535
+/* two-pass batches: the intermediates of one launch's images (each g->work_bytes, about
+ * twice the image's bytes) share at most this much device memory; a larger batch runs in
+ * chunks of images that fit, one launch a pass a chunk. Not measured: 256 MiB is 608
+ * RGB 256x256 gaussian:31 intermediates (431 KiB each); to be measured on the H200. */
+#ifndef FXI_GPU_U8_BATCH_WORK_BYTES
+#define FXI_GPU_U8_BATCH_WORK_BYTES ((size_t)256 << 20)
+#endif
 
 /* ---- GPU bands of host images (gpu_geometry.c, gpu_plan_cuda.c) ---- */
 

@@ -16,6 +16,13 @@ fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx
     return fxi_error(NULL, FX_ENODEVICE, "this build has no CUDA support");
 }
 
+fx_status fxi_filter_gpu_run_batch(void *state, const fx_image *src, fx_image *dst, int count,
+                                   fx_timings *timings)
+{
+    (void)state, (void)src, (void)dst, (void)count, (void)timings;
+    return fxi_error(NULL, FX_ENODEVICE, "this build has no CUDA support");
+}
+
 void fxi_filter_gpu_release(void *state)
 {
     (void)state; /* no GPU state exists without CUDA */

@@ -48,6 +48,13 @@ typedef struct gpu_state {
      * its taps (gpu_u8.h) */
     int u8_layout;
     fxi_gpu_u8_taps *u8_taps;
+    /* batches of device images through the fast path (run_device_batch): the table of
+     * their rows, pinned and on the device, room for batch_capacity images; the event
+     * marks the last upload from the pinned table, which is rewritten only after it */
+    fxi_gpu_u8_image *batch_host, *batch_dev;
+    size_t batch_host_size;
+    int batch_capacity;
+    cudaEvent_t batch_uploaded;
     bool have_bands;
     fxi_gpu_bands bands;
     slot slots[FXI_GPU_MAX_STREAMS];
@@ -326,6 +333,10 @@ void fxi_filter_gpu_release(void *state)
         fxi_device_free(s->ctx, s->taps_row);
         fxi_device_free(s->ctx, s->taps_col);
         if (s->fft) fxi_gpu_fft_release(s->ctx, s->fft);
+        if (s->batch_uploaded) (void)cudaEventSynchronize(s->batch_uploaded);
+        fxi_pinned_give(s->ctx, s->batch_host, s->batch_host_size);
+        fxi_device_free(s->ctx, s->batch_dev);
+        if (s->batch_uploaded) (void)cudaEventDestroy(s->batch_uploaded);
         fxi_device_leave(&guard);
     }
     free(s->fft);
@@ -346,7 +357,7 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
         if (fxi_gpu_u8_geometry(FXI_U8_FUSED, s->kernel == FXI_GK_BOX, a->width, a->channels,
                                 a->rows, a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
                                 s->lim.max_grid_y, &g, &why))
-            return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, stream);
+            return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, NULL, stream);
     }
     FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
                                           &a->launch, &why),
@@ -396,7 +407,8 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                                            0, (size_t)(g.work_rows - g.vrows) * g.work_stride);
             }
             if (st == FX_OK) {
-                FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, ctx->cuda->stream));
+                FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, NULL,
+                                             ctx->cuda->stream));
                 if (t) {
                     FXI_TRY(fxi_stream_sync(ctx));
                     t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
@@ -640,6 +652,129 @@ fx_status fxi_filter_gpu_run(void *state, const fx_image *src, fx_image *dst, fx
     FXI_TRY(fxi_device_enter(ctx, &guard));
     fx_status st =
         src->memory == FX_MEMORY_DEVICE ? run_device(s, src, dst, t) : run_host(s, src, dst, t);
+    fxi_device_leave(&guard);
+    return st;
+}
+
+/* ---- batches (fx_filter_run_batch; the planner has checked every image) ---- */
+
+/* Room for `count` rows in the batch table, on both sides. The pinned table is free to
+ * rewrite once its last upload is done. */
+static fx_status batch_table_ready(gpu_state *s, int count)
+{
+    fx_context *ctx = s->ctx;
+    if (!s->batch_uploaded)
+        FX_CUDA(cudaEventCreateWithFlags(&s->batch_uploaded, cudaEventDisableTiming));
+    else
+        FX_CUDA(cudaEventSynchronize(s->batch_uploaded));
+    if (count <= s->batch_capacity) return FX_OK;
+    const int capacity = count > 2 * s->batch_capacity ? count : 2 * s->batch_capacity;
+    const size_t bytes = (size_t)capacity * sizeof(fxi_gpu_u8_image);
+    fxi_pinned_give(ctx, s->batch_host, s->batch_host_size);
+    fxi_device_free(ctx, s->batch_dev); /* stream-ordered: after the launches that read it */
+    s->batch_host = s->batch_dev = NULL;
+    s->batch_host_size = 0;
+    s->batch_capacity = 0;
+    FXI_TRY(fxi_pinned_take(ctx, bytes, (void **)&s->batch_host, &s->batch_host_size));
+    FXI_TRY(fxi_device_alloc(ctx, bytes, (void **)&s->batch_dev));
+    s->batch_capacity = capacity;
+    return FX_OK;
+}
+
+/* The fast path's batch: the table uploaded with one copy, then one launch a pass for the
+ * whole batch (fused), or for each chunk of images whose intermediates fit in
+ * FXI_GPU_U8_BATCH_WORK_BYTES (two-pass; the chunks share one buffer, in stream order).
+ * false in *done when the layout does not fit this device or two-pass finds no memory
+ * for even one image's intermediate: the caller then loops over the images. */
+static fx_status run_device_batch_u8(gpu_state *s, const fx_image *src, fx_image *dst, int count,
+                                     bool *done)
+{
+    fx_context *ctx = s->ctx;
+    cudaStream_t stream = ctx->cuda->stream;
+    *done = false;
+    fxi_filter_args a = s->base;
+    a.src = src[0].data; /* unread: each block takes its image from the table */
+    a.src_stride = src[0].stride;
+    a.dst = dst[0].data;
+    a.dst_stride = dst[0].stride;
+    a.resolved = 0;
+    a.v0 = -(int64_t)a.ay; /* the whole image, as run_device */
+    a.rows = s->desc.height;
+    fxi_gpu_u8_launch g;
+    const char *why;
+    if (!fxi_gpu_u8_geometry(s->u8_layout, s->kernel == FXI_GK_BOX, a.width, a.channels, a.rows,
+                             a.kw, a.kh, s->lim.shared_bytes, s->lim.max_grid_x, s->lim.max_grid_y,
+                             &g, &why))
+        return FX_OK;
+    int chunk = count < FXI_GPU_U8_BATCH_MAX_IMAGES ? count : FXI_GPU_U8_BATCH_MAX_IMAGES;
+    void *work = NULL;
+    if (g.work_bytes) {
+        const size_t fit = FXI_GPU_U8_BATCH_WORK_BYTES / g.work_bytes;
+        if ((size_t)chunk > fit) chunk = fit > 0 ? (int)fit : 1;
+        for (;;) { /* out of memory: halve the chunk, down to one image */
+            fx_status st = fxi_device_buffer(ctx, FXI_BUFFER_IN, (size_t)chunk * g.work_bytes, &work);
+            if (st == FX_OK) break;
+            if (st != FX_ENOMEM) return st;
+            fx_context_clear_error(ctx);
+            if (chunk == 1) return FX_OK;
+            chunk /= 2;
+        }
+        /* each intermediate's padding rows, which the columns pass reads and never uses:
+         * defined bytes (compute-sanitizer's initcheck), one strided memset */
+        const size_t pad = (size_t)(g.work_rows - g.vrows) * g.work_stride;
+        if (pad)
+            FX_CUDA(cudaMemset2DAsync((uint8_t *)work + (size_t)g.vrows * g.work_stride,
+                                      g.work_bytes, 0, pad, (size_t)chunk, stream));
+    }
+    FXI_TRY(batch_table_ready(s, count));
+    bool aligned = true;
+    for (int i = 0; i < count; i++) {
+        fxi_gpu_u8_image *im = &s->batch_host[i];
+        im->src = src[i].data;
+        im->dst = dst[i].data;
+        im->src_stride = src[i].stride;
+        im->dst_stride = dst[i].stride;
+        aligned = aligned &&
+                  (((uintptr_t)src[i].data | (uintptr_t)dst[i].data | src[i].stride | dst[i].stride) %
+                   4) == 0;
+    }
+    FX_CUDA(cudaMemcpyAsync(s->batch_dev, s->batch_host, (size_t)count * sizeof *s->batch_host,
+                            cudaMemcpyHostToDevice, stream));
+    FX_CUDA(cudaEventRecord(s->batch_uploaded, stream));
+    for (int first = 0; first < count; first += chunk) {
+        const fxi_gpu_u8_batch b = {s->batch_dev + first,
+                                    count - first < chunk ? count - first : chunk, aligned};
+        FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, &b, stream));
+    }
+    *done = true;
+    return FX_OK;
+}
+
+fx_status fxi_filter_gpu_run_batch(void *state, const fx_image *src, fx_image *dst, int count,
+                                   fx_timings *t)
+{
+    gpu_state *s = state;
+    fx_context *ctx = s->ctx;
+    if (count < 1) return FX_OK;
+    if (src[0].memory != FX_MEMORY_DEVICE) { /* host images: each streamed in bands */
+        for (int i = 0; i < count; i++)
+            FXI_TRY(fxi_filter_gpu_run(s, &src[i], &dst[i], t));
+        return FX_OK;
+    }
+    fxi_device_guard guard;
+    FXI_TRY(fxi_device_enter(ctx, &guard));
+    const uint64_t t0 = fx_time_ns();
+    bool done = false;
+    fx_status st = FX_OK;
+    if (s->u8_layout != FXI_U8_NONE) st = run_device_batch_u8(s, src, dst, count, &done);
+    /* every other strategy and type: image after image on the context's stream (exact,
+     * one launch or more an image: no batching) */
+    for (int i = 0; st == FX_OK && !done && i < count; i++)
+        st = run_device(s, &src[i], &dst[i], NULL);
+    if (st == FX_OK && t) {
+        st = fxi_stream_sync(ctx);
+        if (st == FX_OK) t->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+    }
     fxi_device_leave(&guard);
     return st;
 }

@@ -19,12 +19,45 @@ namespace
 constexpr int ROW_R = FXI_GPU_U8_ROW_OUTPUTS;
 constexpr int COL_R = FXI_GPU_U8_COL_OUTPUTS;
 
+/* The rows a block filters: the args' image, or image blockIdx.z of a batch's table
+ * (fx_filter_run_batch: one launch a pass for every image; shape and border rule are the
+ * args', only the rows differ). */
+struct u8_image {
+    const uint8_t *src;
+    uint8_t *dst;
+    int64_t src_stride, dst_stride;
+};
+
+__device__ __forceinline__ u8_image image_of(const fxi_filter_args &a,
+                                             const fxi_gpu_u8_image *__restrict__ batch)
+{
+    if (!batch)
+        return {a.src, a.dst, static_cast<int64_t>(a.src_stride),
+                static_cast<int64_t>(a.dst_stride)};
+    const fxi_gpu_u8_image im = batch[blockIdx.z];
+    return {im.src, im.dst, static_cast<int64_t>(im.src_stride),
+            static_cast<int64_t>(im.dst_stride)};
+}
+
+/* Sample (x, c) of stored row `row` of the rows at src (any x: the border rule applies):
+ * gpu_device.cuh's load for 8-bit samples, reading the block's image. */
+__device__ __forceinline__ int32_t sample_at(const fxi_filter_args &a, const uint8_t *src,
+                                             int64_t src_stride, int64_t row, int64_t x, int c)
+{
+    if (row < 0) return border_sample<int32_t>(a, c);
+    const int64_t xx = x >= 0 && x < a.width ? x : fxi_border_index(x, a.width, a.border);
+    if (xx < 0) return border_sample<int32_t>(a, c);
+    return static_cast<int32_t>(src[row * src_stride + xx * a.channels + c]);
+}
+
 /* Element `ee` (any integer: the border rule applies) of stored row `row` (-1: a constant
  * row). */
-__device__ __forceinline__ float element(const fxi_filter_args &a, int64_t row, int64_t ee)
+__device__ __forceinline__ float element(const fxi_filter_args &a, const u8_image &im, int64_t row,
+                                         int64_t ee)
 {
     const int64_t px = floor_div(ee, a.channels);
-    return static_cast<float>(load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
+    return static_cast<float>(
+        sample_at(a, im.src, im.src_stride, row, px, static_cast<int>(ee - px * a.channels)));
 }
 
 /* A whole number below 2^23 (a byte, a uint16 row sum) as a float without the conversion
@@ -37,19 +70,20 @@ __device__ __forceinline__ float byte_float(uint32_t b)
 
 /* Output row r, element e (channel c): the finished sum, or the unfiltered channel (an
  * alpha kept) copied from the input, as gpu_device.cuh's store. */
-__device__ __forceinline__ void put(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, int64_t r,
-                                    int64_t e, int c, float sum)
+__device__ __forceinline__ void put(const fxi_filter_args &a, const u8_image &im,
+                                    const fxi_gpu_u8_taps &tp, int64_t r, int64_t e, int c,
+                                    float sum)
 {
     uint8_t v;
     if (c >= a.filter_channels)
-        v = a.src[src_row(a, r + a.ay) * static_cast<int64_t>(a.src_stride) + e];
+        v = im.src[src_row(a, r + a.ay) * im.src_stride + e];
     else if (tp.int_finish) /* the sum is a whole number below 2^24: converted exactly */
         v = static_cast<uint8_t>(
             fxi_finish_u32_product(__float2uint_rn(sum), tp.add, tp.mul, tp.shift, 255u));
     else
         v = static_cast<uint8_t>(
             fxi_finish_exact_at(&a.finish, static_cast<double>(sum) * tp.scale, e));
-    a.dst[r * static_cast<int64_t>(a.dst_stride) + e] = v;
+    im.dst[r * im.dst_stride + e] = v;
 }
 
 /* fused: stage the tile's input rows (as floats), row-filter them into a float tile, then
@@ -59,9 +93,10 @@ __device__ __forceinline__ void put(const fxi_filter_args &a, const fxi_gpu_u8_t
 template <int K>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     k_u8_fused(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
-               const __grid_constant__ fxi_gpu_u8_taps tp)
+               const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
     extern __shared__ __align__(16) unsigned char smem[];
+    const u8_image im = image_of(a, batch);
     const int C = a.channels, TW = g.tile_w, IW = g.in_w;
     const int kw = K ? K : a.kw, kh = K ? K : a.kh;
     const int t = threadIdx.x;
@@ -82,12 +117,12 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
             const int64_t row = src_row(a, r0 + q);
             float *d = in + q * IW;
             if (row >= 0 && interior) {
-                const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+                const uint8_t *p = im.src + row * im.src_stride + first;
                 for (int k = t; k < IW; k += TW)
                     d[k] = byte_float(p[k]);
             } else {
                 for (int k = t; k < IW; k += TW)
-                    d[k] = element(a, row, first + k);
+                    d[k] = element(a, im, row, first + k);
             }
         }
         __syncthreads();
@@ -113,7 +148,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
 #pragma unroll
                 for (int i = 0; i < KK; i++)
                     acc = __fmaf_rn(tp.col[i], win[i], acc);
-                put(a, tp, r0 + r, e, c, acc);
+                put(a, im, tp, r0 + r, e, c, acc);
 #pragma unroll
                 for (int i = 0; i < KK - 1; i++)
                     win[i] = win[i + 1];
@@ -124,7 +159,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
                 float acc = 0.f;
                 for (int i = 0; i < kh; i++)
                     acc = __fmaf_rn(tp.col[i], s[i * TW], acc);
-                put(a, tp, r0 + r, e, c, acc);
+                put(a, im, tp, r0 + r, e, c, acc);
             }
         }
     }
@@ -137,12 +172,13 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
 template <int K>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     k_u8_walk(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
-              const __grid_constant__ fxi_gpu_u8_taps tp)
+              const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
     const int C = a.channels;
     const int64_t n = a.width * C;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
+    const u8_image im = image_of(a, batch);
     const int c = static_cast<int>(e % C);
     const int64_t first = e - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
     const bool interior = first >= 0 && first + (K - 1) * C < n;
@@ -155,14 +191,14 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
             const int64_t row = src_row(a, r0 + q);
             float rs = 0.f;
             if (row >= 0 && interior) {
-                const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first;
+                const uint8_t *p = im.src + row * im.src_stride + first;
 #pragma unroll
                 for (int j = 0; j < K; j++)
                     rs = __fmaf_rn(tp.row[j], byte_float(__ldg(p + j * C)), rs);
             } else {
 #pragma unroll
                 for (int j = 0; j < K; j++)
-                    rs = __fmaf_rn(tp.row[j], element(a, row, first + j * C), rs);
+                    rs = __fmaf_rn(tp.row[j], element(a, im, row, first + j * C), rs);
             }
 #pragma unroll
             for (int i = 0; i < K - 1; i++)
@@ -173,7 +209,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
 #pragma unroll
                 for (int i = 0; i < K; i++)
                     acc = __fmaf_rn(tp.col[i], win[i], acc);
-                put(a, tp, r0 + q - (K - 1), e, c, acc);
+                put(a, im, tp, r0 + q - (K - 1), e, c, acc);
             }
         }
     }
@@ -185,7 +221,8 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
  * from the interior path. */
 template <int K>
 __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
-                                            int64_t row, int64_t first, int64_t count)
+                                            const uint8_t *src, int64_t src_stride, int64_t row,
+                                            int64_t first, int64_t count)
 {
     uint32_t rs[4];
 #pragma unroll
@@ -196,8 +233,10 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_
         for (int j = 0; j < K; j++) {
             const int64_t ee = first + k + static_cast<int64_t>(j) * a.channels;
             const int64_t px = floor_div(ee, a.channels);
-            rs[k] += static_cast<uint32_t>(tp.row[j]) * static_cast<uint32_t>(
-                                load<int32_t>(a, row, px, static_cast<int>(ee - px * a.channels)));
+            rs[k] += static_cast<uint32_t>(tp.row[j]) *
+                     static_cast<uint32_t>(
+                         sample_at(a, src, src_stride, row, px,
+                                   static_cast<int>(ee - px * a.channels)));
         }
     }
     return make_uint4(rs[0], rs[1], rs[2], rs[3]);
@@ -212,13 +251,13 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_
  * other threads (the image's left and right edges, constant rows) take the border rule
  * per element. The column sum of K row sums (a ring of registers, unrolled by K) is an
  * exact uint32, finished as fxi_finish_u32_product and stored as one word. */
-template <int K, int C, bool BOX>
+template <int K, int C, bool BOX, bool BATCH>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                                   (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
                                           : FXI_GPU_U8_WALK5_SM_THREADS) /
                                       FXI_GPU_U8_FUSED_THREADS)
     k_u8_walk4(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
-               const __grid_constant__ fxi_gpu_u8_taps tp)
+               const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
     /* bytes first .. first + SPAN - 1 feed the 4 outputs; NA realigned words hold them,
      * from NA + 1 loaded words */
@@ -226,6 +265,10 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
     const int64_t n = a.width * C;
     const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
     if (e0 >= n) return;
+    /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
+     * its rows in the parameter bank, where the batch's would take registers this kernel
+     * spills for (5x5: 80 registers under its launch bounds) */
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
     const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
     const bool inside = first >= 0 && e0 + 4 <= n && (first >> 2) * 4 + 4 * NW <= n;
     const int shift = static_cast<int>(first & 3) * 8;
@@ -252,9 +295,9 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                 if (q >= total) break;
                 const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
                 if (row >= 0 && inside) {
-                    const uint32_t *p = reinterpret_cast<const uint32_t *>(
-                                            a.src + row * static_cast<int64_t>(a.src_stride)) +
-                                        (first >> 2);
+                    const uint32_t *p =
+                        reinterpret_cast<const uint32_t *>(im.src + row * im.src_stride) +
+                        (first >> 2);
                     uint32_t w[NW], al[NA + 1];
 #pragma unroll
                     for (int i = 0; i < NW; i++)
@@ -284,7 +327,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                     win[u][2] = hi & 0xFFFFu;
                     win[u][3] = hi >> 16;
                 } else {
-                    const uint4 rs = edge_row_sums<K>(a, tp, row, first, n - e0);
+                    const uint4 rs = edge_row_sums<K>(a, tp, im.src, im.src_stride, row, first, n - e0);
                     win[u][0] = rs.x;
                     win[u][1] = rs.y;
                     win[u][2] = rs.z;
@@ -301,7 +344,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                             s += BOX ? win[(u + 1 + i) % K][k] : wc[i] * win[(u + 1 + i) % K][k];
                         v[k] = fxi_finish_u32_premul(s, add_mul, tp.mul, tp.shift, 255u);
                     }
-                    uint8_t *d = a.dst + r * static_cast<int64_t>(a.dst_stride) + e0;
+                    uint8_t *d = im.dst + r * im.dst_stride + e0;
                     if (e0 + 4 <= n) {
                         *reinterpret_cast<uint32_t *>(d) = __byte_perm(
                             __byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
@@ -339,9 +382,12 @@ __device__ __forceinline__ void tap_and_slide(float (&acc)[R], float (&win)[R], 
 template <bool BOX, int R>
 __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
                           const __grid_constant__ fxi_gpu_u8_launch g,
-                          const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work)
+                          const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work,
+                          const fxi_gpu_u8_image *batch)
 {
     extern __shared__ __align__(16) unsigned char smem[];
+    const u8_image im = image_of(a, batch);
+    work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
     const int C = a.channels, TX = g.row_tx, SEG = BOX ? g.row_segment : R, PL = g.row_plane;
     const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
     float *planes = reinterpret_cast<float *>(smem);
@@ -361,12 +407,12 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
          * pipe's cycles the multiply-adds need) */
         float *plane = planes + c * PL;
         if (row >= 0 && interior) {
-            const uint8_t *p = a.src + row * static_cast<int64_t>(a.src_stride) + first + c;
+            const uint8_t *p = im.src + row * im.src_stride + first + c;
             for (int px = tx; px < PL; px += TX)
                 plane[px] = byte_float(p[px * C]);
         } else {
             for (int px = tx; px < PL; px += TX)
-                plane[px] = element(a, row, first + static_cast<int64_t>(px) * C + c);
+                plane[px] = element(a, im, row, first + static_cast<int64_t>(px) * C + c);
         }
         __syncthreads();
         const float *s = planes + c * PL + tx * SEG;
@@ -408,11 +454,14 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
 template <int R>
 __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
                           const __grid_constant__ fxi_gpu_u8_launch g,
-                          const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work)
+                          const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work,
+                          const fxi_gpu_u8_image *batch)
 {
     const int64_t n = a.width * a.channels;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
+    const u8_image im = image_of(a, batch);
+    work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
     const int c = static_cast<int>(e % a.channels);
     const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
     for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
@@ -434,18 +483,21 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
         }
 #pragma unroll
         for (int m = 0; m < R; m++)
-            if (r0 + m < a.rows) put(a, tp, r0 + m, e, c, acc[m]);
+            if (r0 + m < a.rows) put(a, im, tp, r0 + m, e, c, acc[m]);
     }
 }
 
 /* two-pass columns, box: a running sum down col_rows rows per thread. */
 __global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
                               const __grid_constant__ fxi_gpu_u8_launch g,
-                              const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work)
+                              const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work,
+                          const fxi_gpu_u8_image *batch)
 {
     const int64_t n = a.width * a.channels;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
+    const u8_image im = image_of(a, batch);
+    work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
     const int c = static_cast<int>(e % a.channels);
     const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
     const uint16_t *col = work + e;
@@ -455,11 +507,11 @@ __global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
         float sum = 0.f;
         for (int i = 0; i < a.kh; i++)
             sum += byte_float(__ldg(col + (r0 + i) * ws));
-        put(a, tp, r0, e, c, sum);
+        put(a, im, tp, r0, e, c, sum);
         for (int64_t r = r0 + 1; r < r1; r++) {
             sum -= byte_float(__ldg(col + (r - 1) * ws)); /* leaving first */
             sum += byte_float(__ldg(col + (r + a.kh - 1) * ws));
-            put(a, tp, r, e, c, sum);
+            put(a, im, tp, r, e, c, sum);
         }
     }
 }
@@ -472,56 +524,74 @@ template <typename K> fx_status allow_shared(fx_context *ctx, K kernel, size_t b
     return FX_OK;
 }
 
-/* k_u8_walk4's conditions (its comment): else k_u8_walk runs. */
-bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp)
+/* k_u8_walk4's conditions (its comment): else k_u8_walk runs. rows_aligned: the rows of
+ * every image (src, dst and their strides) start at multiples of 4 bytes. */
+bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, bool rows_aligned)
 {
-    const uintptr_t rows = reinterpret_cast<uintptr_t>(a.src) | a.src_stride |
-                           reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride;
     return FXI_GPU_U8_WALK_VECTOR && tp.int_finish && tp.pair_row_sums &&
            a.filter_channels == a.channels && a.channels >= 1 && a.channels <= 4 &&
-           a.kw == a.kh && (a.kw == 3 || a.kw == 5) && rows % 4 == 0;
+           a.kw == a.kh && (a.kw == 3 || a.kw == 5) && rows_aligned;
 }
 
-using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps);
+using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps,
+                          const fxi_gpu_u8_image *);
 
-template <int K, bool BOX> walk4_fn walk4_for_channels(int channels)
+template <int K, bool BOX, bool BATCH> walk4_fn walk4_for_channels(int channels)
 {
     switch (channels) {
-    case 1: return k_u8_walk4<K, 1, BOX>;
-    case 2: return k_u8_walk4<K, 2, BOX>;
-    case 3: return k_u8_walk4<K, 3, BOX>;
-    default: return k_u8_walk4<K, 4, BOX>;
+    case 1: return k_u8_walk4<K, 1, BOX, BATCH>;
+    case 2: return k_u8_walk4<K, 2, BOX, BATCH>;
+    case 3: return k_u8_walk4<K, 3, BOX, BATCH>;
+    default: return k_u8_walk4<K, 4, BOX, BATCH>;
     }
 }
 
-walk4_fn walk4_kernel(int k, int channels, bool box)
+template <bool BATCH> walk4_fn walk4_for(int k, int channels, bool box)
 {
-    if (k == 3) return box ? walk4_for_channels<3, true>(channels) : walk4_for_channels<3, false>(channels);
-    return box ? walk4_for_channels<5, true>(channels) : walk4_for_channels<5, false>(channels);
+    if (k == 3)
+        return box ? walk4_for_channels<3, true, BATCH>(channels)
+                   : walk4_for_channels<3, false, BATCH>(channels);
+    return box ? walk4_for_channels<5, true, BATCH>(channels)
+               : walk4_for_channels<5, false, BATCH>(channels);
+}
+
+walk4_fn walk4_kernel(int k, int channels, bool box, bool batch)
+{
+    return batch ? walk4_for<true>(k, channels, box) : walk4_for<false>(k, channels, box);
 }
 
 } /* namespace */
 
 extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
                                           const fxi_gpu_u8_launch *gp, const fxi_gpu_u8_taps *tp,
-                                          void *work, cudaStream_t stream)
+                                          void *work, const fxi_gpu_u8_batch *batch,
+                                          cudaStream_t stream)
 {
     const fxi_filter_args &a = *ap;
     const fxi_gpu_u8_launch &g = *gp;
-    if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, *tp)) {
+    /* one image (the args'), or grid z = the batch's images, each block reading its row
+     * pointers from the table */
+    const fxi_gpu_u8_image *images = batch ? batch->images : nullptr;
+    const unsigned count = batch ? static_cast<unsigned>(batch->count) : 1u;
+    const bool rows_aligned =
+        batch ? batch->rows_aligned != 0
+              : ((reinterpret_cast<uintptr_t>(a.src) | a.src_stride |
+                  reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride) %
+                 4) == 0;
+    if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, *tp, rows_aligned)) {
         const int64_t per_block = 4 * static_cast<int64_t>(g.tile_w);
         const dim3 grid(static_cast<unsigned>((a.width * a.channels + per_block - 1) / per_block),
-                        static_cast<unsigned>(g.grid_y));
-        const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0);
-        kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+                        static_cast<unsigned>(g.grid_y), count);
+        const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0, images != nullptr);
+        kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 elements a thread)");
     }
     if (g.layout == FXI_U8_FUSED && g.walk) {
-        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y), count);
         if (a.kw == 3)
-            k_u8_walk<3><<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+            k_u8_walk<3><<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         else
-            k_u8_walk<5><<<grid, g.tile_w, 0, stream>>>(a, g, *tp);
+            k_u8_walk<5><<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk)");
     }
     if (g.layout == FXI_U8_FUSED) {
@@ -530,24 +600,29 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
                       : a.kw == 5 && a.kh == 5 ? k_u8_fused<5>
                                                : k_u8_fused<0>;
         FXI_TRY(allow_shared(ctx, kernel, g.shared_bytes));
-        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y));
-        kernel<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp);
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y), count);
+        kernel<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused");
     }
+    /* two-pass: `work` holds count intermediates of g.work_bytes, image z's at z * work_bytes */
     uint16_t *w = static_cast<uint16_t *>(work);
-    const dim3 rows_grid(static_cast<unsigned>(g.row_grid_x), static_cast<unsigned>(g.row_grid_y));
+    const dim3 rows_grid(static_cast<unsigned>(g.row_grid_x), static_cast<unsigned>(g.row_grid_y),
+                         count);
     const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
-    const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y));
+    const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y),
+                         count);
     if (g.box) {
         FXI_TRY(allow_shared(ctx, k_u8_rows<true, 1>, g.row_shared_bytes));
-        k_u8_rows<true, 1><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w);
+        k_u8_rows<true, 1><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w,
+                                                                                  images);
         FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit box (rows)"));
-        k_u8_box_cols<<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w);
+        k_u8_box_cols<<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit box (columns)");
     }
     FXI_TRY(allow_shared(ctx, k_u8_rows<false, ROW_R>, g.row_shared_bytes));
-    k_u8_rows<false, ROW_R><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w);
+    k_u8_rows<false, ROW_R><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w,
+                                                                                   images);
     FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
-    k_u8_cols<COL_R><<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w);
+    k_u8_cols<COL_R><<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w, images);
     return fxi_cuda_check_launch(ctx, "filter 8-bit separable (columns)");
 }

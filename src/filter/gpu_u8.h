@@ -27,10 +27,27 @@ typedef struct fxi_gpu_u8_taps {
     int pair_row_sums;
 } fxi_gpu_u8_taps;
 
-/* Queue the pass (one launch fused, two for two-pass; `work`: g->work_bytes of device
- * memory for two-pass) on `stream`, each launch checked. */
+/* One image of a batch (fx_filter_run_batch): its rows on the device. */
+typedef struct fxi_gpu_u8_image {
+    const uint8_t *src;
+    uint8_t *dst;
+    uint64_t src_stride, dst_stride;
+} fxi_gpu_u8_image;
+
+/* Images of the args' shape filtered by one launch a pass: grid z is the image, each
+ * block reads its rows from the table (the args' src and dst are then unused). */
+typedef struct fxi_gpu_u8_batch {
+    const fxi_gpu_u8_image *images; /* device memory, count entries */
+    int count;                      /* 1 .. FXI_GPU_U8_BATCH_MAX_IMAGES */
+    int rows_aligned; /* every src, dst and stride is a multiple of 4 bytes (k_u8_walk4) */
+} fxi_gpu_u8_batch;
+
+/* Queue the pass (one launch fused, two for two-pass) on `stream`, each launch checked:
+ * on the args' image when batch is NULL, else on the batch's images. work: two-pass,
+ * g->work_bytes of device memory per image (image z's intermediate at z * work_bytes). */
 fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a, const fxi_gpu_u8_launch *g,
-                               const fxi_gpu_u8_taps *taps, void *work, cudaStream_t stream);
+                               const fxi_gpu_u8_taps *taps, void *work,
+                               const fxi_gpu_u8_batch *batch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,10 @@ struct fx_filter_plan {
     double border_value[FX_MAX_IMAGE_CHANNELS];
     int filter_channels;
     fxi_cpu_state cpu;
+    /* fx_filter_run_batch on the CPU: one worker's scratch of cpu.worker_bytes per
+     * context thread, each filtering whole images (grown on first use) */
+    uint8_t *batch_scratch;
+    int batch_workers;
     void *fft_state;
     void *gpu; /* the GPU side, when the plan runs there (filter_gpu.h) */
     bool cpu_ready; /* the CPU side is prepared (geometry, fft state) */
@@ -319,6 +323,7 @@ void fx_filter_plan_free(fx_filter_plan *p)
     if (!p) return;
     fxi_taps_free(&p->taps);
     free(p->cpu.scratch);
+    free(p->batch_scratch);
     fxi_fft_release(p->fft_state);
     fxi_filter_gpu_release(p->gpu);
     free(p);
@@ -358,6 +363,36 @@ static fx_status check_image(fx_context *ctx, const fx_filter_plan *p, const fx_
     return fxi_filter_check_image(ctx, &p->desc, img, which);
 }
 
+/* The plan's CPU strategy on one image, with this geometry and scratch. */
+static fx_status run_cpu(const fx_filter_plan *p, const fx_image *src, fx_image *dst,
+                         const fxi_cpu_state *cpu)
+{
+    fxi_filter_job job = {p->ctx, &p->taps, p->border, {0}, p->desc.channels,
+                          p->filter_channels, src, dst};
+    memcpy(job.border_value, p->border_value, sizeof job.border_value);
+    void *state = (void *)cpu; /* the strategies only read it */
+    switch (p->strategy) {
+    case FX_STRATEGY_SEPARABLE: return fxi_filter_separable(&job, state);
+    case FX_STRATEGY_BOX: return fxi_filter_box(&job, state);
+    case FX_STRATEGY_FFT: return fxi_filter_fft(&job, p->fft_state);
+    default: return fxi_filter_direct(&job, state);
+    }
+}
+
+/* FX_DEVICE_AUTO: a device image takes a CPU plan to the GPU (where it lives). */
+static fx_status move_to_gpu(fx_filter_plan *p)
+{
+    FXI_TRY(plan_gpu_side(p));
+    p->device.device = FX_DEVICE_GPU;
+    p->device.reason = FXI_REASON_ON_DEVICE;
+    /* (adopted: the context's GPU is set up from now on) */
+    fxi_device_adopt(p->ctx, &p->device, &p->device, p->device_why, sizeof p->device_why);
+    char *cut = strstr(p->explain, "; device: ");
+    if (cut) snprintf(cut, sizeof p->explain - (size_t)(cut - p->explain), "; device: %s",
+                      p->device_why);
+    return FX_OK;
+}
+
 /* FX_DEVICE_AUTO, run time: a device image takes a CPU plan to the GPU (where it lives);
  * a host image the GPU has no memory for goes to the CPU. */
 static fx_status run_auto(fx_filter_plan *p, const fx_image *src, fx_image *dst,
@@ -366,16 +401,7 @@ static fx_status run_auto(fx_filter_plan *p, const fx_image *src, fx_image *dst,
     fx_context *ctx = p->ctx;
     *done = false;
     if (!fxi_device_auto(ctx) || !src) return FX_OK;
-    if (!p->gpu && src->memory == FX_MEMORY_DEVICE) {
-        FXI_TRY(plan_gpu_side(p));
-        p->device.device = FX_DEVICE_GPU;
-        p->device.reason = FXI_REASON_ON_DEVICE;
-        /* (adopted: the context's GPU is set up from now on) */
-        fxi_device_adopt(ctx, &p->device, &p->device, p->device_why, sizeof p->device_why);
-        char *cut = strstr(p->explain, "; device: ");
-        if (cut) snprintf(cut, sizeof p->explain - (size_t)(cut - p->explain), "; device: %s",
-                          p->device_why);
-    }
+    if (!p->gpu && src->memory == FX_MEMORY_DEVICE) FXI_TRY(move_to_gpu(p));
     if (!p->gpu || src->memory != FX_MEMORY_HOST || needs_gpu(p)) return FX_OK;
     fx_status st = fxi_filter_gpu_run(p->gpu, src, dst, timings);
     *done = st != FX_ENOMEM;
@@ -403,16 +429,113 @@ fx_status fx_filter_run(fx_filter_plan *p, const fx_image *src, fx_image *dst, f
     FXI_RETURN_IF(src->data == dst->data, FX_EINVAL,
                  "filter: input and output must be different buffers");
     uint64_t t0 = timings ? fx_time_ns() : 0;
-    fxi_filter_job job = {ctx, &p->taps, p->border, {0}, p->desc.channels, p->filter_channels,
-                          src, dst};
-    memcpy(job.border_value, p->border_value, sizeof job.border_value);
-    fx_status st;
-    switch (p->strategy) {
-    case FX_STRATEGY_SEPARABLE: st = fxi_filter_separable(&job, &p->cpu); break;
-    case FX_STRATEGY_BOX: st = fxi_filter_box(&job, &p->cpu); break;
-    case FX_STRATEGY_FFT: st = fxi_filter_fft(&job, p->fft_state); break;
-    default: st = fxi_filter_direct(&job, &p->cpu); break;
+    fx_status st = run_cpu(p, src, dst, &p->cpu);
+    if (timings) timings->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
+    return st;
+}
+
+/* ---- batches ---- */
+
+typedef struct cpu_batch {
+    const fx_filter_plan *p;
+    const fx_image *src;
+    fx_image *dst;
+    fx_status *failed; /* per worker: its first failure */
+} cpu_batch;
+
+/* Images [begin, end) by this worker alone: the plan's geometry with the whole image as
+ * one band (the pool is not woken again from inside it) and this worker's scratch. */
+static void cpu_batch_images(void *arg, size_t begin, size_t end, int worker)
+{
+    const cpu_batch *b = arg;
+    const fx_filter_plan *p = b->p;
+    fxi_cpu_state one = p->cpu;
+    one.workers = 1;
+    one.band_h = p->desc.height;
+    one.scratch = p->batch_scratch + (size_t)worker * p->cpu.worker_bytes;
+    for (size_t i = begin; i < end; i++) {
+        fx_status st = run_cpu(p, &b->src[i], &b->dst[i], &one);
+        if (st != FX_OK && b->failed[worker] == FX_OK) b->failed[worker] = st;
     }
+}
+
+static fx_status run_batch_cpu(fx_filter_plan *p, const fx_image *src, fx_image *dst, int count)
+{
+    fx_context *ctx = p->ctx;
+    /* fft plans its own tiles over every thread: image after image */
+    if (p->strategy == FX_STRATEGY_FFT || count == 1) {
+        for (int i = 0; i < count; i++)
+            FXI_TRY(run_cpu(p, &src[i], &dst[i], &p->cpu));
+        return FX_OK;
+    }
+    const int threads = fx_context_threads(ctx) > 0 ? fx_context_threads(ctx) : 1;
+    if (p->batch_workers < threads) {
+        size_t bytes;
+        FXI_RETURN_IF(!fxi_mul_size(p->cpu.worker_bytes, (size_t)threads, &bytes), FX_EOVERFLOW,
+                     "filter batch scratch size overflows");
+        void *mem = NULL;
+        FXI_RETURN_IF(posix_memalign(&mem, FXI_SCRATCH_ALIGN, bytes ? bytes : FXI_SCRATCH_ALIGN),
+                     FX_ENOMEM, "out of memory: %zu bytes of filter batch scratch", bytes);
+        free(p->batch_scratch);
+        p->batch_scratch = mem;
+        p->batch_workers = threads;
+    }
+    fx_status *status; /* zeroed: FX_OK */
+    FXI_TRY(fxi_calloc(ctx, (size_t)threads, sizeof *status, (void **)&status));
+    cpu_batch b = {p, src, dst, status};
+    fxi_parallel_for(ctx, (size_t)count, 1, cpu_batch_images, &b);
+    fx_status st = FX_OK;
+    for (int w = 0; w < threads && st == FX_OK; w++)
+        st = status[w];
+    free(status);
+    return st;
+}
+
+/* Every image of the batch: the plan's shape, distinct buffers, and in the memory of
+ * src[0] (whose side runs the batch). */
+static fx_status check_batch(fx_filter_plan *p, const fx_image *src, fx_image *dst, int count)
+{
+    fx_context *ctx = p->ctx;
+    FXI_RETURN_IF(count < 0, FX_EINVAL, "filter batch: count %d", count);
+    FXI_RETURN_IF(count > 0 && (!src || !dst), FX_EINVAL, "filter batch: no image arrays");
+    const fx_memory memory = count > 0 ? src[0].memory : FX_MEMORY_HOST;
+    for (int i = 0; i < count; i++) {
+        char which[48];
+        FXI_RETURN_IF(src[i].memory != memory || dst[i].memory != memory, FX_EINVAL,
+                     "filter batch: image %d: the input is in %s memory and the output in %s "
+                     "memory, image 0's input in %s memory: give all device images or all host "
+                     "images",
+                     i, src[i].memory == FX_MEMORY_DEVICE ? "device" : "host",
+                     dst[i].memory == FX_MEMORY_DEVICE ? "device" : "host",
+                     memory == FX_MEMORY_DEVICE ? "device" : "host");
+        snprintf(which, sizeof which, "batch image %d's input", i);
+        FXI_TRY(fxi_filter_check_image(ctx, &p->desc, &src[i], which));
+        snprintf(which, sizeof which, "batch image %d's output", i);
+        FXI_TRY(fxi_filter_check_image(ctx, &p->desc, &dst[i], which));
+        FXI_RETURN_IF(src[i].data == dst[i].data, FX_EINVAL,
+                     "filter batch: image %d: input and output must be different buffers", i);
+    }
+    return FX_OK;
+}
+
+fx_status fx_filter_run_batch(fx_filter_plan *p, const fx_image *src, fx_image *dst, int count,
+                              fx_timings *timings)
+{
+    fx_context *ctx = p->ctx;
+    FXI_TRY(check_batch(p, src, dst, count));
+    if (count == 0) return FX_OK;
+    const bool device = src[0].memory == FX_MEMORY_DEVICE;
+    if (device && !p->gpu && fxi_device_auto(ctx)) FXI_TRY(move_to_gpu(p));
+    if (p->gpu && device) return fxi_filter_gpu_run_batch(p->gpu, src, dst, count, timings);
+    if (p->gpu) { /* host images on a GPU plan: each as fx_filter_run (bands, auto's fallback) */
+        for (int i = 0; i < count; i++)
+            FXI_TRY(fx_filter_run(p, &src[i], &dst[i], timings));
+        return FX_OK;
+    }
+    FXI_RETURN_IF(device, FX_EINVAL,
+                 "filter batch: the images are on the GPU but this plan runs on the CPU");
+    uint64_t t0 = timings ? fx_time_ns() : 0;
+    fx_status st = run_batch_cpu(p, src, dst, count);
     if (timings) timings->compute_ms += fx_elapsed_ms(t0, fx_time_ns());
     return st;
 }

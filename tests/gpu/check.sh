@@ -77,6 +77,10 @@ if [ -x "$sanitizer" ]; then
             if [ "$name" = gpu_test_gpu_filter ]; then
                 args=(banding_gives_the_bytes_of_one_pass u8_fast_path_kernels_match_cpu)
             fi
+            # the batch test: every layout and size once (not its 1000-image batches)
+            if [ "$name" = gpu_test_gpu_filter_batch ]; then
+                args=(u8_sizes_match_cpu bad_batches_are_reported)
+            fi
             san_runs=$((san_runs + 1))
             echo "== compute-sanitizer --tool $tool $name ${args[*]}"
             # the device test provokes failing CUDA calls on purpose (a GPU that does not

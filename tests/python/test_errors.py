@@ -46,6 +46,8 @@ BAD_IMAGES = [
 @pytest.mark.parametrize("what,arr", BAD_IMAGES, ids=[b[0] for b in BAD_IMAGES])
 @pytest.mark.parametrize("job", ["filter", "equalize"])
 def test_bad_image_arrays_raise(job, what, arr):
+    if job == "filter" and arr.ndim == 4:
+        arr = arr[None]  # filter takes a 4-D array as a batch (test_batch.py): 5-D is bad
     with pytest.raises(fxkit.Error) as e:
         if job == "filter":
             fxkit.filter(arr, "box:3")
