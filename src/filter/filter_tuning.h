@@ -266,13 +266,24 @@
  * sides need at most about the data again. The real size is queried at plan time. */
 #define FXI_GPU_FFT_WORK_SHARE 1.0
 /* The fft's own kernels (gpu_fft.cu): pack and extract blocks of 32 x 8 threads (a
- * warp across, 8 down); the spectrum multiply 256 threads a block and at most 1024
- * blocks per plane, each thread striding over the rest. Not measured against other
- * shapes. */
+ * warp across a plane row's columns, 8 rows down); the spectrum multiply 256 threads a
+ * block and at most 1024 blocks per plane, each thread striding over the rest. Not
+ * measured against other shapes: to be measured on the H200. */
 #define FXI_GPU_FFT_BLOCK_X 32
 #define FXI_GPU_FFT_BLOCK_Y 8
 #define FXI_GPU_FFT_MULTIPLY_THREADS 256
 #define FXI_GPU_FFT_MULTIPLY_BLOCKS 1024u
+/* Plane rows one pack block writes and output rows one extract block finishes: a block
+ * finds its tile and biases once (a 64-bit division and a border-ruled fetch per
+ * channel), then each thread walks ROWS / BLOCK_Y rows of its column. Not measured
+ * (32 keeps the setup under a tenth of a block's work and still gives 34k blocks on the
+ * 31x31 benchmark): to be measured on the H200. */
+#define FXI_GPU_FFT_PACK_ROWS 32
+#define FXI_GPU_FFT_EXTRACT_ROWS 32
+/* Two complex values (16 bytes) a thread an iteration in the spectrum multiply, and
+ * about this many iterations a thread: the blocks per plane are sized for it. Not
+ * measured: to be measured on the H200. */
+#define FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD 4
 /* Share of the memory budget the fft engines (batch buffers, cuFFT work areas) may
  * take, split over FXI_FFT_ENGINES; the bands get the rest. Not measured. */
 #define FXI_GPU_FFT_MEMORY_SHARE 0.5
