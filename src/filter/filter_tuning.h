@@ -256,8 +256,13 @@
  * shared memory, so a 2-D transform of such tiles is two passes over memory. */
 #define FXI_GPU_FFT_MAX_SIDE 1024
 /* Data bytes of one batch need be no larger than this to keep the GPU busy. Not
- * measured against other sizes. */
+ * measured against other sizes: to be measured on the H200, among them batches that
+ * stay in its 50 MB L2 cache from pack to extract (e.g. rebuild with
+ * -DCMAKE_C_FLAGS='-DFXI_GPU_FFT_MAX_BATCH_BYTES=((size_t)24<<20)': more launches, and
+ * the six passes over the planes from L2 instead of memory). */
+#ifndef FXI_GPU_FFT_MAX_BATCH_BYTES
 #define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
+#endif
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. An estimate,
  * not measured. */
@@ -278,12 +283,18 @@
  * channel), then each thread walks ROWS / BLOCK_Y rows of its column. Not measured
  * (32 keeps the setup under a tenth of a block's work and still gives 34k blocks on the
  * 31x31 benchmark): to be measured on the H200. */
+#ifndef FXI_GPU_FFT_PACK_ROWS
 #define FXI_GPU_FFT_PACK_ROWS 32
+#endif
+#ifndef FXI_GPU_FFT_EXTRACT_ROWS
 #define FXI_GPU_FFT_EXTRACT_ROWS 32
+#endif
 /* Two complex values (16 bytes) a thread an iteration in the spectrum multiply, and
  * about this many iterations a thread: the blocks per plane are sized for it. Not
  * measured: to be measured on the H200. */
+#ifndef FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD
 #define FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD 4
+#endif
 /* Share of the memory budget the fft engines (batch buffers, cuFFT work areas) may
  * take, split over FXI_FFT_ENGINES; the bands get the rest. Not measured. */
 #define FXI_GPU_FFT_MEMORY_SHARE 0.5

@@ -23,7 +23,8 @@ extern "C" {
 
 /* Sides are 2^a, 3 * 2^a or 5 * 2^a (cuFFT's fastest radices), at least this. */
 #define FXI_GPU_FFT_MIN_SIDE FXI_FFT_MIN_SIDE
-/* Planes of one batch: the extract kernel's grid.z holds tiles, pack's holds planes. */
+/* Planes of one batch: the multiply kernel's grid.y holds them (pack's and extract's
+ * grid.z the tiles). */
 #define FXI_GPU_FFT_MAX_PLANES 65535
 
 typedef struct fxi_gpu_fft_geometry {
