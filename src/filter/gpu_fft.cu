@@ -28,6 +28,9 @@ namespace
 /* launch shapes: filter_tuning.h */
 constexpr int BLOCK_X = FXI_GPU_FFT_BLOCK_X, BLOCK_Y = FXI_GPU_FFT_BLOCK_Y;
 constexpr int PACK_ROWS = FXI_GPU_FFT_PACK_ROWS, EXTRACT_ROWS = FXI_GPU_FFT_EXTRACT_ROWS;
+static_assert(PACK_ROWS % BLOCK_Y == 0 && EXTRACT_ROWS % BLOCK_Y == 0,
+              "a block's rows are whole steps of its thread rows");
+constexpr int PACK_STEPS = PACK_ROWS / BLOCK_Y, EXTRACT_STEPS = EXTRACT_ROWS / BLOCK_Y;
 constexpr int MULTIPLY_THREADS = FXI_GPU_FFT_MULTIPLY_THREADS;
 constexpr unsigned int MULTIPLY_BLOCKS = FXI_GPU_FFT_MULTIPLY_BLOCKS; /* per plane, at most */
 constexpr int MULTIPLY_PAIRS = FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD;
@@ -82,9 +85,10 @@ __device__ __forceinline__ const T *source_row(const fxi_filter_args &a, int64_t
 }
 
 /* grid: x over the plane's columns (BLOCK_X a block), y over its rows (PACK_ROWS a block),
- * z over the batch's tiles; each thread writes every filtered channel's plane. Points
- * beyond the tile's input block are written as zeros (the in-place transform left other
- * values there), so no plane needs clearing first. */
+ * z over the batch's tiles; each thread writes every filtered channel's plane for
+ * PACK_STEPS rows of its column, all its rows read before any is written (the reads in
+ * flight together). Points beyond the tile's input block are written as zeros (the
+ * in-place transform left other values there), so no plane needs clearing first. */
 template <typename T>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_pack(const fxi_fft_batch b)
 {
@@ -97,48 +101,52 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_pack(const fxi_fft_batch b
     const int F = b.planes, C = a.channels;
     float bias[MAX_CHANNELS], border[MAX_CHANNELS];
 #pragma unroll
-    for (int c = 0; c < MAX_CHANNELS; c++)
-        if (c < F) {
-            bias[c] = s.value[c];
-            border[c] = fxi_filter_device::border_sample<float>(a, c) - bias[c];
-        }
+    for (int c = 0; c < MAX_CHANNELS; c++) {
+        bias[c] = c < F ? s.value[c] : 0;
+        border[c] = c < F ? fxi_filter_device::border_sample<float>(a, c) - bias[c] : 0;
+    }
     /* the column's stored pixel (the border rule applied once), or -1: constant border */
     int64_t x, xx = -1;
     const bool column_inside = fxi_fft_block_col(&box, a.kw, a.ax, j, &x);
     if (column_inside) xx = x >= 0 && x < a.width ? x : fxi_border_index(x, a.width, a.border);
-    float *out = b.data + static_cast<int64_t>(blockIdx.z) * F * b.plane_floats + j;
-    const int end = min(b.n_rows, static_cast<int>(blockIdx.y + 1) * PACK_ROWS);
-    for (int i = static_cast<int>(blockIdx.y) * PACK_ROWS + static_cast<int>(threadIdx.y); i < end;
-         i += BLOCK_Y) {
-        float value[MAX_CHANNELS];
+    const int i0 = static_cast<int>(blockIdx.y) * PACK_ROWS + static_cast<int>(threadIdx.y);
+    float value[PACK_STEPS][MAX_CHANNELS];
+#pragma unroll
+    for (int k = 0; k < PACK_STEPS; k++) {
+        const int i = i0 + k * BLOCK_Y;
         int64_t v;
-        if (!column_inside || !fxi_fft_block_row(&box, a.kh, i, &v)) {
+#pragma unroll
+        for (int c = 0; c < MAX_CHANNELS; c++)
+            value[k][c] = 0; /* beyond the input block */
+        if (i >= b.n_rows || !column_inside || !fxi_fft_block_row(&box, a.kh, i, &v)) continue;
+        const int64_t row = fxi_filter_device::src_row(a, v);
+        if (row < 0 || xx < 0) {
 #pragma unroll
             for (int c = 0; c < MAX_CHANNELS; c++)
-                value[c] = 0;
+                value[k][c] = border[c];
         } else {
-            const int64_t row = fxi_filter_device::src_row(a, v);
-            if (row < 0 || xx < 0) {
+            const T *p = source_row<T>(a, row) + xx * C;
 #pragma unroll
-                for (int c = 0; c < MAX_CHANNELS; c++)
-                    value[c] = c < F ? border[c] : 0;
-            } else {
-                const T *p = source_row<T>(a, row) + xx * C;
-#pragma unroll
-                for (int c = 0; c < MAX_CHANNELS; c++)
-                    value[c] = c < F ? static_cast<float>(p[c]) - bias[c] : 0;
-            }
+            for (int c = 0; c < MAX_CHANNELS; c++)
+                if (c < F) value[k][c] = static_cast<float>(p[c]) - bias[c];
         }
+    }
+    float *out = b.data + static_cast<int64_t>(blockIdx.z) * F * b.plane_floats + j;
+#pragma unroll
+    for (int k = 0; k < PACK_STEPS; k++) {
+        const int i = i0 + k * BLOCK_Y;
+        if (i >= b.n_rows) break;
         float *o = out + static_cast<int64_t>(i) * b.row_floats;
 #pragma unroll
         for (int c = 0; c < MAX_CHANNELS; c++)
-            if (c < F) o[c * b.plane_floats] = value[c];
+            if (c < F) o[c * b.plane_floats] = value[k][c];
     }
 }
 
 /* grid: x over the tile's kept columns (BLOCK_X a block), y over its kept rows
  * (EXTRACT_ROWS a block), z over the batch's tiles; each thread finishes every channel
- * of its pixel and copies the unfiltered ones (alpha) from the input. */
+ * of its pixel for EXTRACT_STEPS rows, all their correlations read before any output is
+ * written, and copies the unfiltered channels (alpha) from the input. */
 template <typename T>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_extract(const fxi_fft_batch b)
 {
@@ -152,24 +160,31 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_extract(const fxi_fft_batc
     float response[MAX_CHANNELS];
 #pragma unroll
     for (int c = 0; c < MAX_CHANNELS; c++)
-        if (c < F) response[c] = s.value[c];
+        response[c] = c < F ? s.value[c] : 0;
     const float *in = b.data + static_cast<int64_t>(blockIdx.z) * F * b.plane_floats + xl;
+    const int r0 = static_cast<int>(blockIdx.y) * EXTRACT_ROWS + static_cast<int>(threadIdx.y);
+    float corr[EXTRACT_STEPS][MAX_CHANNELS];
+#pragma unroll
+    for (int k = 0; k < EXTRACT_STEPS; k++) {
+        const int r = r0 + k * BLOCK_Y;
+        if (r >= box.oh) break;
+        const float *p = in + static_cast<int64_t>(r) * b.row_floats;
+#pragma unroll
+        for (int c = 0; c < MAX_CHANNELS; c++)
+            if (c < F) corr[k][c] = p[c * b.plane_floats];
+    }
     const int64_t e0 = (box.x0 + xl) * C; /* the pixel's first element in its row */
-    const int end = min(box.oh, static_cast<int>(blockIdx.y + 1) * EXTRACT_ROWS);
-    for (int r = static_cast<int>(blockIdx.y) * EXTRACT_ROWS + static_cast<int>(threadIdx.y);
-         r < end; r += BLOCK_Y) {
+#pragma unroll
+    for (int k = 0; k < EXTRACT_STEPS; k++) {
+        const int r = r0 + k * BLOCK_Y;
+        if (r >= box.oh) break;
         const int64_t y = box.y0 + r;
         T *d = reinterpret_cast<T *>(a.dst + y * static_cast<int64_t>(a.dst_stride)) + e0;
-        const float *p = in + static_cast<int64_t>(r) * b.row_floats;
-        float corr[MAX_CHANNELS];
-#pragma unroll
-        for (int c = 0; c < MAX_CHANNELS; c++) /* all loads first */
-            if (c < F) corr[c] = p[c * b.plane_floats];
 #pragma unroll
         for (int c = 0; c < MAX_CHANNELS; c++)
             if (c < F)
                 d[c] = static_cast<T>(fxi_filter_device::finished(
-                    a, fxi_fft_accumulator(corr[c], response[c]), e0 + c));
+                    a, fxi_fft_accumulator(corr[k][c], response[c]), e0 + c));
         if (F < C) { /* the alpha, as fxi_filter_device::store copies it */
             const T *sp = source_row<T>(a, fxi_filter_device::src_row(a, y + a.ay)) + e0;
             for (int c = F; c < C; c++)
