@@ -263,6 +263,15 @@
 #ifndef FXI_GPU_FFT_MAX_BATCH_BYTES
 #define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
 #endif
+/* 1: tile widths (M, the rows of the real-to-complex pass) only powers of two where one
+ * fits the kernel, the image and the budget (else any nice width, as with 0). Under
+ * Nsight Compute (docs/BENCHMARKS.md, 2026-11-26) cuFFT's R2C and C2R passes over
+ * 768-point rows (121x121's tiles) moved 1.4 TB/s where those over 512-point rows (31x31's)
+ * moved 2.3 TB/s. Whether power-of-two widths win overall is to be measured on the H200:
+ * A/B with a build made with -DCMAKE_C_FLAGS=-DFXI_GPU_FFT_POW2_COLS=1. */
+#ifndef FXI_GPU_FFT_POW2_COLS
+#define FXI_GPU_FFT_POW2_COLS 0
+#endif
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. An estimate,
  * not measured. */

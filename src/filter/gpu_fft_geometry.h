@@ -47,6 +47,12 @@ typedef struct fxi_gpu_fft_geometry {
  * smallest side fits. */
 bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
                       size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why);
+/* fxi_gpu_fft_plan with the width rule given: pow2_cols takes only tile widths that are
+ * powers of two when one fits (else any nice width). fxi_gpu_fft_plan passes
+ * FXI_GPU_FFT_POW2_COLS (filter_tuning.h). */
+bool fxi_gpu_fft_plan_with(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                           size_t memory_budget, bool pow2_cols, fxi_gpu_fft_geometry *out,
+                           const char **why);
 
 /* Set the batch for a pass of pass_tiles tiles: as few batches as batch_cap allows,
  * made equal, so that none is mostly idle (every execution transforms a whole batch).
