@@ -258,7 +258,7 @@
 /* Data bytes of one batch need be no larger than this to keep the GPU busy. Not
  * measured against other sizes: to be measured on the H200, among them batches that
  * stay in its 50 MB L2 cache from pack to extract (e.g. rebuild with
- * -DCMAKE_C_FLAGS='-DFXI_GPU_FFT_MAX_BATCH_BYTES=((size_t)24<<20)': more launches, and
+ * -DCMAKE_C_FLAGS=-DFXI_GPU_FFT_MAX_BATCH_BYTES=25165824, 24 MiB: more launches, and
  * the six passes over the planes from L2 instead of memory). */
 #ifndef FXI_GPU_FFT_MAX_BATCH_BYTES
 #define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
