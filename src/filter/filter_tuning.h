@@ -266,8 +266,22 @@
  * shared memory, so a 2-D transform of such tiles is two passes over memory. */
 #define FXI_GPU_FFT_MAX_SIDE 1024
 /* Data bytes of one batch need be no larger than this to keep the GPU busy. Not
- * measured against other sizes. */
+ * measured against other sizes: to be measured on the H200, among them batches that
+ * stay in its 50 MB L2 cache from pack to extract (e.g. rebuild with
+ * -DCMAKE_C_FLAGS=-DFXI_GPU_FFT_MAX_BATCH_BYTES=25165824, 24 MiB: more launches, and
+ * the six passes over the planes from L2 instead of memory). */
+#ifndef FXI_GPU_FFT_MAX_BATCH_BYTES
 #define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
+#endif
+/* 1: tile widths (M, the rows of the real-to-complex pass) only powers of two where one
+ * fits the kernel, the image and the budget (else any nice width, as with 0). Under
+ * Nsight Compute (docs/BENCHMARKS.md, 2026-11-26) cuFFT's R2C and C2R passes over
+ * 768-point rows (121x121's tiles) moved 1.4 TB/s where those over 512-point rows (31x31's)
+ * moved 2.3 TB/s. Whether power-of-two widths win overall is to be measured on the H200:
+ * A/B with a build made with -DCMAKE_C_FLAGS=-DFXI_GPU_FFT_POW2_COLS=1. */
+#ifndef FXI_GPU_FFT_POW2_COLS
+#define FXI_GPU_FFT_POW2_COLS 0
+#endif
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. An estimate,
  * not measured. */
@@ -276,13 +290,30 @@
  * sides need at most about the data again. The real size is queried at plan time. */
 #define FXI_GPU_FFT_WORK_SHARE 1.0
 /* The fft's own kernels (gpu_fft.cu): pack and extract blocks of 32 x 8 threads (a
- * warp across, 8 down); the spectrum multiply 256 threads a block and at most 1024
- * blocks per plane, each thread striding over the rest. Not measured against other
- * shapes. */
+ * warp across a plane row's columns, 8 rows down); the spectrum multiply 256 threads a
+ * block and at most 1024 blocks per plane, each thread striding over the rest. Not
+ * measured against other shapes: to be measured on the H200. */
 #define FXI_GPU_FFT_BLOCK_X 32
 #define FXI_GPU_FFT_BLOCK_Y 8
 #define FXI_GPU_FFT_MULTIPLY_THREADS 256
 #define FXI_GPU_FFT_MULTIPLY_BLOCKS 1024u
+/* Plane rows one pack block writes and output rows one extract block finishes: a block
+ * finds its tile and biases once (a 64-bit division and a border-ruled fetch per
+ * channel), then each thread walks ROWS / BLOCK_Y rows of its column. Not measured
+ * (32 keeps the setup under a tenth of a block's work and still gives 34k blocks on the
+ * 31x31 benchmark): to be measured on the H200. */
+#ifndef FXI_GPU_FFT_PACK_ROWS
+#define FXI_GPU_FFT_PACK_ROWS 32
+#endif
+#ifndef FXI_GPU_FFT_EXTRACT_ROWS
+#define FXI_GPU_FFT_EXTRACT_ROWS 32
+#endif
+/* Two complex values (16 bytes) a thread an iteration in the spectrum multiply, and
+ * about this many iterations a thread: the blocks per plane are sized for it. Not
+ * measured: to be measured on the H200. */
+#ifndef FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD
+#define FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD 4
+#endif
 /* Share of the memory budget the fft engines (batch buffers, cuFFT work areas) may
  * take, split over FXI_FFT_ENGINES; the bands get the rest. Not measured. */
 #define FXI_GPU_FFT_MEMORY_SHARE 0.5

@@ -1,8 +1,23 @@
 /* The fft strategy's own kernels (gpu_fft.h): pack tiles, multiply spectra, extract
  * outputs. The transforms are cuFFT's (gpu_fft_plan_cuda.c). Each kernel is one pass over
- * its data, coalesced along the tile rows, so the whole strategy is bound by memory
- * bandwidth (docs/ALGORITHMS.md counts the passes). */
+ * its data, so the whole strategy is bound by memory bandwidth (docs/ALGORITHMS.md counts
+ * the passes):
+ *
+ *  - pack and extract: a block covers 32 columns of one tile and FXI_GPU_FFT_*_ROWS of its
+ *    rows; its first lanes find the tile and its per-channel bias once (into shared
+ *    memory); each thread keeps one column (its border-ruled source column found once)
+ *    and walks rows, handling every channel of its pixel, so a warp reads a run of
+ *    interleaved pixels and writes 128 contiguous bytes of each plane row. Templated on
+ *    the sample type: no per-sample type switch.
+ *  - multiply: two complex values (one 16-byte load of each operand) a thread an
+ *    iteration.
+ *
+ * What each thread computes per element is the shared rules of gpu_fft_tiles.h and
+ * gpu_device.cuh (the CPU replay in tests/unit/test_filter_gpu_fft_tiles.c runs them);
+ * tests/gpu/test_gpu_fft_kernels.c checks these kernels' bytes against a plain
+ * reference. */
 #include <algorithm>
+#include <cstdint>
 
 #include "filter/gpu_device.cuh"
 #include "filter/gpu_fft.h"
@@ -12,8 +27,15 @@ namespace
 
 /* launch shapes: filter_tuning.h */
 constexpr int BLOCK_X = FXI_GPU_FFT_BLOCK_X, BLOCK_Y = FXI_GPU_FFT_BLOCK_Y;
+constexpr int PACK_ROWS = FXI_GPU_FFT_PACK_ROWS, EXTRACT_ROWS = FXI_GPU_FFT_EXTRACT_ROWS;
+static_assert(PACK_ROWS % BLOCK_Y == 0 && EXTRACT_ROWS % BLOCK_Y == 0,
+              "a block's rows are whole steps of its thread rows");
+constexpr int PACK_STEPS = PACK_ROWS / BLOCK_Y, EXTRACT_STEPS = EXTRACT_ROWS / BLOCK_Y;
 constexpr int MULTIPLY_THREADS = FXI_GPU_FFT_MULTIPLY_THREADS;
 constexpr unsigned int MULTIPLY_BLOCKS = FXI_GPU_FFT_MULTIPLY_BLOCKS; /* per plane, at most */
+constexpr int MULTIPLY_PAIRS = FXI_GPU_FFT_MULTIPLY_PAIRS_PER_THREAD;
+constexpr int MAX_CHANNELS = FX_MAX_IMAGE_CHANNELS;
+static_assert(MAX_CHANNELS <= BLOCK_X, "a block's first warp sets up every channel");
 
 /* Sample (x, c) of virtual row v as a float, borders applied: the CPU's padded rows
  * (fxi_padded_row with a float accumulator) hold the same value. */
@@ -35,33 +57,164 @@ __device__ __forceinline__ float tile_bias(const fxi_fft_batch &b, const fxi_fft
     return fxi_fft_bias(fetch(b.a, v, x, c));
 }
 
-/* grid: x over the tile's columns, y over its rows, z over the batch's planes */
-__global__ void k_pack(const fxi_fft_batch b)
+/* What every thread of a block needs of its tile (blockIdx.z of the batch). */
+struct block_tile {
+    fxi_fft_tile box;
+    float value[MAX_CHANNELS]; /* per filtered channel: the bias (pack) or its response (extract) */
+};
+
+/* Lanes 0 … planes - 1 of the block's first warp find the tile and their channel's
+ * value; the block waits for them. Every thread of the block must call it. */
+template <bool RESPONSE>
+__device__ __forceinline__ void tile_setup(const fxi_fft_batch &b, block_tile &s)
 {
+    const int c = static_cast<int>(threadIdx.x);
+    if (threadIdx.y == 0 && c < b.planes) {
+        const fxi_fft_tile box = tile_at(b, blockIdx.z);
+        const float bias = tile_bias(b, box, c);
+        s.value[c] = RESPONSE ? fxi_fft_bias_response(b.a.offset, bias, b.weight_sum) : bias;
+        if (c == 0) s.box = box;
+    }
+    __syncthreads();
+}
+
+template <typename T>
+__device__ __forceinline__ const T *source_row(const fxi_filter_args &a, int64_t row)
+{
+    return reinterpret_cast<const T *>(a.src + row * static_cast<int64_t>(a.src_stride));
+}
+
+/* grid: x over the plane's columns (BLOCK_X a block), y over its rows (PACK_ROWS a block),
+ * z over the batch's tiles; each thread writes every filtered channel's plane for
+ * PACK_STEPS rows of its column, all its rows read before any is written (the reads in
+ * flight together). Points beyond the tile's input block are written as zeros (the
+ * in-place transform left other values there), so no plane needs clearing first. */
+template <typename T>
+__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_pack(const fxi_fft_batch b)
+{
+    __shared__ block_tile s;
+    tile_setup<false>(b, s);
     const int j = static_cast<int>(blockIdx.x) * BLOCK_X + static_cast<int>(threadIdx.x);
-    const int i = static_cast<int>(blockIdx.y) * BLOCK_Y + static_cast<int>(threadIdx.y);
-    if (j >= b.n_cols || i >= b.n_rows) return;
-    const int64_t plane = blockIdx.z;
-    const int c = static_cast<int>(plane % b.planes);
-    const fxi_fft_tile box = tile_at(b, plane / b.planes);
-    int64_t v, x;
-    float value = 0;
-    if (fxi_fft_block_point(&box, b.a.kw, b.a.kh, b.a.ax, i, j, &v, &x))
-        value = fetch(b.a, v, x, c) - tile_bias(b, box, c);
-    b.data[plane * b.plane_floats + static_cast<int64_t>(i) * b.row_floats + j] = value;
+    if (j >= b.n_cols) return;
+    const fxi_filter_args &a = b.a;
+    const fxi_fft_tile box = s.box;
+    const int F = b.planes, C = a.channels;
+    float bias[MAX_CHANNELS], border[MAX_CHANNELS];
+#pragma unroll
+    for (int c = 0; c < MAX_CHANNELS; c++) {
+        bias[c] = c < F ? s.value[c] : 0;
+        border[c] = c < F ? fxi_filter_device::border_sample<float>(a, c) - bias[c] : 0;
+    }
+    /* the column's stored pixel (the border rule applied once), or -1: constant border */
+    int64_t x, xx = -1;
+    const bool column_inside = fxi_fft_block_col(&box, a.kw, a.ax, j, &x);
+    if (column_inside) xx = x >= 0 && x < a.width ? x : fxi_border_index(x, a.width, a.border);
+    const int i0 = static_cast<int>(blockIdx.y) * PACK_ROWS + static_cast<int>(threadIdx.y);
+    float value[PACK_STEPS][MAX_CHANNELS];
+#pragma unroll
+    for (int k = 0; k < PACK_STEPS; k++) {
+        const int i = i0 + k * BLOCK_Y;
+        int64_t v;
+#pragma unroll
+        for (int c = 0; c < MAX_CHANNELS; c++)
+            value[k][c] = 0; /* beyond the input block */
+        if (i >= b.n_rows || !column_inside || !fxi_fft_block_row(&box, a.kh, i, &v)) continue;
+        const int64_t row = fxi_filter_device::src_row(a, v);
+        if (row < 0 || xx < 0) {
+#pragma unroll
+            for (int c = 0; c < MAX_CHANNELS; c++)
+                value[k][c] = border[c];
+        } else {
+            const T *p = source_row<T>(a, row) + xx * C;
+#pragma unroll
+            for (int c = 0; c < MAX_CHANNELS; c++)
+                if (c < F) value[k][c] = static_cast<float>(p[c]) - bias[c];
+        }
+    }
+    float *out = b.data + static_cast<int64_t>(blockIdx.z) * F * b.plane_floats + j;
+#pragma unroll
+    for (int k = 0; k < PACK_STEPS; k++) {
+        const int i = i0 + k * BLOCK_Y;
+        if (i >= b.n_rows) break;
+        float *o = out + static_cast<int64_t>(i) * b.row_floats;
+#pragma unroll
+        for (int c = 0; c < MAX_CHANNELS; c++)
+            if (c < F) o[c * b.plane_floats] = value[k][c];
+    }
+}
+
+/* grid: x over the tile's kept columns (BLOCK_X a block), y over its kept rows
+ * (EXTRACT_ROWS a block), z over the batch's tiles; each thread finishes every channel
+ * of its pixel for EXTRACT_STEPS rows, all their correlations read before any output is
+ * written, and copies the unfiltered channels (alpha) from the input. */
+template <typename T>
+__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_extract(const fxi_fft_batch b)
+{
+    __shared__ block_tile s;
+    tile_setup<true>(b, s);
+    const fxi_fft_tile box = s.box;
+    const int xl = static_cast<int>(blockIdx.x) * BLOCK_X + static_cast<int>(threadIdx.x);
+    if (xl >= box.ow) return;
+    const fxi_filter_args &a = b.a;
+    const int F = b.planes, C = a.channels;
+    float response[MAX_CHANNELS];
+#pragma unroll
+    for (int c = 0; c < MAX_CHANNELS; c++)
+        response[c] = c < F ? s.value[c] : 0;
+    const float *in = b.data + static_cast<int64_t>(blockIdx.z) * F * b.plane_floats + xl;
+    const int r0 = static_cast<int>(blockIdx.y) * EXTRACT_ROWS + static_cast<int>(threadIdx.y);
+    float corr[EXTRACT_STEPS][MAX_CHANNELS];
+#pragma unroll
+    for (int k = 0; k < EXTRACT_STEPS; k++) {
+        const int r = r0 + k * BLOCK_Y;
+        if (r >= box.oh) break;
+        const float *p = in + static_cast<int64_t>(r) * b.row_floats;
+#pragma unroll
+        for (int c = 0; c < MAX_CHANNELS; c++)
+            if (c < F) corr[k][c] = p[c * b.plane_floats];
+    }
+    const int64_t e0 = (box.x0 + xl) * C; /* the pixel's first element in its row */
+#pragma unroll
+    for (int k = 0; k < EXTRACT_STEPS; k++) {
+        const int r = r0 + k * BLOCK_Y;
+        if (r >= box.oh) break;
+        const int64_t y = box.y0 + r;
+        T *d = reinterpret_cast<T *>(a.dst + y * static_cast<int64_t>(a.dst_stride)) + e0;
+#pragma unroll
+        for (int c = 0; c < MAX_CHANNELS; c++)
+            if (c < F)
+                d[c] = static_cast<T>(fxi_filter_device::finished(
+                    a, fxi_fft_accumulator(corr[k][c], response[c]), e0 + c));
+        if (F < C) { /* the alpha, as fxi_filter_device::store copies it */
+            const T *sp = source_row<T>(a, fxi_filter_device::src_row(a, y + a.ay)) + e0;
+            for (int c = F; c < C; c++)
+                d[c] = sp[c];
+        }
+    }
 }
 
 /* grid: x strides over one spectrum, y over the batch's planes (the kernel's spectrum is
- * read once per plane, from L2 after the first) */
-__global__ void k_multiply(float2 *data, const float2 *spectrum, int64_t per_plane)
+ * read once per plane, from L2 after the first). PAIRS: two complex values a thread an
+ * iteration, as one float4 (the planes' complex counts are even, so every plane starts
+ * on 16 bytes); count is then in pairs. */
+template <bool PAIRS>
+__global__ void k_multiply(float2 *data, const float2 *spectrum, int64_t count, int64_t per_plane)
 {
     float2 *plane = data + static_cast<int64_t>(blockIdx.y) * per_plane;
-    for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < per_plane;
+    for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
          k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-        float2 x = plane[k];
-        const float2 w = spectrum[k];
-        fxi_fft_modulate(&x.x, &x.y, w.x, w.y);
-        plane[k] = x;
+        if (PAIRS) {
+            float4 x = reinterpret_cast<float4 *>(plane)[k];
+            const float4 w = reinterpret_cast<const float4 *>(spectrum)[k];
+            fxi_fft_modulate(&x.x, &x.y, w.x, w.y);
+            fxi_fft_modulate(&x.z, &x.w, w.z, w.w);
+            reinterpret_cast<float4 *>(plane)[k] = x;
+        } else {
+            float2 x = plane[k];
+            const float2 w = spectrum[k];
+            fxi_fft_modulate(&x.x, &x.y, w.x, w.y);
+            plane[k] = x;
+        }
     }
 }
 
@@ -75,32 +228,28 @@ __global__ void k_conjugate_scale(float2 *s, int64_t count, float scale)
     }
 }
 
-/* grid: x over a tile row's elements (columns x channels), y over its rows, z over the
- * batch's tiles */
-__global__ void k_extract(const fxi_fft_batch b)
-{
-    const fxi_filter_args &a = b.a;
-    const int64_t e = static_cast<int64_t>(blockIdx.x) * BLOCK_X + threadIdx.x;
-    const int r = static_cast<int>(blockIdx.y) * BLOCK_Y + static_cast<int>(threadIdx.y);
-    const fxi_fft_tile box = tile_at(b, blockIdx.z);
-    const int64_t xl = e / a.channels;
-    const int c = static_cast<int>(e % a.channels);
-    if (xl >= box.ow || r >= box.oh) return;
-    const int64_t y = box.y0 + r, at = (box.x0 + xl) * a.channels + c;
-    float acc = 0; /* the alpha (c >= filter_channels) is copied from the input by store */
-    if (c < a.filter_channels) {
-        const int64_t plane = static_cast<int64_t>(blockIdx.z) * b.planes + c;
-        acc = fxi_fft_accumulator(b.data[plane * b.plane_floats + r * b.row_floats + xl], a.offset,
-                                  tile_bias(b, box, c), b.weight_sum);
-    }
-    fxi_filter_device::store<float>(a, y, at, c, acc);
-}
-
-unsigned int blocks_for(int64_t count, int threads)
+unsigned int blocks_for(int64_t count, int64_t per_block)
 {
     const int64_t most = 65535;
-    const int64_t n = (count + threads - 1) / threads;
+    const int64_t n = (count + per_block - 1) / per_block;
     return static_cast<unsigned int>(n < most ? (n > 0 ? n : 1) : most);
+}
+
+unsigned int grid_side(int64_t count, int per_block)
+{
+    return static_cast<unsigned int>((count + per_block - 1) / per_block);
+}
+
+/* pack and extract: one instantiation per sample type */
+template <typename K>
+fx_status launch_tiles(fx_context *ctx, K kernel, const fxi_fft_batch *b, int64_t cols,
+                       int64_t rows, int rows_per_block, cudaStream_t stream, const char *name)
+{
+    const dim3 block(BLOCK_X, BLOCK_Y);
+    const dim3 grid(grid_side(cols, BLOCK_X), grid_side(rows, rows_per_block),
+                    static_cast<unsigned int>(b->tiles));
+    kernel<<<grid, block, 0, stream>>>(*b);
+    return fxi_cuda_check_launch(ctx, name);
 }
 
 } // namespace
@@ -108,37 +257,55 @@ unsigned int blocks_for(int64_t count, int threads)
 extern "C" fx_status fxi_fft_pack_launch(fx_context *ctx, const fxi_fft_batch *b,
                                          cudaStream_t stream)
 {
-    const dim3 block(BLOCK_X, BLOCK_Y);
-    const dim3 grid(static_cast<unsigned int>((b->n_cols + BLOCK_X - 1) / BLOCK_X),
-                    static_cast<unsigned int>((b->n_rows + BLOCK_Y - 1) / BLOCK_Y),
-                    static_cast<unsigned int>(b->tiles * b->planes));
-    k_pack<<<grid, block, 0, stream>>>(*b);
-    return fxi_cuda_check_launch(ctx, "k_pack (fft)");
-}
-
-extern "C" fx_status fxi_fft_multiply_launch(fx_context *ctx, const fxi_fft_batch *b,
-                                             cudaStream_t stream)
-{
-    const int64_t per_plane = b->plane_floats / 2;
-    /* enough blocks per plane to fill the GPU when the batch is a single plane */
-    const unsigned int per = std::min(blocks_for(per_plane, MULTIPLY_THREADS), MULTIPLY_BLOCKS);
-    const dim3 grid(per, static_cast<unsigned int>(b->tiles * b->planes));
-    k_multiply<<<grid, MULTIPLY_THREADS, 0, stream>>>(reinterpret_cast<float2 *>(b->data),
-                                                      reinterpret_cast<const float2 *>(b->spectrum),
-                                                      per_plane);
-    return fxi_cuda_check_launch(ctx, "k_multiply (fft)");
+    const char *name = "k_pack (fft)";
+    switch (b->a.src_type) {
+    case FX_U8:
+        return launch_tiles(ctx, k_pack<uint8_t>, b, b->n_cols, b->n_rows, PACK_ROWS, stream, name);
+    case FX_U16:
+        return launch_tiles(ctx, k_pack<uint16_t>, b, b->n_cols, b->n_rows, PACK_ROWS, stream,
+                            name);
+    default:
+        return launch_tiles(ctx, k_pack<float>, b, b->n_cols, b->n_rows, PACK_ROWS, stream, name);
+    }
 }
 
 extern "C" fx_status fxi_fft_extract_launch(fx_context *ctx, const fxi_fft_batch *b,
                                             cudaStream_t stream)
 {
-    const int64_t elements = static_cast<int64_t>(b->out_cols) * b->a.channels;
-    const dim3 block(BLOCK_X, BLOCK_Y);
-    const dim3 grid(static_cast<unsigned int>((elements + BLOCK_X - 1) / BLOCK_X),
-                    static_cast<unsigned int>((b->out_rows + BLOCK_Y - 1) / BLOCK_Y),
-                    static_cast<unsigned int>(b->tiles));
-    k_extract<<<grid, block, 0, stream>>>(*b);
-    return fxi_cuda_check_launch(ctx, "k_extract (fft)");
+    const char *name = "k_extract (fft)";
+    switch (b->a.src_type) {
+    case FX_U8:
+        return launch_tiles(ctx, k_extract<uint8_t>, b, b->out_cols, b->out_rows, EXTRACT_ROWS,
+                            stream, name);
+    case FX_U16:
+        return launch_tiles(ctx, k_extract<uint16_t>, b, b->out_cols, b->out_rows, EXTRACT_ROWS,
+                            stream, name);
+    default:
+        return launch_tiles(ctx, k_extract<float>, b, b->out_cols, b->out_rows, EXTRACT_ROWS,
+                            stream, name);
+    }
+}
+
+extern "C" fx_status fxi_fft_multiply_launch(fx_context *ctx, const fxi_fft_batch *b,
+                                             cudaStream_t stream)
+{
+    const int64_t per_plane = b->plane_floats / 2; /* complex values */
+    /* the pools' and cudaMalloc's blocks are aligned far beyond 16 bytes; checked anyway */
+    const bool pairs = per_plane % 2 == 0 && reinterpret_cast<uintptr_t>(b->data) % 16 == 0 &&
+                       reinterpret_cast<uintptr_t>(b->spectrum) % 16 == 0;
+    const int64_t count = pairs ? per_plane / 2 : per_plane;
+    /* enough blocks per plane to fill the GPU when the batch is a single plane */
+    const unsigned int per =
+        std::min(blocks_for(count, static_cast<int64_t>(MULTIPLY_THREADS) * MULTIPLY_PAIRS),
+                 MULTIPLY_BLOCKS);
+    const dim3 grid(per, static_cast<unsigned int>(b->tiles * b->planes));
+    float2 *data = reinterpret_cast<float2 *>(b->data);
+    const float2 *spectrum = reinterpret_cast<const float2 *>(b->spectrum);
+    if (pairs)
+        k_multiply<true><<<grid, MULTIPLY_THREADS, 0, stream>>>(data, spectrum, count, per_plane);
+    else
+        k_multiply<false><<<grid, MULTIPLY_THREADS, 0, stream>>>(data, spectrum, count, per_plane);
+    return fxi_cuda_check_launch(ctx, "k_multiply (fft)");
 }
 
 extern "C" fx_status fxi_fft_conjugate_scale_launch(fx_context *ctx, float *spectrum, int64_t count,

@@ -1,9 +1,8 @@
 /* Tile and batch sizes of the GPU fft strategy (see gpu_fft_geometry.h). */
 #include <math.h>
 
-#include "filter/gpu_fft_geometry.h"
 #include "filter/fft_sides.h"
-
+#include "filter/gpu_fft_geometry.h"
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
@@ -43,27 +42,26 @@ static void set_sides(fxi_gpu_fft_geometry *g, int n_rows, int n_cols, int kw, i
     g->plane_floats = plane_floats_of(n_rows, n_cols);
 }
 
-bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
-                      size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why)
+/* The cheapest sides by the cost model among those whose one-tile batch fits the budget
+ * (and, with pow2_cols, whose width is a power of two); false when none does. */
+static bool choose_sides(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                         size_t memory_budget, bool pow2_cols, fxi_gpu_fft_geometry *out)
 {
-    *why = NULL;
-    if (width < 1 || height < 1 || kw < 1 || kh < 1 || channels_filtered < 1) {
-        *why = "empty image or kernel";
-        return false;
-    }
     const int min_r = fxi_fft_next_nice_side(kh), min_c = fxi_fft_next_nice_side(kw);
-    int max_r = fxi_fft_next_nice_side(2 * (int64_t)kh > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kh
-                                                                      : FXI_GPU_FFT_MAX_SIDE);
-    int max_c = fxi_fft_next_nice_side(2 * (int64_t)kw > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kw
-                                                                      : FXI_GPU_FFT_MAX_SIDE);
+    int max_r = fxi_fft_next_nice_side(
+        2 * (int64_t)kh > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kh : FXI_GPU_FFT_MAX_SIDE);
+    int max_c = fxi_fft_next_nice_side(
+        2 * (int64_t)kw > FXI_GPU_FFT_MAX_SIDE ? 2 * (int64_t)kw : FXI_GPU_FFT_MAX_SIDE);
     /* no tile larger than the whole image plus its halo */
-    const int whole_r = fxi_fft_next_nice_side(height + kh - 1), whole_c = fxi_fft_next_nice_side(width + kw - 1);
+    const int whole_r = fxi_fft_next_nice_side(height + kh - 1),
+              whole_c = fxi_fft_next_nice_side(width + kw - 1);
     if (max_r > whole_r) max_r = whole_r;
     if (max_c > whole_c) max_c = whole_c;
 
     double best = -1;
     for (int r = min_r; r <= max_r; r = fxi_fft_next_nice_side((int64_t)r + 1)) {
         for (int c = min_c; c <= max_c; c = fxi_fft_next_nice_side((int64_t)c + 1)) {
+            if (pow2_cols && (c & (c - 1)) != 0) continue;
             fxi_gpu_fft_geometry g;
             set_sides(&g, r, c, kw, kh, channels_filtered);
             if (fxi_gpu_fft_batch_footprint(&g, 1) > memory_budget) continue;
@@ -76,7 +74,28 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
             }
         }
     }
-    if (best < 0) {
+    return best >= 0;
+}
+
+bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                      size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why)
+{
+    return fxi_gpu_fft_plan_with(width, height, kw, kh, channels_filtered, memory_budget,
+                                 FXI_GPU_FFT_POW2_COLS, out, why);
+}
+
+bool fxi_gpu_fft_plan_with(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                           size_t memory_budget, bool pow2_cols, fxi_gpu_fft_geometry *out,
+                           const char **why)
+{
+    *why = NULL;
+    if (width < 1 || height < 1 || kw < 1 || kh < 1 || channels_filtered < 1) {
+        *why = "empty image or kernel";
+        return false;
+    }
+    if (!(pow2_cols &&
+          choose_sides(width, height, kw, kh, channels_filtered, memory_budget, true, out)) &&
+        !choose_sides(width, height, kw, kh, channels_filtered, memory_budget, false, out)) {
         *why = "one fft tile (the kernel's size rounded up, times the filtered channels, "
                "with cuFFT's work area) does not fit in the GPU memory allowed";
         return false;

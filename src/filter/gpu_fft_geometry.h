@@ -23,7 +23,8 @@ extern "C" {
 
 /* Sides are 2^a, 3 * 2^a or 5 * 2^a (cuFFT's fastest radices), at least this. */
 #define FXI_GPU_FFT_MIN_SIDE FXI_FFT_MIN_SIDE
-/* Planes of one batch: the extract kernel's grid.z holds tiles, pack's holds planes. */
+/* Planes of one batch: the multiply kernel's grid.y holds them (pack's and extract's
+ * grid.z the tiles). */
 #define FXI_GPU_FFT_MAX_PLANES 65535
 
 typedef struct fxi_gpu_fft_geometry {
@@ -46,6 +47,12 @@ typedef struct fxi_gpu_fft_geometry {
  * smallest side fits. */
 bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
                       size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why);
+/* fxi_gpu_fft_plan with the width rule given: pow2_cols takes only tile widths that are
+ * powers of two when one fits (else any nice width). fxi_gpu_fft_plan passes
+ * FXI_GPU_FFT_POW2_COLS (filter_tuning.h). */
+bool fxi_gpu_fft_plan_with(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                           size_t memory_budget, bool pow2_cols, fxi_gpu_fft_geometry *out,
+                           const char **why);
 
 /* Set the batch for a pass of pass_tiles tiles: as few batches as batch_cap allows,
  * made equal, so that none is mostly idle (every execution transforms a whole batch).

@@ -38,16 +38,31 @@ static inline FX_HD fxi_fft_tile fxi_fft_tile_at(int64_t t, int64_t tiles_x, int
     return b;
 }
 
+/* Row i of the tile's plane: 1 with its virtual row *v when it is inside the input
+ * block (the oh + kh - 1 rows the kept outputs read), 0 for the zero rows below. */
+static inline FX_HD int fxi_fft_block_row(const fxi_fft_tile *b, int kh, int i, int64_t *v)
+{
+    if (i >= b->oh + kh - 1) return 0;
+    *v = b->y0 + i;
+    return 1;
+}
+
+/* Column j of the tile's plane: 1 with its column *x when it is inside the input block
+ * (the ow + kw - 1 columns the kept outputs read), 0 for the zero columns beyond. */
+static inline FX_HD int fxi_fft_block_col(const fxi_fft_tile *b, int kw, int ax, int j, int64_t *x)
+{
+    if (j >= b->ow + kw - 1) return 0;
+    *x = b->x0 - ax + j;
+    return 1;
+}
+
 /* Point (i, j) of the tile's plane: 1 with its virtual row *v and column *x when it is
- * inside the input block (the (oh + kh - 1) x (ow + kw - 1) samples the kept outputs
- * read), 0 for the zeros beyond. */
+ * inside the input block, 0 for the zeros beyond (the kernels take the row and the
+ * column apart: a thread keeps its column for all its rows). */
 static inline FX_HD int fxi_fft_block_point(const fxi_fft_tile *b, int kw, int kh, int ax, int i,
                                             int j, int64_t *v, int64_t *x)
 {
-    if (i >= b->oh + kh - 1 || j >= b->ow + kw - 1) return 0;
-    *v = b->y0 + i;
-    *x = b->x0 - ax + j;
-    return 1;
+    return fxi_fft_block_row(b, kh, i, v) && fxi_fft_block_col(b, kw, ax, j, x);
 }
 
 /* The bias sample of a tile's channel: the centre of its input block. */
@@ -65,13 +80,20 @@ static inline FX_HD float fxi_fft_bias(float sample)
     return sample - sample == 0 ? sample : 0.0f;
 }
 
-/* The accumulator of a kept point from the plane's correlation value: plus the offset
- * and the bias's response, float(offset + bias * sum(w)) computed in double, as the CPU
- * fft. It is finished as the CPU's float path (fxi_finish_float on integer images). */
-static inline FX_HD float fxi_fft_accumulator(float corr, float offset, float bias,
-                                              double weight_sum)
+/* What a tile's channel adds to each of its correlations: the offset and the bias's
+ * response, float(offset + bias * sum(w)) computed in double, as the CPU fft. One value
+ * per tile and channel (the extract kernel computes it once per block). */
+static inline FX_HD float fxi_fft_bias_response(float offset, float bias, double weight_sum)
 {
-    return corr + (float)((double)offset + (double)bias * weight_sum);
+    return (float)((double)offset + (double)bias * weight_sum);
+}
+
+/* The accumulator of a kept point from the plane's correlation value and its tile's
+ * fxi_fft_bias_response. It is finished as the CPU's float path (fxi_finish_float on
+ * integer images). */
+static inline FX_HD float fxi_fft_accumulator(float corr, float response)
+{
+    return corr + response;
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* GPU filter benchmark (issue 11's workloads). As a test it runs every workload on
  * small images (a smoke test); `test_gpu_filter_bench --bench` (tests/gpu/check.sh)
  * runs the full sizes and prints "RESULT key value" lines (`--bench dev`: workload 1's
- * four named kernels only). Times are wall-clock
+ * four named kernels only; `--bench fft`: the fft rows only, workload 1's two and
+ * workload 2's). Times are wall-clock
  * medians with the stream synchronised (fx_filter_run on device images returns once
  * queued; the compute time is measured through fx_timings, which synchronises).
  *
@@ -102,8 +103,11 @@ static double time_plan(fx_context *ctx, const char *kernel_text, fx_filter_stra
     return result;
 }
 
-/* dev_only: workload 1's four named kernels alone (`--bench dev`). */
-static int run_bench(const scale *s, int print, int dev_only)
+/* What --bench runs: everything, workload 1's four named kernels (`dev`), or the fft
+ * rows (`fft`). */
+typedef enum bench_mode { BENCH_ALL, BENCH_DEV, BENCH_FFT } bench_mode;
+
+static int run_bench(const scale *s, int print, bench_mode mode)
 {
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 0);
     int ok = 1;
@@ -118,7 +122,7 @@ static int run_bench(const scale *s, int print, int dev_only)
          FXT_CHECK_OK(fx_image_upload(gpu, &host, &din), gpu);
     static const char *const named[] = {"box:3", "gaussian:3", "box:121", "gaussian:121"};
     static const char *const keys[] = {"box3", "gauss3", "box121", "gauss121"};
-    for (int i = 0; i < 4 && ok; i++) {
+    for (int i = 0; i < 4 && ok && mode != BENCH_FFT; i++) {
         double ms = time_plan(gpu, named[i], FX_STRATEGY_AUTO, 0, &din, &dout, s->reps, NULL,
                               explain, sizeof explain);
         ok = FXT_CHECK(ms >= 0);
@@ -127,7 +131,7 @@ static int run_bench(const scale *s, int print, int dev_only)
             printf("  (%s)\n", explain);
         }
     }
-    if (dev_only) {
+    if (mode == BENCH_DEV) {
         fx_image_free(&din);
         fx_image_free(&dout);
         free(host.data);
@@ -136,7 +140,7 @@ static int run_bench(const scale *s, int print, int dev_only)
         return ok;
     }
     char *k31 = random_kernel(31), *k121 = random_kernel(121);
-    if (ok) {
+    if (ok && mode == BENCH_ALL) {
         double ms = time_plan(gpu, k31, FX_STRATEGY_DIRECT, 0, &din, &dout, 1, NULL, explain,
                               sizeof explain);
         ok = FXT_CHECK(ms >= 0);
@@ -152,7 +156,7 @@ static int run_bench(const scale *s, int print, int dev_only)
     }
     fx_image_free(&din);
     fx_image_free(&dout);
-    if (ok) { /* 121x121 float on a crop */
+    if (ok && mode == BENCH_ALL) { /* 121x121 float on a crop */
         fx_image cin = {0}, cout = {0};
         fx_image crop = host;
         crop.width = s->crop_w;
@@ -183,6 +187,12 @@ static int run_bench(const scale *s, int print, int dev_only)
                    ms, t.upload_ms, t.compute_ms, t.download_ms);
     }
     free(k121);
+    if (mode == BENCH_FFT) {
+        free(host.data);
+        free(host_out.data);
+        fx_context_destroy(gpu);
+        return ok;
+    }
     for (int i = 0; i < 2 && ok; i++) {
         fx_timings t = {0};
         double ms = time_plan(gpu, i ? "gaussian:3" : "box:3", FX_STRATEGY_AUTO, 0, &host,
@@ -258,7 +268,7 @@ static int run_bench(const scale *s, int print, int dev_only)
 
 FXT_TEST(filter_bench_smoke)
 {
-    FXT_CHECK(run_bench(&smoke, 0, 0));
+    FXT_CHECK(run_bench(&smoke, 0, BENCH_ALL));
 }
 
 int main(int argc, char **argv)
@@ -266,7 +276,11 @@ int main(int argc, char **argv)
     gpu_require();
     if (argc > 1 && !strcmp(argv[1], "--bench")) {
         printf("benchmark: fxkit filter on the GPU (issue 11 workloads); medians, ms\n");
-        return run_bench(&full, 1, argc > 2 && !strcmp(argv[2], "dev")) ? 0 : 1;
+        const bench_mode mode = argc < 3                  ? BENCH_ALL
+                                : !strcmp(argv[2], "dev") ? BENCH_DEV
+                                : !strcmp(argv[2], "fft") ? BENCH_FFT
+                                                          : BENCH_ALL;
+        return run_bench(&full, 1, mode) ? 0 : 1;
     }
     static const fxt_case cases[] = {FXT_CASE(filter_bench_smoke)};
     return fxt_run(argc, argv, cases, sizeof cases / sizeof *cases);

@@ -42,12 +42,15 @@ static int tiles_cover(const fxi_gpu_fft_geometry *g, int64_t width, int64_t row
     return ok;
 }
 
+/* The width rule check_plan plans with (fxi_gpu_fft_plan's by default). */
+static bool pow2_cols_rule = FXI_GPU_FFT_POW2_COLS;
+
 static int check_plan(int64_t w, int64_t h, int kw, int kh, int planes, size_t budget,
                       fxi_gpu_fft_geometry *out)
 {
     fxi_gpu_fft_geometry g;
     const char *why = NULL;
-    if (!FXT_CHECK(fxi_gpu_fft_plan(w, h, kw, kh, planes, budget, &g, &why))) {
+    if (!FXT_CHECK(fxi_gpu_fft_plan_with(w, h, kw, kh, planes, budget, pow2_cols_rule, &g, &why))) {
         fprintf(stderr, "  %lldx%lld kernel %dx%d: %s\n", (long long)w, (long long)h, kw, kh,
                 why ? why : "?");
         return 0;
@@ -185,6 +188,44 @@ FXT_TEST(balanced_batches)
         }
 }
 
+/* The power-of-two width rule (FXI_GPU_FFT_POW2_COLS, an A/B option): plans wherever the
+ * default plans, with every invariant of check_plan; powers of two where one fits (the
+ * benchmark's kernels; a kernel whose nice width is 3 * 2^a or 5 * 2^a); the rule
+ * dropped, not the plan refused, where none fits (a 40-pixel-wide image whose whole
+ * width plus halo rounds to 48). */
+FXT_TEST(power_of_two_widths_when_asked)
+{
+    const bool saved = pow2_cols_rule;
+    pow2_cols_rule = true;
+    fxi_gpu_fft_geometry g;
+    const char *why;
+    FXT_CHECK(check_plan(10000, 6000, 121, 121, 3, (size_t)8 << 30, &g));
+    FXT_CHECK_EQ(g.n_cols & (g.n_cols - 1), 0);
+    fprintf(stderr, "  power-of-two widths, 121x121 on 10000x6000x3: %dx%d tiles, %lld per batch\n",
+            g.n_cols, g.n_rows, (long long)g.batch_tiles);
+    FXT_CHECK(check_plan(10000, 6000, 31, 31, 3, (size_t)8 << 30, &g));
+    FXT_CHECK_EQ(g.n_cols & (g.n_cols - 1), 0);
+    FXT_CHECK(check_plan(3000, 2000, 45, 45, 1, (size_t)8 << 30, &g)); /* 45 -> 48 */
+    FXT_CHECK_EQ(g.n_cols & (g.n_cols - 1), 0);
+    FXT_CHECK(g.n_cols >= 64);
+    /* only 48 fits the width: taken */
+    FXT_CHECK(check_plan(8, 300, 41, 5, 1, (size_t)8 << 30, &g));
+    FXT_CHECK_EQ(g.n_cols, 48);
+    /* wherever the default plans */
+    static const size_t budgets[] = {(size_t)4 << 30, 64 * MIB, 2 * MIB, MIB / 4};
+    static const int sizes[][5] = {
+        {1, 1, 1, 1, 1},     {37, 1, 21, 21, 1},      {61, 29, 45, 3, 2},     {130, 70, 5, 5, 3},
+        {300, 7, 1, 101, 1}, {500, 380, 121, 121, 3}, {3001, 257, 31, 31, 3}, {40, 30, 61, 61, 4}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+            const int *c = sizes[i];
+            if (!fxi_gpu_fft_plan_with(c[0], c[1], c[2], c[3], c[4], budgets[b], false, &g, &why))
+                continue;
+            FXT_CHECK(check_plan(c[0], c[1], c[2], c[3], c[4], budgets[b], NULL));
+        }
+    pow2_cols_rule = saved;
+}
+
 FXT_MAIN(FXT_CASE(tiles_cover_every_output_once), FXT_CASE(big_kernels_take_big_tiles),
          FXT_CASE(every_budget_is_respected), FXT_CASE(not_one_tile_is_refused),
-         FXT_CASE(balanced_batches))
+         FXT_CASE(balanced_batches), FXT_CASE(power_of_two_widths_when_asked))

@@ -176,7 +176,8 @@ static int replay(fx_context *ctx, const replay_case *rc, uint64_t seed)
             for (int r = 0; r < box.oh; r++)
                 for (int xl = 0; xl < box.ow; xl++) {
                     const float acc = fxi_fft_accumulator(
-                        plane[(size_t)r * g.row_floats + (size_t)xl], 0.0f, bias, weight_sum);
+                        plane[(size_t)r * g.row_floats + (size_t)xl],
+                        fxi_fft_bias_response(0.0f, bias, weight_sum));
                     store(&got, box.y0 + r, (box.x0 + xl) * C + c,
                           integer_image ? fxi_finish_float(acc, maxval) : acc);
                 }
