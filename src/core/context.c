@@ -66,8 +66,10 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
     if (wanted == FX_DEVICE_AUTO) {
         ctx->gpu_index = index;
         /* Without CUDA there is nothing to wait for: the CPU now, as before. */
-        if (!fx_gpu_built()) start_auto_gpu(ctx, index);
-        else ctx->gpu_pending = true;
+        if (!fx_gpu_built())
+            start_auto_gpu(ctx, index);
+        else
+            ctx->gpu_pending = true;
         return FX_OK;
     }
     int count = 0;

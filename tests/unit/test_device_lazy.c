@@ -120,8 +120,10 @@ FXT_TEST(a_big_item_asks_once)
     FXT_CHECK_OK(fx_gpu_count(NULL, &gpus), NULL);
     const int after = fxi_gpu_runtime_asks();
     FXT_CHECK_EQ(after, before + 2);
-    if (gpus == 0) FXT_CHECK_CONTAINS(why, "cpu (auto: no usable GPU)");
-    else FXT_CHECK(strstr(why, "no usable GPU") == NULL);
+    if (gpus == 0)
+        FXT_CHECK_CONTAINS(why, "cpu (auto: no usable GPU)");
+    else
+        FXT_CHECK(strstr(why, "no usable GPU") == NULL);
     /* The answer stays: later items, the device query and small items ask nothing. */
     FXT_CHECK_EQ(fxi_device_choose(ctx, &cost, false, NULL, NULL, 0), first);
     FXT_CHECK_EQ(fx_context_device(ctx, NULL), gpus > 0 ? FX_DEVICE_GPU : FX_DEVICE_CPU);
