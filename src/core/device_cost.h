@@ -114,8 +114,10 @@ typedef enum fxi_device_reason {
     FXI_REASON_BOUND,       /* the CPU estimate is below the GPU's least cost on this
                              * context: its best case plus the host work and first use
                              * that no copy rate changes (no measuring needed) */
-    FXI_REASON_SURE         /* the GPU's estimate at FXI_GPU_MIN_COPY_BYTES_PER_S is below
+    FXI_REASON_SURE,        /* the GPU's estimate at FXI_GPU_MIN_COPY_BYTES_PER_S is below
                              * the CPU's (no measuring needed) */
+    FXI_REASON_ASSUMED      /* a GPU not started yet would lose even at the rates assumed
+                             * without measuring (FXI_GPU_DEFAULT_*): it is not started */
 } fxi_device_reason;
 
 typedef struct fxi_device_estimate {

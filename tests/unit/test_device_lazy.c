@@ -132,6 +132,45 @@ FXT_TEST(a_big_item_asks_once)
     fx_context_destroy(ctx);
 }
 
+/* An item above the bound that a GPU would still lose at the assumed rates (50 GB/s, no
+ * faster GPU than the H200 the model was fitted to) stays on the CPU without a start;
+ * one it would win starts it. A serial 100 ms CPU item moving 2 x 400 MB: with a GPU
+ * fixed cost of 71 ms its bound is 94.7 ms (PCIe at 128 GB/s, first use 17.4 ms: one
+ * worker) and its assumed estimate 104.4 ms (PCIe at 50 GB/s); with 40 ms, 73.4 ms. */
+static void near_tie(double gpu_fixed_s, fxi_item_cost *c)
+{
+    memset(c, 0, sizeof *c);
+    c->cpu_thread_s = 0.100;
+    c->cpu_serial = true;
+    c->gpu_fixed_s = gpu_fixed_s;
+    c->upload_bytes = c->download_bytes = 400000000;
+}
+
+FXT_TEST(a_near_tie_does_not_start_the_gpu)
+{
+    if (!fx_gpu_built()) return;
+    const int before = fxi_gpu_runtime_asks();
+    fx_context *ctx = auto_context(0); /* all CPUs: one worker, one first use */
+    if (!ctx) return;
+    fxi_item_cost c;
+    near_tie(0.071, &c);
+    fxi_device_estimate e;
+    char why[320];
+    FXT_CHECK_EQ(fxi_device_choose(ctx, &c, false, &e, why, sizeof why), FX_DEVICE_CPU);
+    printf("  near tie: %s\n", why);
+    FXT_CHECK_EQ(e.reason, FXI_REASON_ASSUMED);
+    FXT_CHECK_CONTAINS(why, "cpu (auto: cpu ~100 ms, gpu ~104 ms at assumed rates incl. PCIe");
+    FXT_CHECK_CONTAINS(why, "GPU not started");
+    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before);
+    FXT_CHECK(ctx->gpu_pending);
+    near_tie(0.040, &c);
+    (void)fxi_device_choose(ctx, &c, false, &e, why, sizeof why);
+    printf("  a clear GPU win: %s\n", why);
+    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before + 1);
+    FXT_CHECK(!ctx->gpu_pending);
+    fx_context_destroy(ctx);
+}
+
 /* The device query of the public API is a GPU question: it starts a pending context. */
 FXT_TEST(the_device_query_starts_the_gpu)
 {
@@ -189,5 +228,6 @@ FXT_TEST(workers_start_their_contexts_once_each)
 }
 
 FXT_MAIN(FXT_CASE(small_auto_items_never_ask_for_a_gpu), FXT_CASE(a_big_item_asks_once),
+         FXT_CASE(a_near_tie_does_not_start_the_gpu),
          FXT_CASE(the_device_query_starts_the_gpu),
          FXT_CASE(workers_start_their_contexts_once_each))
