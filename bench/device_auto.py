@@ -10,13 +10,18 @@ options, its inputs) runs the program with --device cpu, gpu and auto, ROUNDS ti
 each (default 5) in turn after one untimed warm-up run, with --timings-csv. Per set it prints the medians of
 
   items: the sum over the set's items of the program's per-item total_ms (read,
-         compute, write; the process start and the CUDA start are not in it), and
-  wall:  the command's wall time (they are),
+         compute, write; the process start is not in it, nor gpu's CUDA start, paid
+         when its contexts are made; auto starts CUDA lazily, inside the first item
+         that could use the GPU, so where auto chose the GPU its items include it), and
+  wall:  the command's wall time (everything),
 
-the ratio auto / best device for both, the devices auto chose (from the CSV), and
-whether auto's bytes equal the bytes of the device it chose for each item (and
-whether cpu == gpu: the fft strategy may differ by 1 unit between devices, the
-others never). The last lines: the worst items ratio and PASS/FAIL against 1.1.
+the ratio auto / best device for both, auto's wall time above the best device's in ms
+(issue 25: ~350 ms when auto started CUDA for sets it then ran on the CPU), the devices
+auto chose (from the CSV), and whether auto's bytes equal the bytes of the device it
+chose for each item (and whether cpu == gpu: the fft strategy may differ by 1 unit
+between devices, the others never). The last lines: the worst items and wall ratios, and
+PASS/FAIL against 1.1 on the items ratio of sets auto ran on the CPU only and the wall
+ratio of sets where it chose the GPU (marked *: their items carry the CUDA start).
 --quick: smaller inputs (4000x3000, 60 s audio), for a first look.
 """
 import csv
@@ -126,9 +131,11 @@ def main():
         devices = DEVICES if "GPU: none" not in info else ("cpu", "auto")
         sets = make_inputs(fx, root, quick)
         header = (f"{'item set':34} {'cpu ms':>9} {'gpu ms':>9} {'auto ms':>9} {'ratio':>6}"
-                  f" {'wall c/g/a ms':>20} {'wall r':>6}  auto chose       bytes")
+                  f" {'wall c/g/a ms':>20} {'wall r':>6} {'+wall':>6}  auto chose       bytes")
         print(header)
-        worst = (0.0, "")
+        worst = (0.0, "")  # the verdict's ratio (see the docstring)
+        worst_items = (0.0, "")
+        worst_wall = (0.0, "")
         for name, job, args, inputs in sets:
             walls = {d: [] for d in devices}
             items = {d: [] for d in devices}
@@ -171,15 +178,24 @@ def main():
                     cpu_gpu &= same_bytes(f"{root}/out/cpu/{out_name}",
                                           f"{root}/out/gpu/{out_name}")
             chosen = ",".join(f"{k} {v}" for k, v in sorted(chose.items()))
+            # CUDA started inside an item: compare the walls, which both devices pay it in.
+            started = any(k.startswith("gpu") for k in chose)
+            verdict = wratio if started else ratio
+            extra = wmed["auto"] - min(wmed["cpu"], wmed["gpu"])
             bytes_text = ("same" if auto_ok else "DIFFER") + (
                 "" if cpu_gpu else " (cpu != gpu)")
             print(f"{name:34} {med['cpu']:9.1f} {med['gpu']:9.1f} {med['auto']:9.1f}"
-                  f" {ratio:6.2f} {wmed['cpu']:6.0f}/{wmed['gpu']:6.0f}/{wmed['auto']:6.0f}"
-                  f" {wratio:6.2f}  {chosen:16} {bytes_text}", flush=True)
-            if ratio > worst[0]:
-                worst = (ratio, name)
+                  f" {ratio:6.2f}{'*' if started else ' '}"
+                  f"{wmed['cpu']:6.0f}/{wmed['gpu']:6.0f}/{wmed['auto']:6.0f}"
+                  f" {wratio:6.2f} {extra:6.0f}  {chosen:16} {bytes_text}", flush=True)
+            if verdict > worst[0]:
+                worst = (verdict, name)
+            if ratio > worst_items[0]:
+                worst_items = (ratio, name)
+            if wratio > worst_wall[0]:
+                worst_wall = (wratio, name)
             if not auto_ok:
-                worst = (max(worst[0], ratio), worst[1])
+                worst = (float("inf"), name)
                 print(f"  BYTES: auto's output differs from its chosen device's in {name}")
             shutil.rmtree(f"{root}/out", ignore_errors=True)
         # The reasons, once per set, for the record.
@@ -197,7 +213,10 @@ def main():
             for l in lines:
                 print(f"    {l}")
         shutil.rmtree(f"{root}/out", ignore_errors=True)
-        print(f"\nworst auto / best device (items): {worst[0]:.2f} ({worst[1]})")
+        print(f"\nworst auto / best device (items): {worst_items[0]:.2f} ({worst_items[1]})")
+        print(f"worst auto / best device (wall): {worst_wall[0]:.2f} ({worst_wall[1]})")
+        print(f"verdict (items where auto stayed on the CPU, wall where it chose the GPU, *): "
+              f"{worst[0]:.2f} ({worst[1]})")
         print("PASS" if worst[0] <= TARGET else "FAIL", f"(target <= {TARGET})")
     finally:
         shutil.rmtree(root, ignore_errors=True)

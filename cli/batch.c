@@ -114,8 +114,11 @@ static bool create_context(worker *w, const fxcli_run *run, int threads, bool *u
                     w->create_error[0] ? w->create_error : fx_strerror(st));
         return false;
     }
+    /* The device an item ran on when its job does not say (fx_image_convert's items):
+     * an auto context runs those on the CPU. Not asked of an auto context, whose GPU
+     * starts only when an item could use it (fx_context_device would start it now). */
     int gpu = -1;
-    if (fx_context_device(w->ctx, &gpu) == FX_DEVICE_GPU)
+    if (run->device != FX_DEVICE_AUTO && fx_context_device(w->ctx, &gpu) == FX_DEVICE_GPU)
         snprintf(w->device_text, sizeof w->device_text, "gpu:%d", gpu);
     else
         snprintf(w->device_text, sizeof w->device_text, "cpu");

@@ -17,9 +17,10 @@ extern "C" {
 typedef struct fx_context fx_context;
 
 typedef enum fx_device_kind {
-    /* The first GPU is made ready when one is present (else the CPU), and each plan
-     * (fx_filter_plan_create, fx_equalize_plan_create, fx_normalize_open) runs on the
-     * CPU or that GPU, whichever a cost model expects to be faster for its item: the
+    /* Each plan (fx_filter_plan_create, fx_equalize_plan_create, fx_normalize_open) runs
+     * on the CPU or the first GPU, whichever a cost model expects to be faster for its
+     * item. The GPU is looked for and started (CUDA's start) only when an item could use
+     * it: a context whose items all stay small makes no CUDA call at all. The model: the
      * plan's arithmetic over the context's CPU threads against the GPU's fixed cost,
      * its arithmetic there and the PCIe transfers of a host image at rates measured once
      * per process (fx_gpu_rates_get). An image in device memory always runs on the GPU;
@@ -73,7 +74,7 @@ FX_API void fx_context_options_init(fx_context_options *opts);
 
 /* Create a context. opts may be NULL for the defaults. FX_DEVICE_GPU with no such
  * GPU fails with FX_ENODEVICE; FX_DEVICE_AUTO falls back to the CPU silently
- * (and logs at info level). On failure *out is NULL; a detail for the failure is
+ * (and logs at info level) when it first looks for its GPU, which is not here. On failure *out is NULL; a detail for the failure is
  * available only through the log callback. */
 FX_API fx_status fx_context_create(const fx_context_options *opts, fx_context **out);
 FX_API void fx_context_destroy(fx_context *ctx);
@@ -85,7 +86,8 @@ FX_API void fx_context_clear_error(fx_context *ctx);
 
 /* The resolved device: FX_DEVICE_CPU or FX_DEVICE_GPU (never AUTO) and, for a GPU, its
  * index. On an FX_DEVICE_AUTO context FX_DEVICE_GPU means a GPU is ready: each plan
- * still chooses between it and the CPU. */
+ * still chooses between it and the CPU. Asking an FX_DEVICE_AUTO context whose GPU no
+ * item has needed yet starts that GPU (the CUDA start, ~0.3 s for a process's first). */
 FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);

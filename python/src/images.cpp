@@ -116,6 +116,9 @@ Device device_for(const ImageView &in, const std::string &device)
 
 void check_context_for(fx_context *ctx, const ImageView &in)
 {
+    // A host image suits any context; asking a device='auto' context for its device would
+    // start its GPU (the library starts it only when an item could use it).
+    if (!in.device) return;
     int gpu = 0;
     fx_device_kind k = fx_context_device(ctx, &gpu);
     if (in.device && (k != FX_DEVICE_GPU || gpu != in.device_id))

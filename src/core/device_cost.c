@@ -189,6 +189,13 @@ void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char 
                  parts);
         return;
     }
+    case FXI_REASON_ASSUMED: {
+        char parts[200];
+        gpu_parts(e, parts, sizeof parts);
+        snprintf(buf, size, "%s (auto: cpu ~%s, gpu ~%s at assumed rates incl. %s; GPU not started)",
+                 where, cpu, gpu, parts);
+        return;
+    }
     case FXI_REASON_FALLBACK:
         snprintf(buf, size, "%s (auto: the GPU ran out of memory; cpu ~%s, gpu ~%s)", where, cpu,
                  gpu);
@@ -205,7 +212,7 @@ void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char 
 
 bool fxi_device_auto(const fx_context *ctx)
 {
-    return ctx->requested == FX_DEVICE_AUTO && ctx->device == FX_DEVICE_GPU;
+    return ctx->requested == FX_DEVICE_AUTO && fxi_gpu_possible(ctx);
 }
 
 /* The estimate of c with the slowest copies any GPU has (FXI_GPU_MIN_COPY_BYTES_PER_S)
@@ -247,34 +254,78 @@ void fxi_device_adopt(fx_context *ctx, const fxi_device_estimate *decided, fxi_d
     if (why) fxi_device_estimate_text(e, ctx->gpu_index, why, size);
 }
 
+/* The choices that need no GPU rates and no GPU: c's CPU estimate below any GPU's best
+ * case, or below the least c could cost on a GPU from s (the host's share and the first
+ * use). True when the CPU is certain, with e filled. */
+static bool cpu_without_asking(const fxi_item_cost *c, const fxi_device_setting *s, double cpu_s,
+                               fxi_device_estimate *e)
+{
+    if (c->on_device) return false;
+    if (cpu_s < fxi_gpu_best_case_s(c)) {
+        /* Nothing to measure: no GPU would be done before the CPU. */
+        memset(e, 0, sizeof *e);
+        e->reason = FXI_REASON_TINY;
+    } else if (!(cpu_s < fxi_gpu_least_on_s(c, s, e))) {
+        return false;
+    } else {
+        /* Nor once the host's share and this context's first use are counted: no
+         * measuring either (it would cost the item ~10 ms). */
+        e->reason = FXI_REASON_BOUND;
+    }
+    e->device = FX_DEVICE_CPU;
+    e->cpu_s = cpu_s;
+    return true;
+}
+
+/* A pending context's item above the bound: the GPU is started for it only when it would
+ * win at the rates assumed without measuring (FXI_GPU_DEFAULT_*: the H200's, where the
+ * model was fitted). Starting it costs the item CUDA's start (~0.3 s), which an item that
+ * then goes to the CPU anyway (a near tie: 10000x6000 dense 15x15, 221 ms on the CPU
+ * against 260 on the GPU) would pay for nothing. True when the CPU wins so, with e. */
+static bool cpu_at_assumed_rates(const fxi_item_cost *c, const fxi_device_setting *s,
+                                 double cpu_s, fxi_device_estimate *e)
+{
+    if (c->on_device) return false;
+    const fx_gpu_rates assumed = {0}; /* (zeros: FXI_GPU_DEFAULT_*) */
+    fxi_device_estimate_make(c, s, &assumed, e);
+    e->cpu_s = cpu_s;
+    if (e->device != FX_DEVICE_CPU) return false;
+    e->reason = FXI_REASON_ASSUMED;
+    return true;
+}
+
 fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
                                   fxi_device_estimate *e)
 {
     fxi_device_estimate local;
     if (!e) e = &local;
     memset(e, 0, sizeof *e);
+    const double cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
+    /* A pending auto context (no GPU looked for yet) knows no multiprocessors: the bound
+     * takes the most any GPU has (fxi_gpu_least_on_s), so that it holds for whichever GPU
+     * the start would find. Only an item above it, and that a GPU would take at the
+     * assumed rates, starts the GPU (a CUDA start: ~0.3 s on the H200 machine, paid
+     * inside that item), and is then weighed as before. */
+    if (ctx->gpu_pending && !needs_gpu) {
+        const fxi_device_setting unknown_gpu = setting_of(ctx); /* (multiprocessors 0) */
+        if (cpu_without_asking(c, &unknown_gpu, cpu_s, e) ||
+            cpu_at_assumed_rates(c, &unknown_gpu, cpu_s, e))
+            return e->device;
+    }
+    if (ctx->requested == FX_DEVICE_AUTO) (void)fxi_gpu_start(ctx);
     const fxi_device_setting s = setting_of(ctx);
     if (!fxi_device_auto(ctx)) {
+        memset(e, 0, sizeof *e);
         e->device = ctx->device;
-        e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
+        e->cpu_s = cpu_s;
         e->reason = ctx->requested == FX_DEVICE_AUTO ? FXI_REASON_NO_GPU : FXI_REASON_FORCED;
     } else if (needs_gpu) {
+        memset(e, 0, sizeof *e);
         e->device = FX_DEVICE_GPU;
         e->reason = FXI_REASON_NEEDS_GPU;
-    } else if (!c->on_device && fxi_cpu_estimate_s(c, ctx->threads) < fxi_gpu_best_case_s(c)) {
-        /* Nothing to measure: no GPU would be done before the CPU. */
-        e->device = FX_DEVICE_CPU;
-        e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
-        e->reason = FXI_REASON_TINY;
-    } else if (!c->on_device &&
-               fxi_cpu_estimate_s(c, ctx->threads) < fxi_gpu_least_on_s(c, &s, e)) {
-        /* Nor once the host's share and this context's first use are counted: no
-         * measuring either (it would cost the item ~10 ms). */
-        e->device = FX_DEVICE_CPU;
-        e->cpu_s = fxi_cpu_estimate_s(c, ctx->threads);
-        e->reason = FXI_REASON_BOUND;
-    } else if (!c->on_device && s.multiprocessors > 0 &&
-               sure_of_gpu(c, &s, fxi_cpu_estimate_s(c, ctx->threads), e)) {
+    } else if (cpu_without_asking(c, &s, cpu_s, e)) {
+        /* (TINY or BOUND, with this GPU's multiprocessors) */
+    } else if (!c->on_device && s.multiprocessors > 0 && sure_of_gpu(c, &s, cpu_s, e)) {
         /* Even at the slowest copies any GPU has: no measuring either. */
         e->reason = FXI_REASON_SURE;
     } else {

@@ -114,8 +114,10 @@ typedef enum fxi_device_reason {
     FXI_REASON_BOUND,       /* the CPU estimate is below the GPU's least cost on this
                              * context: its best case plus the host work and first use
                              * that no copy rate changes (no measuring needed) */
-    FXI_REASON_SURE         /* the GPU's estimate at FXI_GPU_MIN_COPY_BYTES_PER_S is below
+    FXI_REASON_SURE,        /* the GPU's estimate at FXI_GPU_MIN_COPY_BYTES_PER_S is below
                              * the CPU's (no measuring needed) */
+    FXI_REASON_ASSUMED      /* a GPU not started yet would lose even at the rates assumed
+                             * without measuring (FXI_GPU_DEFAULT_*): it is not started */
 } fxi_device_reason;
 
 typedef struct fxi_device_estimate {
@@ -152,20 +154,23 @@ void fxi_device_estimate_text(const fxi_device_estimate *e, int gpu_index, char 
 
 /* The device for item c on ctx, and its explanation in why (may be NULL): the
  * context's device unless it was created FX_DEVICE_AUTO with a usable GPU; then the
- * model (the GPU's rates measured on first need). needs_gpu: what was asked runs only
+ * model (the GPU's rates measured on first need). A pending auto context (no GPU looked
+ * for yet: fxi_gpu_start) takes the CPU without any CUDA call when c's CPU estimate is
+ * below the least any GPU could cost it; otherwise its GPU is started here, once. needs_gpu: what was asked runs only
  * on the GPU (a GPU strategy): the GPU when there is one. A GPU choice marks the
  * context warm (its later items pay no first use). */
 fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
                                  fxi_device_estimate *e, char *why, size_t size);
 /* fxi_device_choose's choice without its mark: what an item would get (a what-if, e.g.
- * fx_filter_band_rows), the context left as it was. */
+ * fx_filter_band_rows), the context left as it was (but for the GPU's start, as above). */
 fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
                                   fxi_device_estimate *e);
 /* Take a choice made for a larger whole (a file's bands take the file's choice) as the
  * item's: copied into e (may be decided itself), the context marked, why written. */
 void fxi_device_adopt(fx_context *ctx, const fxi_device_estimate *decided, fxi_device_estimate *e,
                       char *why, size_t size);
-/* True when ctx chooses item by item (FX_DEVICE_AUTO with a usable GPU). */
+/* True when ctx chooses item by item: FX_DEVICE_AUTO with a usable GPU, or whose GPU
+ * has not been looked for yet (fxi_gpu_possible). Never calls CUDA. */
 bool fxi_device_auto(const fx_context *ctx);
 /* An auto item on the GPU ran out of memory: say so through the log (warning) and
  * record the fallback in e and why. */

@@ -116,7 +116,8 @@ fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int h
                                 fx_sample_type type)
 {
     memset(img, 0, sizeof *img);
-    FXI_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
+    /* (A device image is a GPU request: it starts a pending auto context's GPU.) */
+    FXI_RETURN_IF(!fxi_gpu_start(ctx), FX_ENODEVICE,
                  "a device image needs a GPU context (this one runs on the CPU)");
     size_t bytes;
     FXI_TRY(describe(ctx, img, width, height, channels, type, &bytes));
@@ -131,7 +132,7 @@ fx_status fx_image_alloc_device(fx_context *ctx, fx_image *img, int width, int h
 static fx_status check_transfer(fx_context *ctx, const fx_image *src, const fx_image *dst,
                                 fx_memory from, const char *what)
 {
-    FXI_RETURN_IF(ctx->device != FX_DEVICE_GPU, FX_ENODEVICE, "%s needs a GPU context", what);
+    FXI_RETURN_IF(!fxi_gpu_start(ctx), FX_ENODEVICE, "%s needs a GPU context", what);
     FXI_RETURN_IF(!src || !dst || !src->data || !dst->data, FX_EINVAL, "%s: image without pixels",
                  what);
     FXI_RETURN_IF(src->memory != from || dst->memory == from, FX_EINVAL,
@@ -233,7 +234,7 @@ fx_status fx_image_convert(fx_context *ctx, const fx_image *src, fx_image *dst, 
                  "convert: a %s image into a %s image (give two host or two device images)",
                  src->memory == FX_MEMORY_DEVICE ? "device" : "host",
                  dst->memory == FX_MEMORY_DEVICE ? "device" : "host");
-    FXI_RETURN_IF(src->memory == FX_MEMORY_DEVICE && ctx->device != FX_DEVICE_GPU, FX_ENODEVICE,
+    FXI_RETURN_IF(src->memory == FX_MEMORY_DEVICE && !fxi_gpu_start(ctx), FX_ENODEVICE,
                  "convert: device images need a GPU context");
     FXI_RETURN_IF(src->width != dst->width || src->height != dst->height ||
                      src->channels != dst->channels,

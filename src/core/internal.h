@@ -16,9 +16,11 @@ typedef struct fxi_pool fxi_pool;
 typedef struct fxi_cuda_state fxi_cuda_state;
 
 struct fx_context {
-    fx_device_kind device; /* resolved: CPU or GPU */
+    fx_device_kind device; /* resolved: CPU or GPU (CPU while gpu_pending) */
     int gpu_index;
     fx_device_kind requested; /* as created: AUTO chooses item by item (device_cost.h) */
+    bool gpu_pending; /* FX_DEVICE_AUTO whose GPU has not been looked for yet: no CUDA call
+                       * made for it; fxi_gpu_start looks, once */
     int threads;
     fx_log_fn log;
     void *log_user;
@@ -124,6 +126,26 @@ void fxi_parallel_for(fx_context *ctx, size_t count, size_t grain, fxi_range_fn 
 
 /* Set up the context's GPU state (device check, stream) for ctx->gpu_index. */
 fx_status fxi_gpu_context_init(fx_context *ctx);
+/* How many times the library has asked the CUDA runtime for the GPUs (fx_gpu_count, the
+ * first call of every way into CUDA: a context's start, fxkit info): each ask counts,
+ * whatever it found, so "asked, no GPU" and "never asked" differ. A build without CUDA
+ * counts its asks too (answered at once). Process-wide, thread-safe; for tests. */
+int fxi_gpu_runtime_asks(void);
+
+/* FX_DEVICE_AUTO starts its GPU lazily (docs/ALGORITHMS.md, "Choosing the device"): a
+ * context is made without any CUDA call, and its GPU is looked for and set up when an
+ * item could use it (core/device_cost.c), a device image or the GPU's own state (stream,
+ * rates) is asked for. fxi_gpu_start does that once for a pending context (the outcome
+ * stays: a GPU ready, or the CPU for good, logged as at creation) and returns whether
+ * ctx has a GPU ready; on any other context it only answers that, without CUDA. A
+ * context is used by one thread at a time, so no lock: each worker starts its own. */
+bool fxi_gpu_start(fx_context *ctx);
+/* Whether ctx may run an item on a GPU: one is ready, or an auto context has not looked
+ * yet. Never calls CUDA. */
+static inline bool fxi_gpu_possible(const fx_context *ctx)
+{
+    return ctx->device == FX_DEVICE_GPU || ctx->gpu_pending;
+}
 /* Release the stream and any device/pinned buffers the context owns. Safe when
  * ctx->cuda is NULL. */
 void fxi_gpu_context_release(fx_context *ctx);

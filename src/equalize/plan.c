@@ -228,8 +228,9 @@ fx_status fx_equalize_run(fx_equalize_plan *p, const fx_image *in, fx_image *out
     FXI_RETURN_IF(in->data == out->data &&
                      (in->stride != out->stride || p->in_channels != p->out_channels),
                  FX_EINVAL, "equalize: in place needs the same layout for input and output");
-    if (!p->gpu && in->memory == FX_MEMORY_DEVICE && fxi_device_auto(ctx)) {
-        /* An auto plan made for a host image meets a device image: the GPU, where it is. */
+    if (!p->gpu && in->memory == FX_MEMORY_DEVICE && fxi_device_auto(ctx) && fxi_gpu_start(ctx)) {
+        /* An auto plan made for a host image meets a device image: the GPU, where it is
+         * (started here when no item of a pending auto context has needed it yet). */
         FXI_TRY(fxi_equalize_gpu_prepare(p));
         p->device.device = FX_DEVICE_GPU;
         p->device.reason = FXI_REASON_ON_DEVICE;

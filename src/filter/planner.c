@@ -78,11 +78,13 @@ static fx_filter_strategy choose(const fxi_taps *t, bool fft_available, char *wh
 
 /* What auto picks on this context: fft needs FFTW on the CPU, cuFFT is always there
  * (an FX_DEVICE_AUTO context with a GPU runs an fft plan there when the build has no
- * FFTW: see plan_device). */
+ * FFTW: see plan_device). Only a kernel for which fft would be picked asks whether the
+ * GPU is there, which starts a pending auto context's GPU (fxi_gpu_start). */
 static fx_filter_strategy auto_choice(fx_context *ctx, const fxi_taps *t, char *why, size_t size)
 {
-    const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
-    return choose(t, gpu || fxi_fft_available(), why, size);
+    const fx_filter_strategy s = choose(t, true, why, size);
+    if (s != FX_STRATEGY_FFT || fxi_fft_available() || fxi_gpu_start(ctx)) return s;
+    return choose(t, false, why, size);
 }
 
 /* The plan's item for the cost model. */
@@ -100,13 +102,13 @@ fx_device_kind fxi_filter_device_for(fx_context *ctx, const fx_kernel *kernel,
     fxi_device_estimate local;
     if (!e) e = &local;
     memset(e, 0, sizeof *e);
-    e->device = fx_context_device(ctx, NULL);
+    e->device = ctx->device;
     e->reason = FXI_REASON_FORCED;
     if (!fxi_device_auto(ctx)) return e->device;
     fxi_taps t;
     if (fxi_taps_resolve(ctx, kernel, o, d->type, (int64_t)d->width * d->channels, &t) != FX_OK) {
         fx_context_clear_error(ctx);
-        return fx_context_device(ctx, NULL);
+        return ctx->device;
     }
     char why[320];
     fx_filter_strategy s = o->strategy == FX_STRATEGY_AUTO ? auto_choice(ctx, &t, why, sizeof why)
@@ -249,10 +251,11 @@ static fx_status plan_build(fx_filter_plan *p, const fx_kernel *kernel, const fx
 
     char *why = p->strategy_why;
     const size_t why_size = sizeof p->strategy_why;
-    const bool gpu = fx_context_device(ctx, NULL) == FX_DEVICE_GPU;
     fx_filter_strategy automatic = auto_choice(ctx, &p->taps, why, why_size);
     p->strategy = o->strategy == FX_STRATEGY_AUTO ? automatic : (fx_filter_strategy)o->strategy;
     if (o->strategy != FX_STRATEGY_AUTO) {
+        /* A strategy that runs only on a GPU asks for it (a pending auto context starts). */
+        const bool gpu = needs_gpu(p) ? fxi_gpu_start(ctx) : ctx->device == FX_DEVICE_GPU;
         FXI_TRY(check_forced(ctx, p->strategy, &p->taps, gpu));
         snprintf(why, why_size, "forced by --strategy (auto would pick %s)",
                  fx_filter_strategy_name(automatic));
@@ -401,7 +404,9 @@ static fx_status run_auto(fx_filter_plan *p, const fx_image *src, fx_image *dst,
     fx_context *ctx = p->ctx;
     *done = false;
     if (!fxi_device_auto(ctx) || !src) return FX_OK;
-    if (!p->gpu && src->memory == FX_MEMORY_DEVICE) FXI_TRY(move_to_gpu(p));
+    /* (A device image starts a pending auto context's GPU; without one, the CPU side
+     * refuses the image.) */
+    if (!p->gpu && src->memory == FX_MEMORY_DEVICE && fxi_gpu_start(ctx)) FXI_TRY(move_to_gpu(p));
     if (!p->gpu || src->memory != FX_MEMORY_HOST || needs_gpu(p)) return FX_OK;
     fx_status st = fxi_filter_gpu_run(p->gpu, src, dst, timings);
     *done = st != FX_ENOMEM;
@@ -525,7 +530,7 @@ fx_status fx_filter_run_batch(fx_filter_plan *p, const fx_image *src, fx_image *
     FXI_TRY(check_batch(p, src, dst, count));
     if (count == 0) return FX_OK;
     const bool device = src[0].memory == FX_MEMORY_DEVICE;
-    if (device && !p->gpu && fxi_device_auto(ctx)) FXI_TRY(move_to_gpu(p));
+    if (device && !p->gpu && fxi_device_auto(ctx) && fxi_gpu_start(ctx)) FXI_TRY(move_to_gpu(p));
     if (p->gpu && device) return fxi_filter_gpu_run_batch(p->gpu, src, dst, count, timings);
     if (p->gpu) { /* host images on a GPU plan: each as fx_filter_run (bands, auto's fallback) */
         for (int i = 0; i < count; i++)

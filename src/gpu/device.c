@@ -1,4 +1,5 @@
 /* GPU discovery and the context's GPU state (CUDA build). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,21 @@ static int means_no_gpu(cudaError_t e)
     return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
 }
 
+/* fxi_gpu_runtime_asks: every cudaGetDeviceCount the library makes. */
+static atomic_int runtime_asks;
+
+int fxi_gpu_runtime_asks(void)
+{
+    return atomic_load(&runtime_asks);
+}
+
 fx_status fx_gpu_count(fx_context *ctx, int *count)
 {
     if (!count) return fxi_error(ctx, FX_EINVAL, "fx_gpu_count: NULL count");
     *count = 0;
     int n = 0;
+    /* Counted before the call: an ask that finds nothing, or fails, still counts. */
+    atomic_fetch_add(&runtime_asks, 1);
     cudaError_t e = cudaGetDeviceCount(&n);
     if (means_no_gpu(e)) {
         (void)cudaGetLastError(); /* not an error for the caller: leave nothing behind */
@@ -144,11 +155,15 @@ int fxi_gpu_multiprocessors(const fx_context *ctx)
 
 void *fx_context_stream(const fx_context *ctx)
 {
+    /* The stream is the GPU's state: asking for it starts a pending auto context's GPU
+     * (as fx_context_device does; the context is the caller's). */
+    if (ctx && ctx->gpu_pending) (void)fxi_gpu_start((fx_context *)ctx);
     return ctx && ctx->cuda ? (void *)ctx->cuda->stream : NULL;
 }
 
 fx_status fx_context_wait_stream(fx_context *ctx, void *stream)
 {
+    (void)fxi_gpu_start(ctx);
     FXI_RETURN_IF(!ctx->cuda, FX_ENODEVICE, "waiting for a CUDA stream needs a GPU context");
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(ctx, &guard));

@@ -75,6 +75,8 @@ fx_status fx_gpu_rates_get(fx_context *ctx, fx_gpu_rates *rates)
 {
     FXI_RETURN_IF(!rates, FX_EINVAL, "fx_gpu_rates_get: NULL rates");
     memset(rates, 0, sizeof *rates);
+    /* A pending auto context's GPU is started by the ask (its rates are what auto needs). */
+    (void)fxi_gpu_start(ctx);
     FXI_TRY(fxi_cuda_require(ctx, "measuring the GPU's rates"));
     const int gpu = ctx->cuda->device;
     const bool cacheable = gpu >= 0 && gpu < RATES_CACHE_GPUS;

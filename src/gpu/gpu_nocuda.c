@@ -9,6 +9,12 @@ int fx_gpu_built(void)
     return 0;
 }
 
+/* No runtime to ask: contexts resolve without asking (core/context.c). */
+int fxi_gpu_runtime_asks(void)
+{
+    return 0;
+}
+
 fx_status fx_gpu_count(fx_context *ctx, int *count)
 {
     (void)ctx;

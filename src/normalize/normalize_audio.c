@@ -16,8 +16,9 @@ bool fx_normalize_whole_on_gpu(fx_context *ctx, const fx_normalize_options *opts
                                size_t size)
 {
     if (why && size) why[0] = '\0';
-    if (!ctx || fx_context_device(ctx, NULL) != FX_DEVICE_GPU || frames == 0 || channels < 1)
-        return false;
+    /* (fxi_gpu_possible: a pending auto context's GPU is started only if the cost model
+     * below finds this buffer could use it.) */
+    if (!ctx || !fxi_gpu_possible(ctx) || frames == 0 || channels < 1) return false;
     fxi_nm_params p;
     memset(&p, 0, sizeof p);
     if (fxi_nm_params_resolve(ctx, opts, channels, rate, &p) != FX_OK) {

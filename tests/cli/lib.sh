@@ -59,6 +59,10 @@ expect_stderr_contains() {
     if grep -qF -- "$1" "$ERR"; then pass; else fail "stderr lacks '$1'"; fi
 }
 
+expect_stderr_lacks() {
+    if ! grep -qF -- "$1" "$ERR"; then pass; else fail "stderr has '$1'"; fi
+}
+
 expect_stderr_empty() {
     if [ ! -s "$ERR" ]; then pass; else fail "stderr is not empty"; fi
 }

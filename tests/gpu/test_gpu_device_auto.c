@@ -1,9 +1,13 @@
 /* FX_DEVICE_AUTO on a GPU machine: the copy rates measured once per process, small host
  * images on the CPU, device images on the GPU, a heavy kernel on a large image explained
- * with both estimates; whatever the choice, the bytes are the CPU's. */
+ * with both estimates; whatever the choice, the bytes are the CPU's. The GPU is started
+ * lazily (issue 25): small items leave it unasked (fxi_gpu_runtime_asks does not move),
+ * the first item that could use it starts it once. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "core/internal.h"
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
@@ -40,11 +44,16 @@ FXT_TEST(rates_are_measured_once)
            r.multiprocessors, r.measured_ms);
     FXT_CHECK(r.upload_bytes_per_s > 1 * GB && r.upload_bytes_per_s < 1000 * GB);
     FXT_CHECK(r.download_bytes_per_s > 1 * GB && r.download_bytes_per_s < 1000 * GB);
-    FXT_CHECK(r.device_bytes_per_s > r.upload_bytes_per_s);
+    /* compute-sanitizer slows the device copy to ~17 GB/s (instrumented): the comparison
+     * measures the tool there (check.sh sets FXKIT_UNDER_SANITIZER). */
+    if (!getenv("FXKIT_UNDER_SANITIZER")) FXT_CHECK(r.device_bytes_per_s > r.upload_bytes_per_s);
     FXT_CHECK(r.multiprocessors > 0 && r.measured_ms > 0);
-    /* Another context of the process: the cached rates. */
+    /* Another context of the process: the cached rates (asking for them starts the auto
+     * context's GPU). */
     fx_context *other = fxt_context(FX_DEVICE_AUTO, 1);
+    FXT_CHECK(other->gpu_pending);
     FXT_CHECK_OK(fx_gpu_rates_get(other, &again), other);
+    FXT_CHECK(!other->gpu_pending && other->device == FX_DEVICE_GPU);
     FXT_CHECK(again.measured_ms == r.measured_ms);
     fx_context_destroy(other);
     fx_context_destroy(ctx);
@@ -91,6 +100,65 @@ static bool chose_the_cheaper(const char *explain)
     }
     const bool on_gpu = strstr(explain, "device: gpu") != NULL;
     return on_gpu ? gpu <= cpu : cpu <= gpu;
+}
+
+/* Small items of every job on an auto context: the CPU, and no CUDA call at all for them
+ * (the context stays pending); then a heavy item on the same context starts the GPU,
+ * once, and its bytes are the CPU's wherever it ran. */
+FXT_TEST(the_gpu_starts_only_for_an_item_that_could_use_it)
+{
+    const int before = fxi_gpu_runtime_asks();
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 0);
+    /* One thread: the heavy item below is then far slower on the CPU than on any GPU. */
+    fx_context *aut = fxt_context(FX_DEVICE_AUTO, 1);
+    FXT_CHECK(aut->gpu_pending);
+    fx_image small, big, want = {0}, got = {0};
+    FXT_CHECK_OK(fx_image_alloc(cpu, &small, 64, 48, 3, FX_U8), cpu);
+    fill(&small, 11);
+    fx_kernel *k = dense_kernel(cpu);
+    char explain[640];
+    FXT_CHECK_OK(filter_host(aut, k, &small, &got, explain, sizeof explain), aut);
+    printf("  small filter: %s\n", explain);
+    FXT_CHECK_CONTAINS(explain, "device: cpu (auto: cpu ~");
+    fx_image_free(&got);
+    fx_image_desc d = fx_image_desc_of(&small);
+    fx_equalize_options eo;
+    fx_equalize_options_init(&eo);
+    fx_equalize_plan *ep;
+    if (FXT_CHECK_OK(fx_equalize_plan_create(aut, &eo, &d, &ep), aut)) {
+        FXT_CHECK_CONTAINS(fx_equalize_plan_explain(ep), "device: cpu (auto: cpu ~");
+        fx_equalize_plan_free(ep);
+    }
+    fx_normalize *n;
+    if (FXT_CHECK_OK(fx_normalize_open(aut, NULL, 2, 44100, &n), aut)) {
+        printf("  normalize: %s\n", fx_normalize_explain(n));
+        FXT_CHECK_CONTAINS(fx_normalize_explain(n), "cpu (auto: cpu ~");
+        fx_normalize_close(n);
+    }
+    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before);
+    FXT_CHECK(aut->gpu_pending && aut->cuda == NULL);
+
+    FXT_CHECK_OK(fx_image_alloc(cpu, &big, 4000, 3000, 3, FX_U8), cpu);
+    fill(&big, 12);
+    FXT_CHECK_OK(filter_host(cpu, k, &big, &want, explain, sizeof explain), cpu);
+    FXT_CHECK_OK(filter_host(aut, k, &big, &got, explain, sizeof explain), aut);
+    printf("  big filter, 1 thread: %s\n", explain);
+    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before + 1);
+    FXT_CHECK(!aut->gpu_pending && aut->device == FX_DEVICE_GPU && aut->cuda != NULL);
+    FXT_CHECK(chose_the_cheaper(explain));
+    FXT_CHECK(fxt_images_equal(&want, &got));
+    fx_image_free(&got);
+    /* Started once: the next heavy item asks nothing. */
+    FXT_CHECK_OK(filter_host(aut, k, &big, &got, explain, sizeof explain), aut);
+    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before + 1);
+    FXT_CHECK(fxt_images_equal(&want, &got));
+    fx_kernel_free(k);
+    fx_image_free(&got);
+    fx_image_free(&want);
+    fx_image_free(&big);
+    fx_image_free(&small);
+    fx_context_destroy(aut);
+    fx_context_destroy(cpu);
 }
 
 FXT_TEST(filter_small_and_large_host_images)
@@ -220,7 +288,9 @@ FXT_TEST(first_gpu_use_counts_until_the_context_is_warm)
     fx_context_destroy(cpu);
 }
 
-GPU_TEST_MAIN(FXT_CASE(rates_are_measured_once), FXT_CASE(filter_small_and_large_host_images),
+GPU_TEST_MAIN(FXT_CASE(rates_are_measured_once),
+              FXT_CASE(the_gpu_starts_only_for_an_item_that_could_use_it),
+              FXT_CASE(filter_small_and_large_host_images),
               FXT_CASE(device_images_take_an_auto_plan_to_the_gpu),
               FXT_CASE(first_gpu_use_counts_until_the_context_is_warm))
 #else
