@@ -28,6 +28,9 @@ struct u8_image {
     int64_t src_stride, dst_stride;
 };
 
+/* Every kernel takes BATCH as a template argument: the one-image instances fold the table
+ * away and keep the code they had before batches (the two-pass kernels lost 6-11% on the
+ * H200 with a run-time choice: box:121 1.62 -> 1.80 ms, gaussian:121 3.10 -> 3.30 ms). */
 __device__ __forceinline__ u8_image image_of(const fxi_filter_args &a,
                                              const fxi_gpu_u8_image *__restrict__ batch)
 {
@@ -52,12 +55,15 @@ __device__ __forceinline__ int32_t sample_at(const fxi_filter_args &a, const uin
 
 /* Element `ee` (any integer: the border rule applies) of stored row `row` (-1: a constant
  * row). */
+template <bool BATCH>
 __device__ __forceinline__ float element(const fxi_filter_args &a, const u8_image &im, int64_t row,
                                          int64_t ee)
 {
     const int64_t px = floor_div(ee, a.channels);
-    return static_cast<float>(
-        sample_at(a, im.src, im.src_stride, row, px, static_cast<int>(ee - px * a.channels)));
+    const int c = static_cast<int>(ee - px * a.channels);
+    /* one image: gpu_device.cuh's load from the args' rows, as before batches */
+    if (!BATCH) return static_cast<float>(load<int32_t>(a, row, px, c));
+    return static_cast<float>(sample_at(a, im.src, im.src_stride, row, px, c));
 }
 
 /* A whole number below 2^23 (a byte, a uint16 row sum) as a float without the conversion
@@ -90,13 +96,14 @@ __device__ __forceinline__ void put(const fxi_filter_args &a, const u8_image &im
  * column-filter that; one output element per thread, tile_h rows. K: a K x K kernel,
  * unrolled, its column pass sliding a window of K values down the rows (one load an
  * output); 0: any size up to the fused limit, loops at run time. */
-template <int K>
+template <int K, bool BATCH>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
-    k_u8_fused(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+    k_u8_fused(const __grid_constant__ fxi_filter_args a,
+               const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const u8_image im = image_of(a, batch);
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
     const int C = a.channels, TW = g.tile_w, IW = g.in_w;
     const int kw = K ? K : a.kw, kh = K ? K : a.kh;
     const int t = threadIdx.x;
@@ -122,7 +129,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
                     d[k] = byte_float(p[k]);
             } else {
                 for (int k = t; k < IW; k += TW)
-                    d[k] = element(a, im, row, first + k);
+                    d[k] = element<BATCH>(a, im, row, first + k);
             }
         }
         __syncthreads();
@@ -169,16 +176,17 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
  * samples of each input row it needs straight from global memory (L1: the block's warps
  * read the same bytes), its row sum into a window of K row sums in registers, each output
  * K multiply-adds from that window. No shared memory, no barrier. */
-template <int K>
+template <int K, bool BATCH>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
-    k_u8_walk(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+    k_u8_walk(const __grid_constant__ fxi_filter_args a,
+              const __grid_constant__ fxi_gpu_u8_launch g,
               const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
     const int C = a.channels;
     const int64_t n = a.width * C;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
-    const u8_image im = image_of(a, batch);
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
     const int c = static_cast<int>(e % C);
     const int64_t first = e - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
     const bool interior = first >= 0 && first + (K - 1) * C < n;
@@ -198,7 +206,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
             } else {
 #pragma unroll
                 for (int j = 0; j < K; j++)
-                    rs = __fmaf_rn(tp.row[j], element(a, im, row, first + j * C), rs);
+                    rs = __fmaf_rn(tp.row[j], element<BATCH>(a, im, row, first + j * C), rs);
             }
 #pragma unroll
             for (int i = 0; i < K - 1; i++)
@@ -234,9 +242,8 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_
             const int64_t ee = first + k + static_cast<int64_t>(j) * a.channels;
             const int64_t px = floor_div(ee, a.channels);
             rs[k] += static_cast<uint32_t>(tp.row[j]) *
-                     static_cast<uint32_t>(
-                         sample_at(a, src, src_stride, row, px,
-                                   static_cast<int>(ee - px * a.channels)));
+                     static_cast<uint32_t>(sample_at(a, src, src_stride, row, px,
+                                                     static_cast<int>(ee - px * a.channels)));
         }
     }
     return make_uint4(rs[0], rs[1], rs[2], rs[3]);
@@ -252,11 +259,11 @@ __device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_
  * per element. The column sum of K row sums (a ring of registers, unrolled by K) is an
  * exact uint32, finished as fxi_finish_u32_product and stored as one word. */
 template <int K, int C, bool BOX, bool BATCH>
-__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
-                                  (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
-                                          : FXI_GPU_U8_WALK5_SM_THREADS) /
-                                      FXI_GPU_U8_FUSED_THREADS)
-    k_u8_walk4(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
+                                                                    : FXI_GPU_U8_WALK5_SM_THREADS) /
+                                                                FXI_GPU_U8_FUSED_THREADS)
+    k_u8_walk4(const __grid_constant__ fxi_filter_args a,
+               const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
     /* bytes first .. first + SPAN - 1 feed the 4 outputs; NA realigned words hold them,
@@ -313,7 +320,8 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                         const uint32_t x =
                             (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8)
                                     : al[o >> 2];
-                        const uint32_t pl = __byte_perm(x, 0u, 0x5150), ph = __byte_perm(x, 0u, 0x5352);
+                        const uint32_t pl = __byte_perm(x, 0u, 0x5150),
+                                       ph = __byte_perm(x, 0u, 0x5352);
                         if (BOX) {
                             lo += pl;
                             hi += ph;
@@ -327,7 +335,8 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                     win[u][2] = hi & 0xFFFFu;
                     win[u][3] = hi >> 16;
                 } else {
-                    const uint4 rs = edge_row_sums<K>(a, tp, im.src, im.src_stride, row, first, n - e0);
+                    const uint4 rs =
+                        edge_row_sums<K>(a, tp, im.src, im.src_stride, row, first, n - e0);
                     win[u][0] = rs.x;
                     win[u][1] = rs.y;
                     win[u][2] = rs.z;
@@ -346,8 +355,9 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
                     }
                     uint8_t *d = im.dst + r * im.dst_stride + e0;
                     if (e0 + 4 <= n) {
-                        *reinterpret_cast<uint32_t *>(d) = __byte_perm(
-                            __byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
+                        *reinterpret_cast<uint32_t *>(d) =
+                            __byte_perm(__byte_perm(v[0], v[1], 0x0040),
+                                        __byte_perm(v[2], v[3], 0x0040), 0x5410);
                     } else {
 #pragma unroll
                         for (int k = 0; k < 4; k++)
@@ -363,8 +373,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
  * kernels' register blocking): acc[m] += w * win[m], then the window slides by one and
  * takes `next`. Unrolled by R in the caller, the registers rotate with no moves. */
 template <int R>
-__device__ __forceinline__ void tap_and_slide(float (&acc)[R], float (&win)[R], float w,
-                                              float next)
+__device__ __forceinline__ void tap_and_slide(float (&acc)[R], float (&win)[R], float w, float next)
 {
 #pragma unroll
     for (int m = 0; m < R; m++)
@@ -379,15 +388,15 @@ __device__ __forceinline__ void tap_and_slide(float (&acc)[R], float (&win)[R], 
  * as one float plane per channel; thread (tx, c) computes `segment` consecutive outputs
  * of channel c (box: a running sum; else R multiply-adds per tap from a register
  * window), staged as uint16 and written out coalesced. */
-template <bool BOX, int R>
-__global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
-                          const __grid_constant__ fxi_gpu_u8_launch g,
-                          const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work,
-                          const fxi_gpu_u8_image *batch)
+template <bool BOX, int R, bool BATCH>
+__global__ void
+k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
+          const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work, const fxi_gpu_u8_image *batch)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const u8_image im = image_of(a, batch);
-    work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    if (BATCH)
+        work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
     const int C = a.channels, TX = g.row_tx, SEG = BOX ? g.row_segment : R, PL = g.row_plane;
     const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
     float *planes = reinterpret_cast<float *>(smem);
@@ -412,7 +421,7 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
                 plane[px] = byte_float(p[px * C]);
         } else {
             for (int px = tx; px < PL; px += TX)
-                plane[px] = element(a, im, row, first + static_cast<int64_t>(px) * C + c);
+                plane[px] = element<BATCH>(a, im, row, first + static_cast<int64_t>(px) * C + c);
         }
         __syncthreads();
         const float *s = planes + c * PL + tx * SEG;
@@ -451,7 +460,7 @@ __global__ void k_u8_rows(const __grid_constant__ fxi_filter_args a,
 
 /* two-pass columns, multiply-adds: R output rows per thread, one element, from a window
  * of R intermediate values in registers. */
-template <int R>
+template <int R, bool BATCH>
 __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
                           const __grid_constant__ fxi_gpu_u8_launch g,
                           const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work,
@@ -460,8 +469,9 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
     const int64_t n = a.width * a.channels;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
-    const u8_image im = image_of(a, batch);
-    work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    if (BATCH)
+        work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
     const int c = static_cast<int>(e % a.channels);
     const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
     for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
@@ -488,16 +498,18 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
 }
 
 /* two-pass columns, box: a running sum down col_rows rows per thread. */
+template <bool BATCH>
 __global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
                               const __grid_constant__ fxi_gpu_u8_launch g,
                               const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work,
-                          const fxi_gpu_u8_image *batch)
+                              const fxi_gpu_u8_image *batch)
 {
     const int64_t n = a.width * a.channels;
     const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n) return;
-    const u8_image im = image_of(a, batch);
-    work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    if (BATCH)
+        work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
     const int c = static_cast<int>(e % a.channels);
     const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
     const uint16_t *col = work + e;
@@ -529,8 +541,8 @@ template <typename K> fx_status allow_shared(fx_context *ctx, K kernel, size_t b
 bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, bool rows_aligned)
 {
     return FXI_GPU_U8_WALK_VECTOR && tp.int_finish && tp.pair_row_sums &&
-           a.filter_channels == a.channels && a.channels >= 1 && a.channels <= 4 &&
-           a.kw == a.kh && (a.kw == 3 || a.kw == 5) && rows_aligned;
+           a.filter_channels == a.channels && a.channels >= 1 && a.channels <= 4 && a.kw == a.kh &&
+           (a.kw == 3 || a.kw == 5) && rows_aligned;
 }
 
 using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps,
@@ -560,6 +572,54 @@ walk4_fn walk4_kernel(int k, int channels, bool box, bool batch)
     return batch ? walk4_for<true>(k, channels, box) : walk4_for<false>(k, channels, box);
 }
 
+/* The fused (staged or walking) or two-pass launches of one image (BATCH false) or of a
+ * batch (grid z = image, `count` of them). */
+template <bool BATCH>
+fx_status launch_layout(fx_context *ctx, const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
+                        const fxi_gpu_u8_taps &tp, void *work, const fxi_gpu_u8_image *images,
+                        unsigned count, cudaStream_t stream)
+{
+    if (g.layout == FXI_U8_FUSED && g.walk) {
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y), count);
+        if (a.kw == 3)
+            k_u8_walk<3, BATCH><<<grid, g.tile_w, 0, stream>>>(a, g, tp, images);
+        else
+            k_u8_walk<5, BATCH><<<grid, g.tile_w, 0, stream>>>(a, g, tp, images);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk)");
+    }
+    if (g.layout == FXI_U8_FUSED) {
+        /* the common square sizes unrolled (K), the rest at run time */
+        auto kernel = a.kw == 3 && a.kh == 3   ? k_u8_fused<3, BATCH>
+                      : a.kw == 5 && a.kh == 5 ? k_u8_fused<5, BATCH>
+                                               : k_u8_fused<0, BATCH>;
+        FXI_TRY(allow_shared(ctx, kernel, g.shared_bytes));
+        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y), count);
+        kernel<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, tp, images);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused");
+    }
+    /* two-pass: `work` holds count intermediates of g.work_bytes, image z's at z * work_bytes */
+    uint16_t *w = static_cast<uint16_t *>(work);
+    const dim3 rows_grid(static_cast<unsigned>(g.row_grid_x), static_cast<unsigned>(g.row_grid_y),
+                         count);
+    const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
+    const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y),
+                         count);
+    if (g.box) {
+        FXI_TRY(allow_shared(ctx, k_u8_rows<true, 1, BATCH>, g.row_shared_bytes));
+        k_u8_rows<true, 1, BATCH>
+            <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
+        FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit box (rows)"));
+        k_u8_box_cols<BATCH><<<cols_grid, g.col_threads, 0, stream>>>(a, g, tp, w, images);
+        return fxi_cuda_check_launch(ctx, "filter 8-bit box (columns)");
+    }
+    FXI_TRY(allow_shared(ctx, k_u8_rows<false, ROW_R, BATCH>, g.row_shared_bytes));
+    k_u8_rows<false, ROW_R, BATCH>
+        <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
+    FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
+    k_u8_cols<COL_R, BATCH><<<cols_grid, g.col_threads, 0, stream>>>(a, g, tp, w, images);
+    return fxi_cuda_check_launch(ctx, "filter 8-bit separable (columns)");
+}
+
 } /* namespace */
 
 extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
@@ -573,11 +633,10 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
      * pointers from the table */
     const fxi_gpu_u8_image *images = batch ? batch->images : nullptr;
     const unsigned count = batch ? static_cast<unsigned>(batch->count) : 1u;
-    const bool rows_aligned =
-        batch ? batch->rows_aligned != 0
-              : ((reinterpret_cast<uintptr_t>(a.src) | a.src_stride |
-                  reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride) %
-                 4) == 0;
+    const bool rows_aligned = batch ? batch->rows_aligned != 0
+                                    : ((reinterpret_cast<uintptr_t>(a.src) | a.src_stride |
+                                        reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride) %
+                                       4) == 0;
     if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, *tp, rows_aligned)) {
         const int64_t per_block = 4 * static_cast<int64_t>(g.tile_w);
         const dim3 grid(static_cast<unsigned>((a.width * a.channels + per_block - 1) / per_block),
@@ -586,43 +645,6 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 elements a thread)");
     }
-    if (g.layout == FXI_U8_FUSED && g.walk) {
-        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y), count);
-        if (a.kw == 3)
-            k_u8_walk<3><<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
-        else
-            k_u8_walk<5><<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
-        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk)");
-    }
-    if (g.layout == FXI_U8_FUSED) {
-        /* the common square sizes unrolled (K), the rest at run time */
-        auto kernel = a.kw == 3 && a.kh == 3   ? k_u8_fused<3>
-                      : a.kw == 5 && a.kh == 5 ? k_u8_fused<5>
-                                               : k_u8_fused<0>;
-        FXI_TRY(allow_shared(ctx, kernel, g.shared_bytes));
-        const dim3 grid(static_cast<unsigned>(g.grid_x), static_cast<unsigned>(g.grid_y), count);
-        kernel<<<grid, g.tile_w, g.shared_bytes, stream>>>(a, g, *tp, images);
-        return fxi_cuda_check_launch(ctx, "filter 8-bit fused");
-    }
-    /* two-pass: `work` holds count intermediates of g.work_bytes, image z's at z * work_bytes */
-    uint16_t *w = static_cast<uint16_t *>(work);
-    const dim3 rows_grid(static_cast<unsigned>(g.row_grid_x), static_cast<unsigned>(g.row_grid_y),
-                         count);
-    const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
-    const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y),
-                         count);
-    if (g.box) {
-        FXI_TRY(allow_shared(ctx, k_u8_rows<true, 1>, g.row_shared_bytes));
-        k_u8_rows<true, 1><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w,
-                                                                                  images);
-        FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit box (rows)"));
-        k_u8_box_cols<<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w, images);
-        return fxi_cuda_check_launch(ctx, "filter 8-bit box (columns)");
-    }
-    FXI_TRY(allow_shared(ctx, k_u8_rows<false, ROW_R>, g.row_shared_bytes));
-    k_u8_rows<false, ROW_R><<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, *tp, w,
-                                                                                   images);
-    FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
-    k_u8_cols<COL_R><<<cols_grid, g.col_threads, 0, stream>>>(a, g, *tp, w, images);
-    return fxi_cuda_check_launch(ctx, "filter 8-bit separable (columns)");
+    return images ? launch_layout<true>(ctx, a, g, *tp, work, images, count, stream)
+                  : launch_layout<false>(ctx, a, g, *tp, work, nullptr, 1u, stream);
 }
