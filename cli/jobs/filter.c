@@ -49,7 +49,7 @@ static const fx_option program_rows[] = {
     {"stream-rows", 0, FX_OPT_INT, OPT(stream_rows), 0, 0, 1 << 20, NULL, NULL, "N",
      "filter from file to file in bands of N rows, never holding the whole image (0: the "
      "library's choice: on the CPU images over 16 MiB in bands of about 8 MiB, but fft plans "
-     "whole; on a GPU images over 1 GiB in bands of about 64 MiB; the wrap border always "
+     "whole; on a GPU images over 1 GiB in bands of about 16 MiB; the wrap border always "
      "filters whole)"},
     FX_OPTION_END};
 
