@@ -1,4 +1,5 @@
 /* The context: device resolution, threads, limits, GPU state. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,6 +24,15 @@ static void fill_default_limits(fx_limits *limits)
 /* FX_DEVICE_AUTO's GPU, looked for now: the one asked for (a launcher's local rank), else
  * the first, when one is present and usable; else the CPU, quietly (info level; a
  * warning when a present GPU cannot be used). */
+/* Whether any context of this process has started a GPU: CUDA's start (the driver and the
+ * primary context) is paid once a process, by the first. */
+static atomic_bool gpu_started_in_process;
+
+bool fxi_gpu_started_in_process(void)
+{
+    return atomic_load(&gpu_started_in_process);
+}
+
 static void start_auto_gpu(fx_context *ctx, int index)
 {
     int count = 0;
@@ -42,6 +52,7 @@ static void start_auto_gpu(fx_context *ctx, int index)
         ctx->device = FX_DEVICE_CPU;
         return;
     }
+    atomic_store(&gpu_started_in_process, true);
     fxi_log(ctx, FX_LOG_DEBUG, "GPU %d started for this context", index);
 }
 
@@ -83,7 +94,9 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
                  count == 1 ? " is" : "s are", count - 1);
     ctx->device = FX_DEVICE_GPU;
     ctx->gpu_index = index;
-    return fxi_gpu_context_init(ctx);
+    FXI_TRY(fxi_gpu_context_init(ctx));
+    atomic_store(&gpu_started_in_process, true);
+    return FX_OK;
 }
 
 fx_status fx_context_create(const fx_context_options *opts, fx_context **out)

@@ -145,7 +145,8 @@ static void gpu_parts(const fxi_device_estimate *e, char *parts, size_t size)
         const char *what;
     } extra[] = {{e->staging_s, "packing"},
                  {e->stream_s, "whole-file read and write"},
-                 {e->first_use_s, "first GPU use"}};
+                 {e->first_use_s, "first GPU use"},
+                 {e->start_s, "CUDA start"}};
     for (size_t i = 0; i < sizeof extra / sizeof *extra && at < size; i++) {
         if (extra[i].s <= 0) continue;
         char t[32];
@@ -279,9 +280,10 @@ static bool cpu_without_asking(const fxi_item_cost *c, const fxi_device_setting 
 
 /* A pending context's item above the bound: the GPU is started for it only when it would
  * win at the rates assumed without measuring (FXI_GPU_DEFAULT_*: the H200's, where the
- * model was fitted). Starting it costs the item CUDA's start (~0.3 s), which an item that
- * then goes to the CPU anyway (a near tie: 10000x6000 dense 15x15, 221 ms on the CPU
- * against 260 on the GPU) would pay for nothing. True when the CPU wins so, with e. */
+ * model was fitted), CUDA's start included while no context of the process has paid it
+ * (FXI_GPU_PROCESS_START_S). Without that an item that goes to the CPU anyway (a near
+ * tie: 10000x6000 dense 15x15, 221 ms on the CPU against 260 on the GPU) or one the GPU
+ * wins by less than the start would pay it for nothing. True when the CPU wins so, with e. */
 static bool cpu_at_assumed_rates(const fxi_item_cost *c, const fxi_device_setting *s,
                                  double cpu_s, fxi_device_estimate *e)
 {
@@ -289,6 +291,13 @@ static bool cpu_at_assumed_rates(const fxi_item_cost *c, const fxi_device_settin
     const fx_gpu_rates assumed = {0}; /* (zeros: FXI_GPU_DEFAULT_*) */
     fxi_device_estimate_make(c, s, &assumed, e);
     e->cpu_s = cpu_s;
+    /* The process's first GPU pays CUDA's start: an item it would win by less stays on
+     * the CPU (a batch's later items weigh the same way until some context starts one). */
+    if (!fxi_gpu_started_in_process()) {
+        e->start_s = FXI_GPU_PROCESS_START_S;
+        e->gpu_s += e->start_s;
+        if (!(e->gpu_s < e->cpu_s)) e->device = FX_DEVICE_CPU;
+    }
     if (e->device != FX_DEVICE_CPU) return false;
     e->reason = FXI_REASON_ASSUMED;
     return true;

@@ -66,6 +66,13 @@
 #define FXI_STREAM_WHOLE_BYTES_PER_S 2.5e9
 /* Rates assumed when the measurement cannot run (H200, DESIGN.md: 54/55 GB/s pinned). */
 #define FXI_GPU_DEFAULT_COPY_BYTES_PER_S 50e9
+/* CUDA's start in a process (the driver, the primary context, the first stream), paid by
+ * the first item of an auto process that takes the GPU: on the H200 machine (16 cores,
+ * bench/device_auto.py, 2026-11-26 06:13) a process of tiny items took 340-390 ms more on
+ * `--device gpu` than on `cpu` (64 thumbnails 365 against 25 ms, 16 clips 415 against 29);
+ * single items the GPU computes 10-30% faster lost 235-358 ms of wall time under auto
+ * without it counted (10000x6000 dense 25x25 fft, 16-bit CLAHE). */
+#define FXI_GPU_PROCESS_START_S 0.30
 #define FXI_GPU_DEFAULT_MULTIPROCESSORS 132
 /* What no GPU beats, for the choice made without measuring (a CPU estimate below the
  * GPU's best case goes to the CPU at once): twice an H200's multiprocessors, PCIe 6 x16,
@@ -123,12 +130,13 @@ typedef enum fxi_device_reason {
 typedef struct fxi_device_estimate {
     fx_device_kind device; /* FX_DEVICE_CPU or FX_DEVICE_GPU */
     fxi_device_reason reason;
-    double cpu_s, gpu_s; /* gpu_s includes pcie_s, staging_s, stream_s and first_use_s;
+    double cpu_s, gpu_s; /* gpu_s includes pcie_s, staging_s, stream_s, first_use_s, start_s;
                           * 0 where not estimated */
     double pcie_s;
     double staging_s;   /* packing into and unpacking from pinned staging */
     double stream_s;    /* the whole file decoded before and encoded after */
     double first_use_s; /* the context's first GPU use (0 when warm) */
+    double start_s;     /* CUDA's start in this process (0 once a context started a GPU) */
     uint64_t upload_bytes, download_bytes;
     double copy_bytes_per_s; /* the pinned copy rate used (mean of up and down) */
 } fxi_device_estimate;

@@ -140,6 +140,9 @@ int fxi_gpu_runtime_asks(void);
  * ctx has a GPU ready; on any other context it only answers that, without CUDA. A
  * context is used by one thread at a time, so no lock: each worker starts its own. */
 bool fxi_gpu_start(fx_context *ctx);
+/* Whether a context of this process has started a GPU (explicitly or by fxi_gpu_start):
+ * after that, CUDA's own start is paid. */
+bool fxi_gpu_started_in_process(void);
 /* Whether ctx may run an item on a GPU: one is ready, or an auto context has not looked
  * yet. Never calls CUDA. */
 static inline bool fxi_gpu_possible(const fx_context *ctx)

@@ -134,13 +134,15 @@ FXT_TEST(a_big_item_asks_once)
 
 /* An item above the bound that a GPU would still lose at the assumed rates (50 GB/s, no
  * faster GPU than the H200 the model was fitted to) stays on the CPU without a start;
- * one it would win starts it. A serial 100 ms CPU item moving 2 x 400 MB: with a GPU
+ * one it would win starts it. A serial CPU item (cpu_s) moving 2 x 400 MB: with a GPU
  * fixed cost of 71 ms its bound is 94.7 ms (PCIe at 128 GB/s, first use 17.4 ms: one
- * worker) and its assumed estimate 104.4 ms (PCIe at 50 GB/s); with 40 ms, 73.4 ms. */
-static void near_tie(double gpu_fixed_s, fxi_item_cost *c)
+ * worker) and its assumed estimate 104.4 ms (PCIe at 50 GB/s); with 40 ms, 73.4 ms; while
+ * no context of the process has started a GPU, CUDA's start (FXI_GPU_PROCESS_START_S)
+ * comes on top. */
+static void near_tie(double cpu_s, double gpu_fixed_s, fxi_item_cost *c)
 {
     memset(c, 0, sizeof *c);
-    c->cpu_thread_s = 0.100;
+    c->cpu_thread_s = cpu_s;
     c->cpu_serial = true;
     c->gpu_fixed_s = gpu_fixed_s;
     c->upload_bytes = c->download_bytes = 400000000;
@@ -153,20 +155,35 @@ FXT_TEST(a_near_tie_does_not_start_the_gpu)
     fx_context *ctx = auto_context(0); /* all CPUs: one worker, one first use */
     if (!ctx) return;
     fxi_item_cost c;
-    near_tie(0.071, &c);
+    near_tie(0.100, 0.071, &c);
     fxi_device_estimate e;
     char why[320];
     FXT_CHECK_EQ(fxi_device_choose(ctx, &c, false, &e, why, sizeof why), FX_DEVICE_CPU);
     printf("  near tie: %s\n", why);
     FXT_CHECK_EQ(e.reason, FXI_REASON_ASSUMED);
-    FXT_CHECK_CONTAINS(why, "cpu (auto: cpu ~100 ms, gpu ~104 ms at assumed rates incl. PCIe");
+    FXT_CHECK_CONTAINS(why, fxi_gpu_started_in_process()
+                                ? "cpu (auto: cpu ~100 ms, gpu ~104 ms at assumed rates incl. PCIe"
+                                : "cpu (auto: cpu ~100 ms, gpu ~404 ms at assumed rates incl. PCIe");
     FXT_CHECK_CONTAINS(why, "GPU not started");
     FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before);
     FXT_CHECK(ctx->gpu_pending);
-    near_tie(0.040, &c);
+    /* A GPU win smaller than CUDA's start, before any context started one: the CPU. */
+    near_tie(0.200, 0.040, &c);
+    const bool started = fxi_gpu_started_in_process();
+    const fx_device_kind small_win = fxi_device_choose(ctx, &c, false, &e, why, sizeof why);
+    printf("  a win smaller than the start: %s\n", why);
+    if (!started) {
+        FXT_CHECK_EQ(small_win, FX_DEVICE_CPU);
+        FXT_CHECK_CONTAINS(why, "CUDA start 300 ms; GPU not started");
+        FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before);
+    }
+    /* A clear win, start included: the GPU is looked for. */
+    near_tie(0.600, 0.040, &c);
+    const int asked = fxi_gpu_runtime_asks();
+    const bool was_pending = ctx->gpu_pending;
     (void)fxi_device_choose(ctx, &c, false, &e, why, sizeof why);
     printf("  a clear GPU win: %s\n", why);
-    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), before + 1);
+    FXT_CHECK_EQ(fxi_gpu_runtime_asks(), asked + (was_pending ? 1 : 0));
     FXT_CHECK(!ctx->gpu_pending);
     fx_context_destroy(ctx);
 }
