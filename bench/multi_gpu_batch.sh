@@ -7,17 +7,19 @@
 #   defaults: 200 RGB 4096x2304 PPMs through filter -k gaussian:31, 64 stereo WAVs
 #   of 60 s through normalize, 3 rounds; mpirun from PATH (skipped with a note
 #   when missing). G = the GPUs fxkit sees (`fxkit info`).
-#   HEAVY (default 40): the first HEAVY images again through a kernel whose GPU work
+#   HEAVY (default 160): the first HEAVY images again through a kernel whose GPU work
 #   outweighs the host's (gaussian:63 --strategy direct, ~4000 taps an output), the
 #   case where a second GPU can pay; the batch's own stage sums (--report of the gpu:0
-#   runs) say how busy one GPU was: the compute sum against the wall time.
+#   runs) say how busy one GPU was: the compute sum against the wall time. (With 40, on
+#   two H200s, 2026-11-26: 4.40 s on gpu:0, 3.48 s on gpu:all, 1.26x; 40 items over 32
+#   workers leave a second wave of 8, and the second GPU's start falls inside the run.)
 set -euo pipefail
 fxkit=$(realpath "$1")
 images=${2:-200}
 size=${3:-4096x2304}
 audio=${4:-64}
 rounds=${5:-3}
-heavy=${6:-40}
+heavy=${6:-160}
 work=${FXKIT_TMP:-$(mktemp -d)}/multi_gpu_batch
 rm -rf "$work"
 mkdir -p "$work"
