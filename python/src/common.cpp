@@ -274,22 +274,20 @@ static void strided_copy(uint8_t *tight, uint8_t *base, const int64_t *st, int h
             }
 }
 
-// Shape, type and layout of an ndarray as an image; copy_needed when the pixels are
-// not contiguous with a positive row stride.
+// Shape, type and layout of an ndarray's dimensions lead.. (H, W and, when there, C) as an
+// image: a whole image (lead 0) or each image of a batch (lead 1); copied when the pixels
+// are not contiguous with a positive row stride.
 template <typename A>
-static ImageView describe(const A &a, const char *what)
+static ImageView describe_dims(const A &a, const char *what, int lead)
 {
     ImageView v;
-    v.ndim = (int)a.ndim();
-    if (v.ndim != 2 && v.ndim != 3)
-        raise(FX_EINVAL, std::string(what) + ": an image is a 2-D (H x W) or 3-D (H x W x C) " +
-                             "array, this one has " + std::to_string(v.ndim) + " dimensions");
+    v.ndim = (int)a.ndim() - lead;
     fx_sample_type t = sample_type_of(a.dtype());
     if (!t)
         raise(FX_EINVAL, std::string(what) + ": dtype " + dtype_name(a.dtype()) +
                              " is not supported (uint8, uint16 or float32)");
-    int64_t h = (int64_t)a.shape(0), w = (int64_t)a.shape(1),
-            c = v.ndim == 3 ? (int64_t)a.shape(2) : 1;
+    int64_t h = (int64_t)a.shape(lead), w = (int64_t)a.shape(lead + 1),
+            c = v.ndim == 3 ? (int64_t)a.shape(lead + 2) : 1;
     if (c < 1 || c > FX_MAX_IMAGE_CHANNELS)
         raise(FX_EINVAL, std::string(what) + ": " + std::to_string(c) +
                              " channels (an image has 1 to 4)");
@@ -298,9 +296,9 @@ static ImageView describe(const A &a, const char *what)
                              " x " + std::to_string(w) + ")");
     v.device = is_device(a.device_type(), what);
     v.device_id = a.device_id();
-    v.strides[0] = a.stride(0);
-    v.strides[1] = a.stride(1);
-    v.strides[2] = v.ndim == 3 ? a.stride(2) : 1;
+    v.strides[0] = a.stride(lead);
+    v.strides[1] = a.stride(lead + 1);
+    v.strides[2] = v.ndim == 3 ? a.stride(lead + 2) : 1;
     v.base = (void *)a.data();
     v.img.data = (uint8_t *)a.data();
     v.img.width = (int)w;
@@ -315,6 +313,16 @@ static ImageView describe(const A &a, const char *what)
     v.img.stride = h == 1 ? (size_t)(w * c) * es : (size_t)v.strides[0] * es;
     if (v.copied) v.img.stride = (size_t)(w * c) * es;
     return v;
+}
+
+template <typename A>
+static ImageView describe(const A &a, const char *what)
+{
+    const int ndim = (int)a.ndim();
+    if (ndim != 2 && ndim != 3)
+        raise(FX_EINVAL, std::string(what) + ": an image is a 2-D (H x W) or 3-D (H x W x C) " +
+                             "array, this one has " + std::to_string(ndim) + " dimensions");
+    return describe_dims(a, what, 0);
 }
 
 ImageView image_view(const AnyArray &a, const char *what)
@@ -378,17 +386,27 @@ void scatter_back(ImageView &v)
                  v.img.channels, fx_sample_size(v.img.type), false);
 }
 
+// A new numpy array of `ndim` dimensions (shape) over `bytes` of 64-byte aligned memory it
+// owns; its first byte in *data.
+static nb::object new_numpy_array(size_t ndim, const size_t *shape, fx_sample_type type,
+                                  size_t bytes, void **data)
+{
+    *data = nullptr;
+    if (posix_memalign(data, 64, bytes ? bytes : 1) != 0) raise(FX_ENOMEM, "out of memory");
+    nb::capsule owner(*data, [](void *p) noexcept { free(p); });
+    nb::ndarray<nb::numpy> arr(*data, ndim, shape, owner, nullptr, dtype_of(type));
+    return arr.cast();
+}
+
 nb::object new_numpy_image(int height, int width, int channels, int ndim, fx_sample_type type,
                            fx_image *img)
 {
     size_t stride, bytes;
     if (fx_image_size(width, height, channels, type, &stride, &bytes) != FX_OK)
         raise(FX_EOVERFLOW, "image too large");
-    void *data = nullptr;
-    if (posix_memalign(&data, 64, bytes ? bytes : 1) != 0) raise(FX_ENOMEM, "out of memory");
-    nb::capsule owner(data, [](void *p) noexcept { free(p); });
-    size_t shape[3] = {(size_t)height, (size_t)width, (size_t)channels};
-    nb::ndarray<nb::numpy> arr(data, (size_t)ndim, shape, owner, nullptr, dtype_of(type));
+    const size_t shape[3] = {(size_t)height, (size_t)width, (size_t)channels};
+    void *data;
+    nb::object arr = new_numpy_array((size_t)ndim, shape, type, bytes, &data);
     std::memset(img, 0, sizeof *img);
     img->data = (uint8_t *)data;
     img->width = width;
@@ -396,7 +414,7 @@ nb::object new_numpy_image(int height, int width, int channels, int ndim, fx_sam
     img->channels = channels;
     img->type = type;
     img->stride = stride;
-    return arr.cast();
+    return arr;
 }
 
 // ---- batches: N x H x W x C ----
@@ -408,42 +426,25 @@ static BatchView describe_batch(const A &a, const char *what, bool writable)
     if (a.ndim() != 4)
         raise(FX_EINVAL, std::string(what) + ": a batch is a 4-D array (N x H x W x C), this one "
                                              "has " + std::to_string(a.ndim()) + " dimensions");
-    fx_sample_type t = sample_type_of(a.dtype());
-    if (!t)
-        raise(FX_EINVAL, std::string(what) + ": dtype " + dtype_name(a.dtype()) +
-                             " is not supported (uint8, uint16 or float32)");
-    const int64_t n = (int64_t)a.shape(0), h = (int64_t)a.shape(1), w = (int64_t)a.shape(2),
-                  c = (int64_t)a.shape(3);
-    if (c < 1 || c > FX_MAX_IMAGE_CHANNELS)
-        raise(FX_EINVAL, std::string(what) + ": " + std::to_string(c) +
-                             " channels (an image has 1 to 4)");
-    if (h < 1 || w < 1 || h > INT_MAX || w > INT_MAX || n > INT_MAX)
-        raise(FX_EINVAL, std::string(what) + ": empty or too large images (" + std::to_string(n) +
-                             " x " + std::to_string(h) + " x " + std::to_string(w) + ")");
+    v.head = describe_dims(a, what, 1);
+    const int64_t n = (int64_t)a.shape(0);
+    if (n > INT_MAX)
+        raise(FX_EINVAL, std::string(what) + ": " + std::to_string(n) + " images (at most " +
+                             std::to_string(INT_MAX) + ")");
     ImageView &hd = v.head;
-    hd.ndim = 3;
-    hd.device = is_device(a.device_type(), what);
-    hd.device_id = a.device_id();
-    for (int d = 0; d < 4; d++)
-        v.strides[d] = a.stride(d);
-    v.base = (void *)a.data();
-    hd.img.width = (int)w;
-    hd.img.height = (int)h;
-    hd.img.channels = (int)c;
-    hd.img.type = t;
-    hd.img.memory = hd.device ? FX_MEMORY_DEVICE : FX_MEMORY_HOST;
-    const int64_t *st = v.strides;
-    const size_t es = fx_sample_size(t);
-    const bool pixels_tight = (c == 1 || st[3] == 1) && (w == 1 || st[2] == c);
-    const bool rows_ok = h == 1 || st[1] >= w * c;
+    v.image_stride = a.stride(0);
+    const int64_t *st = hd.strides;
+    const int64_t row = (int64_t)hd.img.width * hd.img.channels;
     /* an output's images one after another, apart (an input may even repeat one) */
-    const bool images_ok = !writable || n <= 1 || st[0] >= (h - 1) * st[1] + w * c;
-    v.copied = !(pixels_tight && rows_ok && images_ok);
-    hd.img.stride = v.copied || h == 1 ? (size_t)(w * c) * es : (size_t)st[1] * es;
+    const bool images_ok =
+        !writable || n <= 1 || v.image_stride >= (hd.img.height - 1) * st[0] + row;
+    hd.copied = hd.copied || !images_ok;
+    if (hd.copied) hd.img.stride = (size_t)row * fx_sample_size(hd.img.type);
     v.imgs.assign((size_t)n, hd.img);
-    if (!v.copied)
+    if (!hd.copied)
         for (int64_t i = 0; i < n; i++)
-            v.imgs[(size_t)i].data = (uint8_t *)v.base + i * st[0] * (int64_t)es;
+            v.imgs[(size_t)i].data =
+                (uint8_t *)hd.base + i * v.image_stride * (int64_t)fx_sample_size(hd.img.type);
     return v;
 }
 
@@ -461,14 +462,15 @@ static void batch_copy(BatchView &v, bool gather)
     const fx_image &hd = v.head.img;
     const size_t es = fx_sample_size(hd.type);
     for (size_t i = 0; i < v.imgs.size(); i++)
-        strided_copy(v.imgs[i].data, (uint8_t *)v.base + (int64_t)i * v.strides[0] * (int64_t)es,
-                     v.strides + 1, hd.height, hd.width, hd.channels, es, gather);
+        strided_copy(v.imgs[i].data,
+                     (uint8_t *)v.head.base + (int64_t)i * v.image_stride * (int64_t)es,
+                     v.head.strides, hd.height, hd.width, hd.channels, es, gather);
 }
 
 BatchView batch_view(const AnyArray &a, const char *what)
 {
     BatchView v = describe_batch(a, what, false);
-    if (v.copied) {
+    if (v.head.copied) {
         if (v.head.device)
             raise(FX_EUNSUPPORTED, std::string(what) +
                                        ": this GPU array's pixels are not contiguous (make it "
@@ -509,7 +511,7 @@ BatchView batch_out_view(nb::handle out, const BatchView &in, fx_sample_type typ
                              " memory, the result in " +
                              (in.head.device ? "GPU " + std::to_string(in.head.device_id) : "host") +
                              " memory");
-    if (v.copied) {
+    if (v.head.copied) {
         if (v.head.device) raise(FX_EUNSUPPORTED, "out: this GPU array's images are not contiguous");
         point_into_copy(v);
     }
@@ -518,25 +520,21 @@ BatchView batch_out_view(nb::handle out, const BatchView &in, fx_sample_type typ
 
 void batch_scatter_back(BatchView &v)
 {
-    if (v.copied) batch_copy(v, false);
+    if (v.head.copied) batch_copy(v, false);
 }
 
 nb::object new_numpy_batch(const BatchView &in, fx_sample_type type, BatchView *out)
 {
     const fx_image &i = in.head.img;
     const size_t n = in.imgs.size();
-    size_t stride, bytes, total;
+    size_t stride, bytes;
     if (fx_image_size(i.width, i.height, i.channels, type, &stride, &bytes) != FX_OK ||
         (n && bytes > SIZE_MAX / n))
         raise(FX_EOVERFLOW, "images too large");
-    total = bytes * n;
-    void *data = nullptr;
-    if (posix_memalign(&data, 64, total ? total : 1) != 0) raise(FX_ENOMEM, "out of memory");
-    nb::capsule owner(data, [](void *p) noexcept { free(p); });
-    size_t shape[4] = {n, (size_t)i.height, (size_t)i.width, (size_t)i.channels};
-    nb::ndarray<nb::numpy> arr(data, 4, shape, owner, nullptr, dtype_of(type));
+    const size_t shape[4] = {n, (size_t)i.height, (size_t)i.width, (size_t)i.channels};
+    void *data;
+    nb::object arr = new_numpy_array(4, shape, type, bytes * n, &data);
     *out = BatchView{};
-    out->head = ImageView{};
     out->head.ndim = 3;
     out->head.img = i;
     out->head.img.data = nullptr;
@@ -546,7 +544,7 @@ nb::object new_numpy_batch(const BatchView &in, fx_sample_type type, BatchView *
     out->imgs.assign(n, out->head.img);
     for (size_t k = 0; k < n; k++)
         out->imgs[k].data = (uint8_t *)data + k * bytes;
-    return arr.cast();
+    return arr;
 }
 
 // ---- options ----

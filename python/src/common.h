@@ -101,12 +101,11 @@ void scatter_back(ImageView &v);
 // image's pixels are packed (any row stride, any image stride; an output's images must
 // not overlap), else a tight copy (host only: a GPU array raises).
 struct BatchView {
-    ImageView head; // shape, type and device of every image (ndim 3; head.img.data unused)
+    ImageView head; // every image's shape, type, device and layout (ndim 3; head.copied: the
+                    // images are tight copies in `copy`; head.img.data unused)
     std::vector<fx_image> imgs;
-    bool copied = false;
     std::vector<uint8_t> copy;
-    int64_t strides[4] = {0, 0, 0, 0};
-    void *base = nullptr;
+    int64_t image_stride = 0; // elements from one image to the next in the array
 };
 BatchView batch_view(const AnyArray &a, const char *what);
 // out: a writable N x H x W x C array of `type` where `in` lives.
