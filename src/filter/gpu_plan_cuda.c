@@ -347,6 +347,33 @@ void fxi_filter_gpu_release(void *state)
 /* ---- runs ---- */
 
 /* fft_engine: the fft engine of this stream (FXI_FFT_DEVICE_ENGINE, or 1 + the slot). */
+/* The 8-bit fast path's launch of `layout` over a's rows (false: it does not fit this
+ * device). */
+static bool u8_launch_for(const gpu_state *s, int layout, const fxi_filter_args *a,
+                          fxi_gpu_u8_launch *g)
+{
+    const char *why;
+    return fxi_gpu_u8_geometry(layout, s->kernel == FXI_GK_BOX, a->width, a->channels, a->rows,
+                               a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                               s->lim.max_grid_y, g, &why);
+}
+
+/* The plan's arguments for a whole device image src -> dst: one band of virtual rows from
+ * -ay (the kernels resolve the border). */
+static fxi_filter_args whole_image_args(const gpu_state *s, const fx_image *src,
+                                        const fx_image *dst)
+{
+    fxi_filter_args a = s->base;
+    a.src = src->data;
+    a.src_stride = src->stride;
+    a.resolved = 0;
+    a.v0 = -(int64_t)a.ay;
+    a.dst = dst->data;
+    a.dst_stride = dst->stride;
+    a.rows = src->height;
+    return a;
+}
+
 static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream, int fft_engine)
 {
     fx_context *ctx = s->ctx;
@@ -354,9 +381,7 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
     const char *why;
     if (s->u8_layout == FXI_U8_FUSED) { /* no intermediate: bands of host images too */
         fxi_gpu_u8_launch g;
-        if (fxi_gpu_u8_geometry(FXI_U8_FUSED, s->kernel == FXI_GK_BOX, a->width, a->channels,
-                                a->rows, a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
-                                s->lim.max_grid_y, &g, &why))
+        if (u8_launch_for(s, FXI_U8_FUSED, a, &g))
             return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, NULL, stream);
     }
     FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
@@ -370,16 +395,7 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
 {
     fx_context *ctx = s->ctx;
     uint64_t t0 = fx_time_ns();
-    fxi_filter_args a = s->base;
-    a.src = src->data;
-    a.src_stride = src->stride;
-    a.resolved = 0;
-    /* the whole image as one band of virtual rows from -ay (the kernels resolve the
-     * border) */
-    a.v0 = -(int64_t)a.ay;
-    a.dst = dst->data;
-    a.dst_stride = dst->stride;
-    a.rows = src->height;
+    fxi_filter_args a = whole_image_args(s, src, dst);
     if (s->kernel == FXI_GK_TEXTURE) {
         const size_t sample = fx_sample_size(src->type);
         FXI_RETURN_IF(src->stride % sample != 0 ||
@@ -392,10 +408,7 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
     }
     if (s->u8_layout != FXI_U8_NONE) {
         fxi_gpu_u8_launch g;
-        const char *why;
-        if (fxi_gpu_u8_geometry(s->u8_layout, s->kernel == FXI_GK_BOX, a.width, a.channels, a.rows,
-                                a.kw, a.kh, s->lim.shared_bytes, s->lim.max_grid_x,
-                                s->lim.max_grid_y, &g, &why)) {
+        if (u8_launch_for(s, s->u8_layout, &a, &g)) {
             void *work = NULL;
             fx_status st = FX_OK;
             if (g.work_bytes) {
@@ -692,20 +705,10 @@ static fx_status run_device_batch_u8(gpu_state *s, const fx_image *src, fx_image
     fx_context *ctx = s->ctx;
     cudaStream_t stream = ctx->cuda->stream;
     *done = false;
-    fxi_filter_args a = s->base;
-    a.src = src[0].data; /* unread: each block takes its image from the table */
-    a.src_stride = src[0].stride;
-    a.dst = dst[0].data;
-    a.dst_stride = dst[0].stride;
-    a.resolved = 0;
-    a.v0 = -(int64_t)a.ay; /* the whole image, as run_device */
-    a.rows = s->desc.height;
+    /* (image 0's rows stand in the args, unread: each block takes its image from the table) */
+    const fxi_filter_args a = whole_image_args(s, &src[0], &dst[0]);
     fxi_gpu_u8_launch g;
-    const char *why;
-    if (!fxi_gpu_u8_geometry(s->u8_layout, s->kernel == FXI_GK_BOX, a.width, a.channels, a.rows,
-                             a.kw, a.kh, s->lim.shared_bytes, s->lim.max_grid_x, s->lim.max_grid_y,
-                             &g, &why))
-        return FX_OK;
+    if (!u8_launch_for(s, s->u8_layout, &a, &g)) return FX_OK;
     int chunk = count < FXI_GPU_U8_BATCH_MAX_IMAGES ? count : FXI_GPU_U8_BATCH_MAX_IMAGES;
     void *work = NULL;
     if (g.work_bytes) {
