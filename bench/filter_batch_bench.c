@@ -17,20 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxkit/fxkit.h"
+#include "bench_context.h"
 #include "bench_median.h"
+#include "fxkit/fxkit.h"
 
 #define MAX_REPEAT 64
-
-static fx_context *context(fx_device_kind kind)
-{
-    fx_context_options o;
-    fx_context_options_init(&o);
-    o.device = kind;
-    fx_context *ctx = NULL;
-    if (fx_context_create(&o, &ctx) != FX_OK) return NULL;
-    return ctx;
-}
 
 /* Texture that differs from image to image. */
 static void fill_image(fx_image *img, int seed)
@@ -95,7 +86,8 @@ static void bench_kernel(const char *name, int count, int w, int h, int repeat, 
         return;
     }
     fx_filter_plan *gp = NULL;
-    fx_image *dsrc = calloc((size_t)count, sizeof *dsrc), *ddst = calloc((size_t)count, sizeof *ddst),
+    fx_image *dsrc = calloc((size_t)count, sizeof *dsrc),
+             *ddst = calloc((size_t)count, sizeof *ddst),
              *back = calloc((size_t)count, sizeof *back);
     st = fx_filter_plan_create(gpu, k, NULL, &d, &gp);
     for (int i = 0; i < count && st == FX_OK; i++) {
@@ -144,13 +136,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: filter_batch_bench [COUNT [WIDTH HEIGHT [REPEAT]]]\n");
         return 2;
     }
-    fx_context *cpu = context(FX_DEVICE_CPU);
+    fx_context *cpu = bench_context(FX_DEVICE_CPU);
     if (!cpu) {
         fprintf(stderr, "filter_batch_bench: no CPU context\n");
         return 1;
     }
     int gpus = 0;
-    fx_context *gpu = fx_gpu_count(cpu, &gpus) == FX_OK && gpus > 0 ? context(FX_DEVICE_GPU) : NULL;
+    fx_context *gpu =
+        fx_gpu_count(cpu, &gpus) == FX_OK && gpus > 0 ? bench_context(FX_DEVICE_GPU) : NULL;
     fx_image *src = calloc((size_t)count, sizeof *src), *dst = calloc((size_t)count, sizeof *dst);
     for (int i = 0; i < count; i++) {
         if (fx_image_alloc(cpu, &src[i], w, h, 3, FX_U8) != FX_OK ||

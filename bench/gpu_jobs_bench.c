@@ -7,9 +7,9 @@
  * device (the compute of fx_equalize_run on device images) and from host memory (host
  * images on a GPU context: upload, compute, download), each --space, CLAHE on the
  * gray image, a --gpu-block sweep, and hsv and gray1 host to host with the host images
- * in page-locked memory (the bands cross straight from and to their rows). Normalize: the published GPU variant's preset on
- * a 20 s mono 44.1 kHz signal and a 6 min stereo one, one call, GPU against CPU.
- * Build: `make` builds it into build/bench/gpu_jobs_bench when CUDA is on
+ * in page-locked memory (the bands cross straight from and to their rows). Normalize: the published
+ * GPU variant's preset on a 20 s mono 44.1 kHz signal and a 6 min stereo one, one call, GPU against
+ * CPU. Build: `make` builds it into build/bench/gpu_jobs_bench when CUDA is on
  * (bench/CMakeLists.txt); by hand: cc -O2 bench/gpu_jobs_bench.c -Iinclude -Lbuild/src -lfxkit.
  */
 #include <math.h>
@@ -17,22 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxkit/fxkit.h"
+#include "bench_context.h"
 #include "bench_median.h"
+#include "fxkit/fxkit.h"
 #include "gpu/gpu_internal.h" /* fxi_pinned_alloc: page-locked host images */
 
 #define EQ_BLOCKS 6
 static const int eq_blocks[EQ_BLOCKS] = {64, 128, 256, 512, 1024, 0};
-
-static fx_context *context(fx_device_kind kind)
-{
-    fx_context_options o;
-    fx_context_options_init(&o);
-    o.device = kind;
-    fx_context *ctx = NULL;
-    if (fx_context_create(&o, &ctx) != FX_OK) return NULL;
-    return ctx;
-}
 
 /* A smooth gradient with texture, so histograms are not trivial. */
 static void fill_image(fx_image *img)
@@ -195,7 +186,7 @@ int main(int argc, char **argv)
 {
     int w = argc > 2 ? atoi(argv[1]) : 10000, h = argc > 2 ? atoi(argv[2]) : 6000;
     int repeat = argc > 3 ? atoi(argv[3]) : 10;
-    fx_context *gpu = context(FX_DEVICE_GPU), *cpu = context(FX_DEVICE_CPU);
+    fx_context *gpu = bench_context(FX_DEVICE_GPU), *cpu = bench_context(FX_DEVICE_CPU);
     if (!gpu || !cpu) {
         fprintf(stderr, "gpu_jobs_bench: needs a GPU\n");
         return 1;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_context.h"
 #include "bench_median.h"
 #include "fxkit/fxkit.h"
 #include "gpu/gpu_internal.h"
@@ -43,15 +44,6 @@ typedef struct run_result {
     fx_normalize_stage_times stages;
     int ok;
 } run_result;
-
-static fx_context *context(fx_device_kind kind)
-{
-    fx_context_options o;
-    fx_context_options_init(&o);
-    o.device = kind;
-    fx_context *ctx = NULL;
-    return fx_context_create(&o, &ctx) == FX_OK ? ctx : NULL;
-}
 
 /* Speech-like: a tone under a slow envelope, with clicks. */
 static void fill(fx_audio *a)
@@ -222,7 +214,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out at once, even when killed */
     int repeat = argc > 1 ? atoi(argv[1]) : 3;
     if (repeat < 1 || repeat > MAX_REPEAT) repeat = 3;
-    fx_context *gpu = context(FX_DEVICE_GPU), *cpu = context(FX_DEVICE_CPU);
+    fx_context *gpu = bench_context(FX_DEVICE_GPU), *cpu = bench_context(FX_DEVICE_CPU);
     if (!gpu || !cpu) {
         fprintf(stderr, "normalize_gpu_bench: needs a GPU\n");
         return 1;
