@@ -709,11 +709,10 @@ static fx_status run_device_batch_u8(gpu_state *s, const fx_image *src, fx_image
     const fxi_filter_args a = whole_image_args(s, &src[0], &dst[0]);
     fxi_gpu_u8_launch g;
     if (!u8_launch_for(s, s->u8_layout, &a, &g)) return FX_OK;
-    int chunk = count < FXI_GPU_U8_BATCH_MAX_IMAGES ? count : FXI_GPU_U8_BATCH_MAX_IMAGES;
+    int chunk = fxi_gpu_u8_batch_chunk(count, g.work_bytes, FXI_GPU_U8_BATCH_MAX_IMAGES,
+                                       FXI_GPU_U8_BATCH_WORK_BYTES);
     void *work = NULL;
     if (g.work_bytes) {
-        const size_t fit = FXI_GPU_U8_BATCH_WORK_BYTES / g.work_bytes;
-        if ((size_t)chunk > fit) chunk = fit > 0 ? (int)fit : 1;
         for (;;) { /* out of memory: halve the chunk, down to one image */
             fx_status st = fxi_device_buffer(ctx, FXI_BUFFER_IN, (size_t)chunk * g.work_bytes, &work);
             if (st == FX_OK) break;

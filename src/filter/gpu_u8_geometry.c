@@ -38,6 +38,16 @@ static int odd(int v)
     return v | 1;
 }
 
+int fxi_gpu_u8_batch_chunk(int count, size_t work_bytes, int max_images, size_t work_limit)
+{
+    int chunk = count < max_images ? count : max_images;
+    if (work_bytes) {
+        const size_t fit = work_limit / work_bytes;
+        if ((size_t)chunk > fit) chunk = fit > 0 ? (int)fit : 1;
+    }
+    return chunk;
+}
+
 bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int64_t rows, int kw,
                          int kh, size_t shared_limit, int64_t max_grid_x, int64_t max_grid_y,
                          fxi_gpu_u8_launch *g, const char **why)

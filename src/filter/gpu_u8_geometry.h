@@ -86,6 +86,11 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
                          int kh, size_t shared_limit, int64_t max_grid_x, int64_t max_grid_y,
                          fxi_gpu_u8_launch *out, const char **why);
 
+/* Images of a batch per launch (fx_filter_run_batch): all `count`, at most the grid's z
+ * limit (max_images), and where each image needs work_bytes of intermediate (two-pass),
+ * as many as fit in work_limit bytes, one at least. */
+int fxi_gpu_u8_batch_chunk(int count, size_t work_bytes, int max_images, size_t work_limit);
+
 #ifdef __cplusplus
 }
 #endif

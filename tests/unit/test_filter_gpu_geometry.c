@@ -377,7 +377,20 @@ FXT_TEST(u8_fast_path_layouts)
                         }
 }
 
-FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(bands_cover_every_row_once),
+/* A batch's images per launch: all of them when they fit, the grid's z limit, and the
+ * intermediates' room (one image at least, even when one does not fit). */
+FXT_TEST(u8_batch_chunks)
+{
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(1000, 0, 65535, 256u << 20), 1000);
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(100000, 0, 65535, 256u << 20), 65535);
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(1000, 1u << 20, 65535, 256u << 20), 256);
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(200, 1u << 20, 65535, 256u << 20), 200);
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(1000, (256u << 20) / 3, 65535, 256u << 20), 3);
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(5, 512u << 20, 65535, 256u << 20), 1);
+    FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(1, 1, 65535, 256u << 20), 1);
+}
+
+FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(u8_batch_chunks), FXT_CASE(bands_cover_every_row_once),
          FXT_CASE(bands_of_whole_tile_rows), FXT_CASE(bands_respect_texture_rows),
          FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
          FXT_CASE(launch_geometry_refuses), FXT_CASE(u8_fast_path_layouts))
