@@ -7,14 +7,14 @@
  * first + m + j * C, first = e0 - ax * C. Those elements lie in the pixels
  * px0 .. px0 + NP - 1, px0 = floor(first / C): element first + s is channel
  * (phase + s) % C of pixel px0 + (phase + s) / C, phase = first - px0 * C (0 unless
- * C = 3, since C divides 4 otherwise, and e0 is a multiple of 4). A thread near the image's left or right edge (or
- * past it: elements >= n, whose outputs are not stored) takes the border rule per
- * pixel. The pixels depend on the thread only, never on the row, so the thread resolves
- * its NP pixels once, before it walks down the rows (fxi_walk4_edge_column), and each row is
- * then independent byte loads and 4 x K multiply-adds (fxi_walk4_edge_row_sums): no
- * division, no border rule a row. A constant row (the constant border above or below
- * the image) holds the border value of each element's channel
- * (fxi_walk4_constant_row_sums).
+ * C = 3: C divides 4 otherwise, and so divides e0). A thread near the image's left or
+ * right edge (or past it: elements >= n, whose outputs are not stored) takes the border
+ * rule per pixel. The pixels depend on the thread only, never on the row, so the thread
+ * resolves its NP pixels once, before it walks down the rows (fxi_walk4_edge_column),
+ * and each row is then independent byte loads and 4 x K multiply-adds (6 x K for C = 3,
+ * fxi_walk4_edge_row_sums): no division, no border rule a row. A constant row (the
+ * constant border above or below the image) holds the border value of each element's
+ * channel (fxi_walk4_constant_row_sums).
  *
  * Sums are uint32: the walk kernel runs only where 255 * the row taps' sum <= 65535.
  * Keep this header to the C/CUDA common subset: no VLAs, no C++.
@@ -28,14 +28,14 @@
 #include "filter/filter_math.h"
 
 /* The largest phase: 0 where C divides 4, C - 1 for C = 3. */
-#define FXI_WALK4_MAX_PHASE(channels) ((4 % (channels)) ? (channels) - 1 : 0)
+#define FXI_WALK4_MAX_PHASE(channels) ((4 % (channels)) ? (channels)-1 : 0)
 /* Pixels holding a thread's elements (of any phase) under a K-tap row pass of C channels. */
 #define FXI_WALK4_PIXELS(k, channels) ((FXI_WALK4_MAX_PHASE(channels) + 3) / (channels) + (k))
-/* The most pixels (K = 5, C = 1): the arrays below are this long. */
+/* The most pixels (K = 5, C = 1): an array of this many holds any thread's. */
 #define FXI_WALK4_MAX_PIXELS FXI_WALK4_PIXELS(5, 1)
 
-/* The kernel's loops fully unrolled (k, channels and phase are compile-time there); the
- * host pass and C compilers see plain loops. */
+/* The kernel's loops fully unrolled (k and channels are compile-time there, so every
+ * array index is too); the host pass and C compilers see plain loops. */
 #ifdef __CUDA_ARCH__
 #define FXI_WALK4_UNROLL _Pragma("unroll")
 #else
@@ -88,7 +88,7 @@ static inline FX_HD void fxi_walk4_edge_row_sums(const uint8_t *row, const int32
                                                  uint32_t sums[4])
 {
     const int max_phase = FXI_WALK4_MAX_PHASE(channels);
-    uint32_t all[4 + 2]; /* all[i]: the sum of element i from px0's first */
+    uint32_t all[4 + 2]; /* all[i]: the sums of element px0 * C + i (phase i) */
     FXI_WALK4_UNROLL
     for (int i = 0; i < 4 + max_phase; i++) {
         const int slot = i / channels, c = i % channels;

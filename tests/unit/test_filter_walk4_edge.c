@@ -39,9 +39,9 @@ static uint32_t reference_row_sum(const uint8_t *row, int64_t e, int k, int ax, 
     const int c = (int)(e % channels);
     uint32_t sum = 0;
     for (int j = 0; j < k; j++) {
-        const uint32_t v = row ? reference_sample(row, x - ax + j, c, channels, width, border,
-                                                  border_value)
-                               : (uint32_t)border_value[c];
+        const uint32_t v =
+            row ? reference_sample(row, x - ax + j, c, channels, width, border, border_value)
+                : (uint32_t)border_value[c];
         sum += (taps ? taps[j] : 1u) * v;
     }
     return sum;
