@@ -10,6 +10,7 @@
  */
 #include "filter/gpu_device.cuh"
 #include "filter/gpu_u8.h"
+#include "filter/walk4_edge.h"
 
 using namespace fxi_filter_device;
 
@@ -223,61 +224,40 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     }
 }
 
-/* The row sums of elements first .. first + 3 (those below n; 0 past it) of stored row
- * `row` (-1: a constant row) with the border rule per sample: k_u8_walk4's edge threads
- * and constant rows. Out of line: its border arithmetic would otherwise take registers
- * from the interior path. */
-template <int K>
-__device__ __noinline__ uint4 edge_row_sums(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
-                                            const uint8_t *src, int64_t src_stride, int64_t row,
-                                            int64_t first, int64_t count)
+/* The row sums of a constant row (the constant border above or below the image) for the
+ * k_u8_walk4 thread whose tap 0 reads element `first` (walk4_edge.h). Out of line: only
+ * the first and last K - 1 rows of a constant border come here, and its arithmetic (a
+ * division for C = 3) would otherwise take registers from the walk. */
+template <int K, int C>
+__device__ __noinline__ uint4 constant_row_sums(const fxi_filter_args &a,
+                                                const fxi_gpu_u8_taps &tp, int64_t first)
 {
-    uint32_t rs[4];
+    const int phase = static_cast<int>(first - fxi_walk4_first_pixel(first, C) * C);
+    uint32_t taps[K], s[4];
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-        rs[k] = 0;
-        if (k >= count) continue;
-#pragma unroll
-        for (int j = 0; j < K; j++) {
-            const int64_t ee = first + k + static_cast<int64_t>(j) * a.channels;
-            const int64_t px = floor_div(ee, a.channels);
-            rs[k] += static_cast<uint32_t>(tp.row[j]) *
-                     static_cast<uint32_t>(sample_at(a, src, src_stride, row, px,
-                                                     static_cast<int>(ee - px * a.channels)));
-        }
-    }
-    return make_uint4(rs[0], rs[1], rs[2], rs[3]);
+    for (int j = 0; j < K; j++)
+        taps[j] = static_cast<uint32_t>(tp.row[j]); /* box: 1 each */
+    fxi_walk4_constant_row_sums(phase, K, C, taps, fxi_walk4_border_bytes(a.border_value, C), s);
+    return make_uint4(s[0], s[1], s[2], s[3]);
 }
 
-/* fused 3x3 and 5x5, walking, 4 adjacent elements a thread in integers (C channels, taps
- * whole numbers, every row sum <= 65535, the u32 finish, every channel filtered, rows of
- * src and dst 4-byte aligned: fxi_filter_launch_u8 checks). Per input row, a thread
- * whose bytes lie inside the row loads them as aligned 32-bit words, realigns them with
- * funnel shifts, and sums two elements at once in the 16-bit halves of a register (one
- * multiply-add a tap for two outputs: no carry crosses, each half stays <= 65535); the
- * other threads (the image's left and right edges, constant rows) take the border rule
- * per element. The column sum of K row sums (a ring of registers, unrolled by K) is an
- * exact uint32, finished as fxi_finish_u32_product and stored as one word. */
-template <int K, int C, bool BOX, bool BATCH>
-__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
-                                                                    : FXI_GPU_U8_WALK5_SM_THREADS) /
-                                                                FXI_GPU_U8_FUSED_THREADS)
-    k_u8_walk4(const __grid_constant__ fxi_filter_args a,
-               const __grid_constant__ fxi_gpu_u8_launch g,
-               const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
+/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment). EDGE false: a thread
+ * whose bytes lie inside every row (aligned words, two sums a register). EDGE true: the
+ * image's left and right edges, with `columns` the pixels its elements lie in, resolved
+ * by the border rule once, and its elements starting at channel `phase` (walk4_edge.h): a row
+ * is independent byte loads and the sums, about the cost of an inside row, where
+ * resolving the border for every row made the edge warps the slowest of their blocks.
+ * Both instances are inlined into the kernel: `columns` is live only in the edge's walk. */
+template <int K, int C, bool BOX, bool BATCH, bool EDGE>
+__device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
+                                           const fxi_gpu_u8_taps &tp, const u8_image &im,
+                                           int64_t e0, int64_t first, const int32_t *columns,
+                                           int phase, uint32_t border_bytes)
 {
     /* bytes first .. first + SPAN - 1 feed the 4 outputs; NA realigned words hold them,
      * from NA + 1 loaded words */
     constexpr int SPAN = (K - 1) * C + 4, NA = (SPAN + 3) / 4, NW = NA + 1;
     const int64_t n = a.width * C;
-    const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
-    if (e0 >= n) return;
-    /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
-     * its rows in the parameter bank, where the batch's would take registers this kernel
-     * spills for (5x5: 80 registers under its launch bounds) */
-    const u8_image im = image_of(a, BATCH ? batch : nullptr);
-    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
-    const bool inside = first >= 0 && e0 + 4 <= n && (first >> 2) * 4 + 4 * NW <= n;
     const int shift = static_cast<int>(first & 3) * 8;
     uint32_t wr[K], wc[K];
 #pragma unroll
@@ -301,7 +281,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8
                 const int q = q0 + u;
                 if (q >= total) break;
                 const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
-                if (row >= 0 && inside) {
+                if (row >= 0 && !EDGE) {
                     const uint32_t *p =
                         reinterpret_cast<const uint32_t *>(im.src + row * im.src_stride) +
                         (first >> 2);
@@ -334,9 +314,11 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8
                     win[u][1] = lo >> 16;
                     win[u][2] = hi & 0xFFFFu;
                     win[u][3] = hi >> 16;
+                } else if (EDGE && row >= 0) { /* the pixels resolved once */
+                    fxi_walk4_edge_row_sums(im.src + row * im.src_stride, columns, phase, K, C,
+                                            BOX ? nullptr : wr, border_bytes, win[u]);
                 } else {
-                    const uint4 rs =
-                        edge_row_sums<K>(a, tp, im.src, im.src_stride, row, first, n - e0);
+                    const uint4 rs = constant_row_sums<K, C>(a, tp, first);
                     win[u][0] = rs.x;
                     win[u][1] = rs.y;
                     win[u][2] = rs.z;
@@ -367,6 +349,60 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8
             }
         }
     }
+}
+
+/* walk4_rows for an edge thread: its pixels resolved by the border rule first (they
+ * depend on the column only, not on the row). */
+template <int K, int C, bool BOX, bool BATCH>
+__device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
+                                           const fxi_gpu_u8_taps &tp, const u8_image &im,
+                                           int64_t e0, int64_t first)
+{
+    constexpr int NP = FXI_WALK4_PIXELS(K, C);
+    const int64_t px0 = fxi_walk4_first_pixel(first, C);
+    /* 0 where C divides 4 (e0 is a multiple of 4): a constant then */
+    const int phase = FXI_WALK4_MAX_PHASE(C) ? static_cast<int>(first - px0 * C) : 0;
+    int32_t columns[NP];
+#pragma unroll
+    for (int i = 0; i < NP; i++) /* int32: rows of at most INT32_MAX elements */
+        columns[i] = fxi_walk4_edge_column(px0 + i, a.width, C, a.border);
+    walk4_rows<K, C, BOX, BATCH, true>(a, g, tp, im, e0, first, columns, phase,
+                                       fxi_walk4_border_bytes(a.border_value, C));
+}
+
+/* fused 3x3 and 5x5, walking, 4 adjacent elements a thread in integers (C channels, taps
+ * whole numbers, every row sum <= 65535, the u32 finish, every channel filtered, rows of
+ * src and dst 4-byte aligned, rows of at most INT32_MAX elements: fxi_filter_launch_u8
+ * checks). Per input row, a thread whose bytes lie inside the row loads them as aligned
+ * 32-bit words, realigns them with funnel shifts, and sums two elements at once in the
+ * 16-bit halves of a register (one multiply-add a tap for two outputs: no carry crosses,
+ * each half stays <= 65535); the other threads (the image's left and right edges) resolve
+ * their elements' border rule once and load them as bytes (walk4_rows); constant rows take
+ * the border value. The column sum of K row sums (a ring of registers, unrolled by K) is
+ * an exact uint32, finished as fxi_finish_u32_product and stored as one word. */
+template <int K, int C, bool BOX, bool BATCH>
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
+                                                                    : FXI_GPU_U8_WALK5_SM_THREADS) /
+                                                                FXI_GPU_U8_FUSED_THREADS)
+    k_u8_walk4(const __grid_constant__ fxi_filter_args a,
+               const __grid_constant__ fxi_gpu_u8_launch g,
+               const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
+{
+    constexpr int SPAN = (K - 1) * C + 4, NW = (SPAN + 3) / 4 + 1;
+    const int64_t n = a.width * C;
+    const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
+    if (e0 >= n) return;
+    /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
+     * its rows in the parameter bank, where the batch's would take registers this kernel
+     * spills for (5x5: 80 registers under its launch bounds) */
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
+    const bool inside = first >= 0 && e0 + 4 <= n && (first >> 2) * 4 + 4 * NW <= n;
+    if (inside) {
+        walk4_rows<K, C, BOX, BATCH, false>(a, g, tp, im, e0, first, nullptr, 0, 0);
+        return;
+    }
+    walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0, first);
 }
 
 /* One tap of R outputs from a window of R consecutive inputs in registers (the two-pass
@@ -542,7 +578,8 @@ bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, bool rows_a
 {
     return FXI_GPU_U8_WALK_VECTOR && tp.int_finish && tp.pair_row_sums &&
            a.filter_channels == a.channels && a.channels >= 1 && a.channels <= 4 && a.kw == a.kh &&
-           (a.kw == 3 || a.kw == 5) && rows_aligned;
+           (a.kw == 3 || a.kw == 5) && rows_aligned &&
+           a.width * a.channels <= INT32_MAX; /* the edge threads' int32 element indices */
 }
 
 using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps,

@@ -444,6 +444,43 @@ FXT_TEST(u8_walk_four_elements_match_cpu)
     fx_context_destroy(cpu);
 }
 
+/* k_u8_walk4's edge threads (their pixels resolved once, walk4_edge.h) on every K, channel
+ * count and border together, anchors off the centre: narrow rows where every thread is
+ * an edge thread or next to one (every phase of 3 channels), a row of several blocks, and
+ * heights of 1-3 rows where the constant border's rows reach the middle. */
+FXT_TEST(u8_walk_edges_every_border_and_channel_count_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const kspec kernels[] = {
+        {"gaussian:3", 1, NULL},   {"box:3", 1, "2,0"}, {"gaussian:5", 1, NULL},
+        {"gaussian:5", 1, "0,4"}, {"box:5", 1, "4,1"},
+    };
+    /* widths a multiple of 4: rows of whole 32-bit words for every channel count */
+    static const shape sizes[] = {{4, 3}, {8, 1}, {12, 7}, {40, 2}, {1028, 5}};
+    const int nk = (int)(sizeof kernels / sizeof *kernels);
+    const int ns = (int)(sizeof sizes / sizeof *sizes);
+    int bad = 0, skipped = 0, v = 0;
+    for (int k = 0; k < nk; k++)
+        for (int si = 0; si < ns; si++)
+            for (int ch = 1; ch <= 4; ch++)
+                for (int border = 0; border < 5; border++, v++) {
+                    const config c = {
+                        kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
+                        kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE, 0,
+                        &kernels[k], 1};
+                    fx_image in = gpu_padded_image(sizes[si].w, sizes[si].h, ch, FX_U8, 0);
+                    gpu_fill_random(&in, (uint64_t)v * 6007 + 5);
+                    if (!compare_one(cpu, gpu, &c, &kernels[k], &in, border, 1, 0, TOL_EXACT,
+                                     &skipped))
+                        bad++;
+                    free(in.data);
+                }
+    FXT_CHECK_EQ(bad, 0);
+    FXT_CHECK_EQ(skipped, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 /* ---- fft (cuFFT): within 1 unit of the CPU's exact direct result ---- */
 
 #define FFT_CONFIG(kernels)                                                                        \
@@ -699,6 +736,7 @@ GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_
               FXT_CASE(banding_gives_the_bytes_of_one_pass),
               FXT_CASE(streamed_file_on_pinned_bands_matches_cpu),
               FXT_CASE(u8_fast_path_kernels_match_cpu), FXT_CASE(u8_walk_four_elements_match_cpu),
+              FXT_CASE(u8_walk_edges_every_border_and_channel_count_match_cpu),
               FXT_CASE(device_images_round_trip),
               FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),
               FXT_CASE(fft_large_kernels_and_bands), FXT_CASE(fft_auto_rule),

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The 8-bit walk kernel (k_u8_walk4, src/filter/gpu_u8.cu) on the CPU, without a GPU: g++
+# compiles gpu_u8.cu's kernels (the file cut before its host launch code) with
+# emu_cuda.h's stand-ins for the CUDA intrinsics, runs every thread of every block one
+# after another (the kernel has no barrier and no shared memory) and compares every byte
+# with a plain 2-D reference, for every K (3, 5), C (1-4), box and weighted taps, one image
+# and batch, border, anchor, and awkward widths and heights. A check for kernel edits made
+# where no GPU is; the GPU tests remain the word (the emulation's integer arithmetic is the
+# device's, its floats are not used by this kernel).
+# Usage: tests/emu/run_walk4_emu.sh [gpu_u8.cu]   (needs the CUDA headers for dim3/uint3)
+set -e
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SRC=${1:-$ROOT/src/filter/gpu_u8.cu}
+OUT=${TMPDIR:-/tmp}/fxkit_walk4_emu.$$
+mkdir -p "$OUT"
+sed -n '1,/^template <typename K> fx_status allow_shared/p' "$SRC" | head -n -1 > "$OUT/gpu_u8_kernels.inc"
+echo "} /* namespace */" >> "$OUT/gpu_u8_kernels.inc"
+CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
+g++ -std=c++17 -O1 -ffp-contract=off -w -DFXKIT_HAVE_CUDA=1 -I"$ROOT/src" -I"$ROOT/include" \
+    -I"$ROOT/build-dev/include" -I"$CUDA_INC" -I"$OUT" -I"$ROOT/tests/emu" -include emu_cuda.h \
+    "$ROOT/tests/emu/walk4_emu.cpp" -o "$OUT/walk4_emu"
+status=0
+"$OUT/walk4_emu" || status=$?
+rm -rf "$OUT"
+exit $status

@@ -1,0 +1,159 @@
+// Runs k_u8_walk4 (gpu_u8.cu, cut before its host code) thread by thread on the CPU and
+// compares every output byte with a plain 2-D reference: every K, C, box/weighted,
+// border, anchor, and awkward widths/heights (edges, partial last thread, several tiles).
+#include "emu_cuda.h"
+#include "gpu_u8_kernels.inc" /* gpu_u8.cu cut before its host code: run_walk4_emu.sh */
+#include <cstdio>
+#include <vector>
+uint3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
+
+static uint32_t rng = 12345;
+static uint32_t next_random()
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}
+
+template <int K, int C, bool BOX, bool BATCH>
+static int run_case(int64_t width, int64_t height, int border, int ax, int ay, int tile_h)
+{
+    const int64_t n = width * C;
+    const size_t stride = (size_t)((n + 3) / 4 * 4);
+    std::vector<uint32_t> srcw(stride * height / 4 + 1), dstw(stride * height / 4 + 1, 0xA5A5A5A5u);
+    uint8_t *src = reinterpret_cast<uint8_t *>(srcw.data()),
+            *dst = reinterpret_cast<uint8_t *>(dstw.data());
+    for (size_t i = 0; i < stride * height; i++)
+        src[i] = (uint8_t)next_random();
+    static const float t3[3] = {1, 2, 1}, t5[5] = {1, 4, 6, 4, 1};
+    fxi_filter_args a;
+    memset(&a, 0, sizeof a);
+    a.src = src;
+    a.src_stride = stride;
+    a.src_type = FX_U8;
+    a.resolved = 0;
+    a.v0 = -ay;
+    a.width = width;
+    a.height = height;
+    a.channels = C;
+    a.filter_channels = C;
+    a.border = border;
+    for (int c = 0; c < 4; c++)
+        a.border_value[c] = (double)(next_random() & 0xFF);
+    a.dst = dst;
+    a.dst_stride = stride;
+    a.rows = height;
+    a.kw = a.kh = K;
+    a.ax = ax;
+    a.ay = ay;
+    fxi_gpu_u8_taps tp;
+    memset(&tp, 0, sizeof tp);
+    for (int j = 0; j < K; j++)
+        tp.row[j] = tp.col[j] = BOX ? 1.f : (K == 3 ? t3[j] : t5[j]);
+    /* about S / den, so that outputs rarely saturate (every byte tells) */
+    uint32_t den = 0;
+    for (int j = 0; j < K; j++)
+        den += (uint32_t)tp.row[j];
+    den *= den;
+    tp.scale = 1;
+    tp.int_finish = 1;
+    tp.add = den / 2;
+    tp.mul = (65536 + den - 1) / den;
+    tp.shift = 16;
+    tp.pair_row_sums = 1;
+    fxi_gpu_u8_launch g;
+    memset(&g, 0, sizeof g);
+    g.tile_w = 256;
+    g.tile_h = tile_h;
+    g.tiles_y = (height + tile_h - 1) / tile_h;
+    g.grid_y = std::min<int64_t>(g.tiles_y, 2); /* the tile loop's stride too */
+    /* BATCH: the rows come from the table (image 0), the args' are not to be read */
+    const fxi_gpu_u8_image image = {src, dst, stride, stride};
+    if (BATCH) {
+        a.src = nullptr;
+        a.dst = nullptr;
+    }
+    blockDim = dim3(256, 1, 1);
+    gridDim = dim3((unsigned)((n + 1023) / 1024), (unsigned)g.grid_y, 1);
+    for (unsigned by = 0; by < gridDim.y; by++)
+        for (unsigned bx = 0; bx < gridDim.x; bx++)
+            for (unsigned tx = 0; tx < 256; tx++) {
+                blockIdx.x = bx;
+                blockIdx.y = by;
+                blockIdx.z = 0;
+                threadIdx.x = tx;
+                threadIdx.y = threadIdx.z = 0;
+                k_u8_walk4<K, C, BOX, BATCH>(a, g, tp, BATCH ? &image : nullptr);
+            }
+    int bad = 0;
+    for (int64_t y = 0; y < height; y++)
+        for (int64_t e = 0; e < (int64_t)stride; e++) {
+            const uint8_t got = dst[y * stride + e];
+            if (e >= n) {
+                if (got != 0xA5) bad++;
+                continue;
+            } /* padding untouched */
+            const int64_t x = e / C;
+            const int c = (int)(e % C);
+            uint32_t s = 0;
+            for (int i = 0; i < K; i++)
+                for (int j = 0; j < K; j++) {
+                    const int64_t yy = fxi_border_index(y - ay + i, height, border);
+                    const int64_t xx = fxi_border_index(x - ax + j, width, border);
+                    const uint32_t v = yy < 0 || xx < 0 ? (uint32_t)a.border_value[c]
+                                                        : src[yy * stride + xx * C + c];
+                    s += (uint32_t)tp.col[i] * (uint32_t)tp.row[j] * v;
+                }
+            const uint32_t want = std::min<uint32_t>(255u, ((s + tp.add) * tp.mul) >> tp.shift);
+            if (got != want) {
+                if (bad < 3)
+                    fprintf(stderr,
+                            "K %d C %d box %d %lldx%lld border %d anchor %d,%d: (%lld, %lld) %u "
+                            "want %u\n",
+                            K, C, BOX, (long long)width, (long long)height, border, ax, ay,
+                            (long long)y, (long long)e, got, want);
+                bad++;
+            }
+        }
+    return bad;
+}
+
+template <int K, int C, bool BOX, bool BATCH> static int run_all_of();
+template <int K, int C, bool BOX> static int run_all()
+{
+    return run_all_of<K, C, BOX, false>() + run_all_of<K, C, BOX, true>();
+}
+
+template <int K, int C, bool BOX, bool BATCH> static int run_all_of()
+{
+    static const int64_t widths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 37, 40, 255, 256, 257, 300, 1030};
+    static const int64_t heights[] = {1, 2, 3, 7, 11};
+    int bad = 0, cases = 0;
+    for (int64_t w : widths)
+        for (int64_t h : heights)
+            for (int border = 0; border < 5; border++)
+                for (int ax = 0; ax < K; ax++) {
+                    const int ay = (ax + (int)h) % K;
+                    bad += run_case<K, C, BOX, BATCH>(w, h, border, ax, ay, h > 3 ? 4 : 64) != 0;
+                    cases++;
+                }
+    printf("K %d C %d box %d batch %d: %d cases, %d bad\n", K, C, BOX, BATCH, cases, bad);
+    return bad;
+}
+
+int main()
+{
+    int bad = 0;
+    bad += run_all<3, 1, false>() + run_all<3, 2, false>() + run_all<3, 3, false>() +
+           run_all<3, 4, false>();
+    bad += run_all<3, 1, true>() + run_all<3, 2, true>() + run_all<3, 3, true>() +
+           run_all<3, 4, true>();
+    bad += run_all<5, 1, false>() + run_all<5, 2, false>() + run_all<5, 3, false>() +
+           run_all<5, 4, false>();
+    bad += run_all<5, 1, true>() + run_all<5, 2, true>() + run_all<5, 3, true>() +
+           run_all<5, 4, true>();
+    printf("%s\n", bad ? "FAIL" : "all match");
+    return bad != 0;
+}
