@@ -203,6 +203,14 @@
 #ifndef FXI_GPU_U8_WALK5_SM_THREADS
 #define FXI_GPU_U8_WALK5_SM_THREADS 768
 #endif
+/* k_u8_walk4's inside threads load row q + 1 before they sum row q (two rows' loads in
+ * flight a thread); 0: each row just before its sums. The walk waited on its loads:
+ * Nsight Compute on the H200, box:3 10000x6000 at 0.31 ms, 61% of the cycles between its
+ * instructions stalled on L1TEX, at 50% occupancy (64 registers). To be measured on the
+ * H200 against 0. */
+#ifndef FXI_GPU_U8_WALK_PREFETCH
+#define FXI_GPU_U8_WALK_PREFETCH 1
+#endif
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
 #define FXI_GPU_U8_WALK_TILE_ROWS 64
 #endif

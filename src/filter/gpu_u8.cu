@@ -241,6 +241,57 @@ __device__ __noinline__ uint4 constant_row_sums(const fxi_filter_args &a,
     return make_uint4(s[0], s[1], s[2], s[3]);
 }
 
+/* The NW aligned words from which an inside k_u8_walk4 thread's row q of the tile at r0
+ * is summed (first: tap 0's element); false, with w untouched, for a constant row. */
+template <int NW>
+__device__ __forceinline__ bool row_words(const fxi_filter_args &a, const u8_image &im,
+                                          bool plain_rows, int64_t base, int64_t r0, int q,
+                                          int64_t first, uint32_t (&w)[NW])
+{
+    const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
+    if (row < 0) return false;
+    const uint32_t *p =
+        reinterpret_cast<const uint32_t *>(im.src + row * im.src_stride) + (first >> 2);
+#pragma unroll
+    for (int i = 0; i < NW; i++)
+        w[i] = __ldg(p + i);
+    return true;
+}
+
+/* An inside thread's 4 row sums of one row from its words w (bytes from first & ~3 on;
+ * shift: (first & 3) * 8): the words realigned with funnel shifts, two elements summed at
+ * once in the 16-bit halves of a register (no carry crosses: each half stays <= 65535). */
+template <int K, int C, bool BOX, int NW>
+__device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shift,
+                                                const uint32_t (&wr)[K], uint32_t (&sums)[4])
+{
+    constexpr int NA = NW - 1;
+    uint32_t al[NA + 1];
+#pragma unroll
+    for (int i = 0; i < NA; i++) /* al[i]: bytes first + 4i .. + 3 */
+        al[i] = __funnelshift_r(w[i], w[i + 1], shift);
+    al[NA] = 0;
+    uint32_t lo = 0, hi = 0; /* outputs 0, 1 and 2, 3 in 16-bit halves */
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        const int o = j * C; /* compile time: bytes o .. o + 3 of al */
+        const uint32_t x =
+            (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8) : al[o >> 2];
+        const uint32_t pl = __byte_perm(x, 0u, 0x5150), ph = __byte_perm(x, 0u, 0x5352);
+        if (BOX) {
+            lo += pl;
+            hi += ph;
+        } else {
+            lo += wr[j] * pl;
+            hi += wr[j] * ph;
+        }
+    }
+    sums[0] = lo & 0xFFFFu;
+    sums[1] = lo >> 16;
+    sums[2] = hi & 0xFFFFu;
+    sums[3] = hi >> 16;
+}
+
 /* One k_u8_walk4 thread's walk down its tiles (the kernel's comment). EDGE false: a thread
  * whose bytes lie inside every row (aligned words, two sums a register). EDGE true: the
  * image's left and right edges, with `columns` the pixels its elements lie in, resolved
@@ -254,9 +305,9 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                                            int64_t e0, int64_t first, const int32_t *columns,
                                            int phase, uint32_t border_bytes)
 {
-    /* bytes first .. first + SPAN - 1 feed the 4 outputs; NA realigned words hold them,
-     * from NA + 1 loaded words */
-    constexpr int SPAN = (K - 1) * C + 4, NA = (SPAN + 3) / 4, NW = NA + 1;
+    /* bytes first .. first + SPAN - 1 feed the 4 outputs; (SPAN + 3) / 4 realigned words
+     * hold them, from one more loaded word */
+    constexpr int SPAN = (K - 1) * C + 4, NW = (SPAN + 3) / 4 + 1;
     const int64_t n = a.width * C;
     const int shift = static_cast<int>(first & 3) * 8;
     uint32_t wr[K], wc[K];
@@ -275,49 +326,36 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
         const int64_t base = a.resolved ? r0 : a.v0 + r0;
         const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
         uint32_t win[K][4]; /* ring: row q's 4 row sums in slot q % K */
+        /* inside threads load the words of row q + 1 before they sum row q: two rows'
+         * loads in flight a thread, not one (FXI_GPU_U8_WALK_PREFETCH) */
+        uint32_t next[NW] = {};
+        bool next_stored = !EDGE && FXI_GPU_U8_WALK_PREFETCH &&
+                           row_words<NW>(a, im, plain_rows, base, r0, 0, first, next);
         for (int q0 = 0; q0 < total; q0 += K) {
 #pragma unroll
             for (int u = 0; u < K; u++) {
                 const int q = q0 + u;
                 if (q >= total) break;
-                const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
-                if (row >= 0 && !EDGE) {
-                    const uint32_t *p =
-                        reinterpret_cast<const uint32_t *>(im.src + row * im.src_stride) +
-                        (first >> 2);
-                    uint32_t w[NW], al[NA + 1];
+                bool stored; /* false: a constant row */
+                if (!EDGE) {
+                    if (!FXI_GPU_U8_WALK_PREFETCH)
+                        next_stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, next);
+                    uint32_t w[NW];
 #pragma unroll
                     for (int i = 0; i < NW; i++)
-                        w[i] = __ldg(p + i);
-#pragma unroll
-                    for (int i = 0; i < NA; i++) /* al[i]: bytes first + 4i .. + 3 */
-                        al[i] = __funnelshift_r(w[i], w[i + 1], shift);
-                    al[NA] = 0;
-                    uint32_t lo = 0, hi = 0; /* outputs 0, 1 and 2, 3 in 16-bit halves */
-#pragma unroll
-                    for (int j = 0; j < K; j++) {
-                        const int o = j * C; /* compile time: bytes o .. o + 3 of al */
-                        const uint32_t x =
-                            (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8)
-                                    : al[o >> 2];
-                        const uint32_t pl = __byte_perm(x, 0u, 0x5150),
-                                       ph = __byte_perm(x, 0u, 0x5352);
-                        if (BOX) {
-                            lo += pl;
-                            hi += ph;
-                        } else {
-                            lo += wr[j] * pl;
-                            hi += wr[j] * ph;
-                        }
-                    }
-                    win[u][0] = lo & 0xFFFFu;
-                    win[u][1] = lo >> 16;
-                    win[u][2] = hi & 0xFFFFu;
-                    win[u][3] = hi >> 16;
-                } else if (EDGE && row >= 0) { /* the pixels resolved once */
-                    fxi_walk4_edge_row_sums(im.src + row * im.src_stride, columns, phase, K, C,
-                                            BOX ? nullptr : wr, border_bytes, win[u]);
+                        w[i] = next[i];
+                    stored = next_stored;
+                    if (FXI_GPU_U8_WALK_PREFETCH && q + 1 < total)
+                        next_stored = row_words<NW>(a, im, plain_rows, base, r0, q + 1, first, next);
+                    if (stored) inside_row_sums<K, C, BOX, NW>(w, shift, wr, win[u]);
                 } else {
+                    const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
+                    stored = row >= 0;
+                    if (stored) /* the pixels resolved once */
+                        fxi_walk4_edge_row_sums(im.src + row * im.src_stride, columns, phase, K,
+                                                C, BOX ? nullptr : wr, border_bytes, win[u]);
+                }
+                if (!stored) {
                     const uint4 rs = constant_row_sums<K, C>(a, tp, first);
                     win[u][0] = rs.x;
                     win[u][1] = rs.y;

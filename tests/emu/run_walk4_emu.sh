@@ -7,7 +7,8 @@
 # and batch, border, anchor, and awkward widths and heights. A check for kernel edits made
 # where no GPU is; the GPU tests remain the word (the emulation's integer arithmetic is the
 # device's, its floats are not used by this kernel).
-# Usage: tests/emu/run_walk4_emu.sh [gpu_u8.cu]   (needs the CUDA headers for dim3/uint3)
+# Usage: tests/emu/run_walk4_emu.sh [gpu_u8.cu]   (needs the CUDA headers for dim3/uint3;
+# EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH=0 for the other tuning)
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=${1:-$ROOT/src/filter/gpu_u8.cu}
@@ -16,7 +17,7 @@ mkdir -p "$OUT"
 sed -n '1,/^template <typename K> fx_status allow_shared/p' "$SRC" | head -n -1 > "$OUT/gpu_u8_kernels.inc"
 echo "} /* namespace */" >> "$OUT/gpu_u8_kernels.inc"
 CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
-g++ -std=c++17 -O1 -ffp-contract=off -w -DFXKIT_HAVE_CUDA=1 -I"$ROOT/src" -I"$ROOT/include" \
+g++ -std=c++17 -O1 -ffp-contract=off -w ${EMU_CFLAGS:-} -DFXKIT_HAVE_CUDA=1 -I"$ROOT/src" -I"$ROOT/include" \
     -I"$ROOT/build-dev/include" -I"$CUDA_INC" -I"$OUT" -I"$ROOT/tests/emu" -include emu_cuda.h \
     "$ROOT/tests/emu/walk4_emu.cpp" -o "$OUT/walk4_emu"
 status=0

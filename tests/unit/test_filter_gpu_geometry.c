@@ -328,7 +328,14 @@ FXT_TEST(u8_fast_path_layouts)
                             }
                             int ok = FXT_CHECK_EQ(g.vrows, h + kh - 1);
                             if (layout == FXI_U8_FUSED && g.walk) {
+                                /* whole warps, none of them idle in a narrow row's
+                                 * block of 4-element threads */
                                 ok = ok && FXT_CHECK(kw == kh && (kw == 3 || kw == 5)) &&
+                                     FXT_CHECK(g.tile_w % 32 == 0) &&
+                                     FXT_CHECK(g.tile_w <= FXI_GPU_U8_FUSED_THREADS) &&
+                                     FXT_CHECK((int64_t)(g.tile_w - 32) * 4 < n) &&
+                                     FXT_CHECK(g.tile_w == FXI_GPU_U8_FUSED_THREADS ||
+                                               (int64_t)g.tile_w * 4 >= n) &&
                                      FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
                                      FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
                                      FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
