@@ -7,7 +7,8 @@
  * device (the compute of fx_equalize_run on device images) and from host memory (host
  * images on a GPU context: upload, compute, download), each --space, CLAHE on the
  * gray image, a --gpu-block sweep, and hsv and gray1 host to host with the host images
- * in page-locked memory (the bands cross straight from and to their rows). Normalize: the published
+ * in page-locked memory (the bands cross straight from and to their rows), and CLAHE on
+ * 16-bit RGB (hsv) and gray images of the same size (eq_clahe16_*). Normalize: the published
  * GPU variant's preset on a 20 s mono 44.1 kHz signal and a 6 min stereo one, one call, GPU against
  * CPU. Build: `make` builds it into build/bench/gpu_jobs_bench when CUDA is on
  * (bench/CMakeLists.txt); by hand: cc -O2 bench/gpu_jobs_bench.c -Iinclude -Lbuild/src -lfxkit.
@@ -25,15 +26,23 @@
 #define EQ_BLOCKS 6
 static const int eq_blocks[EQ_BLOCKS] = {64, 128, 256, 512, 1024, 0};
 
-/* A smooth gradient with texture, so histograms are not trivial. */
+/* A smooth gradient with texture, so histograms are not trivial. 16-bit images: the
+ * same gradient times 257 plus a fine texture of 0..255, so a 4096-bin histogram
+ * has about 2900 bins in use, not 181. */
 static void fill_image(fx_image *img)
 {
     for (int y = 0; y < img->height; y++) {
         uint8_t *row = fx_image_row(img, y);
         for (int x = 0; x < img->width; x++)
-            for (int c = 0; c < img->channels; c++)
-                row[(size_t)x * img->channels + c] =
-                    (uint8_t)((x * 7 + y * 3 + c * 50 + ((x * y) >> 9)) % 181 + 30);
+            for (int c = 0; c < img->channels; c++) {
+                const size_t i = (size_t)x * img->channels + c;
+                const uint32_t v = (uint32_t)((x * 7 + y * 3 + c * 50 + ((x * y) >> 9)) % 181 + 30);
+                if (img->type == FX_U16)
+                    ((uint16_t *)(void *)row)[i] =
+                        (uint16_t)(v * 257u + (uint32_t)((x * 13 + y * 5 + c * 71) & 0xFF));
+                else
+                    row[i] = (uint8_t)v;
+            }
     }
 }
 
@@ -65,15 +74,16 @@ static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host
     int out_ch = fx_equalize_output_channels(o, host->channels);
     const fx_image_desc desc = fx_image_desc_of(host);
     fx_equalize_plan *pg = NULL, *pc = NULL;
-    if (fx_image_alloc_device(gpu, &dev_in, host->width, host->height, host->channels, FX_U8) ||
-        fx_image_alloc_device(gpu, &dev_out, host->width, host->height, out_ch, FX_U8) ||
+    if (fx_image_alloc_device(gpu, &dev_in, host->width, host->height, host->channels,
+                              host->type) ||
+        fx_image_alloc_device(gpu, &dev_out, host->width, host->height, out_ch, host->type) ||
         fx_image_upload(gpu, host, &dev_in) || fx_equalize_plan_create(gpu, o, &desc, &pg) ||
         fx_equalize_plan_create(cpu, o, &desc, &pc)) {
         printf("RESULT eq_%s_error %s\n", name, fx_context_error(gpu));
         return;
     }
-    fx_image_alloc(gpu, &host_out, host->width, host->height, out_ch, FX_U8);
-    fx_image_alloc(cpu, &cpu_out, host->width, host->height, out_ch, FX_U8);
+    fx_image_alloc(gpu, &host_out, host->width, host->height, out_ch, host->type);
+    fx_image_alloc(cpu, &cpu_out, host->width, host->height, out_ch, host->type);
     fx_timings t = {0};
     double device_ms = time_equalize(pg, &dev_in, &dev_out, repeat, NULL, 1);
     double host_ms = time_equalize(pg, host, &host_out, repeat, &t, 0);
@@ -212,6 +222,31 @@ int main(int argc, char **argv)
     o.clip = 40;
     o.tiles = "8x8";
     equalize_case(gpu, cpu, &gray, "clahe", &o, repeat);
+    /* CLAHE on 16-bit images (4096 bins by default; the general kernels, as no 16-bit
+     * image takes the 8-bit fast ones): RGB in hsv (the CLI's default space), gray, and
+     * gray with 65536 bins (its 256 KiB histogram a tile is counted in global memory,
+     * not shared: FXI_EQ_GPU_SHARED_HISTOGRAM_BYTES). equalize_cost.c's 16-bit and
+     * per-bin CLAHE rates are to be read from these rows. */
+    {
+        fx_image rgb16 = {0}, gray16 = {0};
+        if (fx_image_alloc(cpu, &rgb16, w, h, 3, FX_U16) == FX_OK &&
+            fx_image_alloc(cpu, &gray16, w, h, 1, FX_U16) == FX_OK) {
+            fill_image(&rgb16);
+            fill_image(&gray16);
+            fx_equalize_options_init(&o);
+            o.adaptive = 1;
+            o.clip = 40;
+            o.tiles = "8x8";
+            equalize_case(gpu, cpu, &rgb16, "clahe16_hsv", &o, repeat);
+            equalize_case(gpu, cpu, &gray16, "clahe16_gray", &o, repeat);
+            o.bins = 65536;
+            equalize_case(gpu, cpu, &gray16, "clahe16_gray_bins65536", &o, repeat);
+        } else {
+            printf("RESULT eq_clahe16_error %s\n", fx_context_error(cpu));
+        }
+        fx_image_free(&rgb16);
+        fx_image_free(&gray16);
+    }
     fx_equalize_options_init(&o);
     pinned_case(gpu, cpu, &gray, "gray1", &o, repeat);
     o.space = FX_EQ_SPACE_HSV;

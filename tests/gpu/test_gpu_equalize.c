@@ -1,6 +1,7 @@
 /* GPU equalization against the CPU's bytes: every space, global and CLAHE, every
  * scale, 8 and 16 bits, 1 to 4 channels, bin counts, masks, padded strides, host
- * and device images; and the errors. */
+ * and device images, 16-bit CLAHE on large tiles with several bin counts and grids;
+ * and the errors. */
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
@@ -187,8 +188,83 @@ FXT_TEST(host_images_in_many_bands_match_cpu)
     fx_context_destroy(cpu);
 }
 
+/* 16-bit content for CLAHE: a full-range ramp with noise, a quarter of the pixels on
+ * one level (a peak the clip limit cuts, so the clipped counts are redistributed over
+ * the bins), and some black and white pixels (hsv's V = 0 and the top level). */
+static void fill_u16_peaks(fx_image *img, uint64_t seed)
+{
+    const size_t n = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint16_t *row = (uint16_t *)(void *)fx_image_row(img, y);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = fxt_rand(&seed);
+            const size_t x = i / (size_t)img->channels;
+            uint32_t v = (uint32_t)((x * 23 + (size_t)y * 41 + (r >> 52)) % 65536);
+            if ((r & 3) == 0) v = 40000;
+            if ((r & 0xFF0) == 0x10) v = 0;
+            if ((r & 0xFF0) == 0x20) v = 65535;
+            row[i] = (uint16_t)v;
+        }
+    }
+}
+
+/* CLAHE on 16-bit images large enough for big tiles, several histogram blocks a tile
+ * and several staging bands (1531x997 RGB: 9.2 MB): hsv (the CLI's default) and gray,
+ * the default 4096 bins and others (16384 and 65536 count in global memory instead of
+ * shared), grids that divide the image and grids that pad it, three clip limits; host
+ * images, and device images for the default. */
+FXT_TEST(clahe_16bit_bins_and_grids_match_cpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    static const int bins[] = {0, 256, 1000, 16384, 65536};
+    static const char *const grids[] = {"8x8", "16x16", "3x5", "1x1"};
+    static const double clips[] = {40.0, 2.5, 0.0};
+    int cases = 0, bad = 0;
+    for (int channels = 1; channels <= 3; channels += 2) {
+        fx_image in = gpu_padded_image(1531, 997, channels, FX_U16, 6);
+        fill_u16_peaks(&in, (uint64_t)(500 + channels));
+        for (size_t b = 0; b < sizeof bins / sizeof *bins; b++)
+            for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+                fx_equalize_options o;
+                fx_equalize_options_init(&o);
+                o.adaptive = 1;
+                o.bins = bins[b];
+                o.tiles = grids[g];
+                o.clip = clips[(b + g) % 3];
+                cases++;
+                if (!same_on_both(cpu, gpu, &o, &in)) {
+                    bad++;
+                    fprintf(stderr, "  16-bit CLAHE %d channels bins %d tiles %s clip %g differs\n",
+                            channels, o.bins, o.tiles, o.clip);
+                }
+            }
+        /* The default on device images: the same bytes. */
+        fx_equalize_options o;
+        fx_equalize_options_init(&o);
+        o.adaptive = 1;
+        fx_image want = {0}, din = {0}, dout = {0}, back = {0};
+        FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu);
+        FXT_CHECK_OK(fx_image_alloc_device(gpu, &din, in.width, in.height, channels, FX_U16), gpu);
+        FXT_CHECK_OK(fx_image_upload(gpu, &in, &din), gpu);
+        FXT_CHECK_OK(fx_equalize(gpu, &o, &din, &dout, NULL), gpu);
+        FXT_CHECK_OK(fx_image_alloc(cpu, &back, in.width, in.height, channels, FX_U16), cpu);
+        FXT_CHECK_OK(fx_image_download(gpu, &dout, &back), gpu);
+        FXT_CHECK(fxt_images_equal(&back, &want));
+        fx_image_free(&want);
+        fx_image_free(&din);
+        fx_image_free(&dout);
+        fx_image_free(&back);
+        free(in.data);
+    }
+    printf("  %d 16-bit CLAHE cases, %d differ\n", cases, bad);
+    FXT_CHECK_EQ(bad, 0);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 GPU_TEST_MAIN(FXT_CASE(every_mode_matches_cpu), FXT_CASE(masks_and_constant_images_match_cpu),
-              FXT_CASE(device_images_and_timings), FXT_CASE(host_images_in_many_bands_match_cpu))
+              FXT_CASE(device_images_and_timings), FXT_CASE(host_images_in_many_bands_match_cpu),
+              FXT_CASE(clahe_16bit_bins_and_grids_match_cpu))
 #else
 int main(void)
 {
