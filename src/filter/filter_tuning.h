@@ -203,13 +203,15 @@
 #ifndef FXI_GPU_U8_WALK5_SM_THREADS
 #define FXI_GPU_U8_WALK5_SM_THREADS 768
 #endif
-/* k_u8_walk4's inside threads load row q + 1 before they sum row q (two rows' loads in
- * flight a thread); 0: each row just before its sums. The walk waited on its loads:
- * Nsight Compute on the H200, box:3 10000x6000 at 0.31 ms, 61% of the cycles between its
- * instructions stalled on L1TEX, at 50% occupancy (64 registers). To be measured on the
- * H200 against 0. */
-#ifndef FXI_GPU_U8_WALK_PREFETCH
-#define FXI_GPU_U8_WALK_PREFETCH 1
+/* k_u8_walk4's inside threads of kernels up to this size load row q + 1 before they sum
+ * row q (two rows' loads in flight a thread); larger ones, and 0, each row just before
+ * its sums. The walk waited on its loads (Nsight Compute on the H200, box:3 10000x6000:
+ * 61% of the cycles between its instructions stalled on L1TEX at 50% occupancy). On the
+ * H200 (docs/BENCHMARKS.md, r8), with against without: box:3 0.280 against 0.291 ms,
+ * gaussian:3 0.291 against 0.307, a batch of 1000 256x256 box:3 0.607 against 0.689;
+ * but 5x5, whose 80 registers then spill more, a batch of gaussian:5 0.909 against 0.823. */
+#ifndef FXI_GPU_U8_WALK_PREFETCH_MAX_K
+#define FXI_GPU_U8_WALK_PREFETCH_MAX_K 3
 #endif
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
 #define FXI_GPU_U8_WALK_TILE_ROWS 64
@@ -285,10 +287,10 @@
  * fits the kernel, the image and the budget (else any nice width, as with 0). Under
  * Nsight Compute (docs/BENCHMARKS.md, 2026-11-26) cuFFT's R2C and C2R passes over
  * 768-point rows (121x121's tiles) moved 1.4 TB/s where those over 512-point rows (31x31's)
- * moved 2.3 TB/s. Whether power-of-two widths win overall is to be measured on the H200:
- * A/B with a build made with -DCMAKE_C_FLAGS=-DFXI_GPU_FFT_POW2_COLS=1. */
+ * moved 2.3 TB/s. On the H200 (r8, 10000x6000 RGB device images), 1 against 0: float
+ * 121x121 4.09 against 5.21 ms, 31x31 3.71 against 3.69 (its tiles were 512 wide already). */
 #ifndef FXI_GPU_FFT_POW2_COLS
-#define FXI_GPU_FFT_POW2_COLS 0
+#define FXI_GPU_FFT_POW2_COLS 1
 #endif
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. An estimate,

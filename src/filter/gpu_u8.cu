@@ -327,9 +327,10 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
         const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
         uint32_t win[K][4]; /* ring: row q's 4 row sums in slot q % K */
         /* inside threads load the words of row q + 1 before they sum row q: two rows'
-         * loads in flight a thread, not one (FXI_GPU_U8_WALK_PREFETCH) */
+         * loads in flight a thread, not one (FXI_GPU_U8_WALK_PREFETCH_MAX_K) */
+        constexpr bool PREFETCH = K <= FXI_GPU_U8_WALK_PREFETCH_MAX_K;
         uint32_t next[NW] = {};
-        bool next_stored = !EDGE && FXI_GPU_U8_WALK_PREFETCH &&
+        bool next_stored = !EDGE && PREFETCH &&
                            row_words<NW>(a, im, plain_rows, base, r0, 0, first, next);
         for (int q0 = 0; q0 < total; q0 += K) {
 #pragma unroll
@@ -338,14 +339,14 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                 if (q >= total) break;
                 bool stored; /* false: a constant row */
                 if (!EDGE) {
-                    if (!FXI_GPU_U8_WALK_PREFETCH)
+                    if (!PREFETCH)
                         next_stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, next);
                     uint32_t w[NW];
 #pragma unroll
                     for (int i = 0; i < NW; i++)
                         w[i] = next[i];
                     stored = next_stored;
-                    if (FXI_GPU_U8_WALK_PREFETCH && q + 1 < total)
+                    if (PREFETCH && q + 1 < total)
                         next_stored = row_words<NW>(a, im, plain_rows, base, r0, q + 1, first, next);
                     if (stored) inside_row_sums<K, C, BOX, NW>(w, shift, wr, win[u]);
                 } else {

@@ -8,7 +8,7 @@
 # where no GPU is; the GPU tests remain the word (the emulation's integer arithmetic is the
 # device's, its floats are not used by this kernel).
 # Usage: tests/emu/run_walk4_emu.sh [gpu_u8.cu]   (needs the CUDA headers for dim3/uint3;
-# EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH=0 for the other tuning)
+# EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH_MAX_K=5 for the other tuning)
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=${1:-$ROOT/src/filter/gpu_u8.cu}
