@@ -339,15 +339,18 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                 if (q >= total) break;
                 bool stored; /* false: a constant row */
                 if (!EDGE) {
-                    if (!PREFETCH)
-                        next_stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, next);
                     uint32_t w[NW];
+                    if (PREFETCH) {
 #pragma unroll
-                    for (int i = 0; i < NW; i++)
-                        w[i] = next[i];
-                    stored = next_stored;
-                    if (PREFETCH && q + 1 < total)
-                        next_stored = row_words<NW>(a, im, plain_rows, base, r0, q + 1, first, next);
+                        for (int i = 0; i < NW; i++)
+                            w[i] = next[i];
+                        stored = next_stored;
+                        if (q + 1 < total)
+                            next_stored =
+                                row_words<NW>(a, im, plain_rows, base, r0, q + 1, first, next);
+                    } else {
+                        stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, w);
+                    }
                     if (stored) inside_row_sums<K, C, BOX, NW>(w, shift, wr, win[u]);
                 } else {
                     const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
