@@ -366,6 +366,21 @@ FXT_TEST(streamed_file_on_pinned_bands_matches_cpu)
     fx_context_destroy(cpu);
 }
 
+/* One case of the 8-bit fast path against the CPU, exactly: a w x h x ch u8 image of
+ * random samples (seed) with rows padded by pad bytes, through the box strategy for a
+ * box:... kernel and the separable one otherwise. */
+static bool u8_case_matches(fx_context *cpu, fx_context *gpu, const kspec *k, int w, int h, int ch,
+                            size_t pad, uint64_t seed, int border, int alpha, int *skipped)
+{
+    const fx_filter_strategy s = k->text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE;
+    const config c = {s, s, 0, k, 1};
+    fx_image in = gpu_padded_image(w, h, ch, FX_U8, pad);
+    gpu_fill_random(&in, seed);
+    const bool same = compare_one(cpu, gpu, &c, k, &in, border, alpha, 0, TOL_EXACT, skipped);
+    free(in.data);
+    return same;
+}
+
 /* The 8-bit fast path (src/filter/gpu_u8.cu) in each of its kernels: fused 3x3 (box and
  * Gaussian: the integer finish), 5x5 and any size, two-pass multiply-adds and box running
  * sums (cv2.blur's fixed point and its float rule), on images of several tiles and row
@@ -387,15 +402,9 @@ FXT_TEST(u8_fast_path_kernels_match_cpu)
         for (int border = 0; border < 5; border++) {
             const int v = k * 5 + border, ch = 1 + v % 4;
             const shape sz = sizes[v % 3];
-            const config c = {kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
-                              kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
-                              0, &kernels[k], 1};
-            fx_image in = gpu_padded_image(sz.w, sz.h, ch, FX_U8, (size_t)(v % 3) * 4);
-            gpu_fill_random(&in, (uint64_t)v * 104729 + 11);
-            if (!compare_one(cpu, gpu, &c, &kernels[k], &in, border, (v / 2) % 2, 0, TOL_EXACT,
-                             &skipped))
+            if (!u8_case_matches(cpu, gpu, &kernels[k], sz.w, sz.h, ch, (size_t)(v % 3) * 4,
+                                 (uint64_t)v * 104729 + 11, border, (v / 2) % 2, &skipped))
                 bad++;
-            free(in.data);
         }
     FXT_CHECK_EQ(bad, 0);
     FXT_CHECK_EQ(skipped, 0);
@@ -427,16 +436,9 @@ FXT_TEST(u8_walk_four_elements_match_cpu)
             for (int border = 0; border < 5; border++, v++) {
                 /* every channel count on every kernel and size; alpha kept on a quarter */
                 const int ch = 1 + (v + si) % 4, alpha = v % 4 == 3 ? 0 : 1;
-                const config c = {
-                    kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
-                    kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE, 0,
-                    &kernels[k], 1};
-                fx_image in = gpu_padded_image(sizes[si].w, sizes[si].h, ch, FX_U8, 0);
-                gpu_fill_random(&in, (uint64_t)v * 7919 + 3);
-                if (!compare_one(cpu, gpu, &c, &kernels[k], &in, border, alpha, 0, TOL_EXACT,
-                                 &skipped))
+                if (!u8_case_matches(cpu, gpu, &kernels[k], sizes[si].w, sizes[si].h, ch, 0,
+                                     (uint64_t)v * 7919 + 3, border, alpha, &skipped))
                     bad++;
-                free(in.data);
             }
     FXT_CHECK_EQ(bad, 0);
     FXT_CHECK_EQ(skipped, 0);
@@ -464,16 +466,9 @@ FXT_TEST(u8_walk_edges_every_border_and_channel_count_match_cpu)
         for (int si = 0; si < ns; si++)
             for (int ch = 1; ch <= 4; ch++)
                 for (int border = 0; border < 5; border++, v++) {
-                    const config c = {
-                        kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE,
-                        kernels[k].text[0] == 'b' ? FX_STRATEGY_BOX : FX_STRATEGY_SEPARABLE, 0,
-                        &kernels[k], 1};
-                    fx_image in = gpu_padded_image(sizes[si].w, sizes[si].h, ch, FX_U8, 0);
-                    gpu_fill_random(&in, (uint64_t)v * 6007 + 5);
-                    if (!compare_one(cpu, gpu, &c, &kernels[k], &in, border, 1, 0, TOL_EXACT,
-                                     &skipped))
+                    if (!u8_case_matches(cpu, gpu, &kernels[k], sizes[si].w, sizes[si].h, ch, 0,
+                                         (uint64_t)v * 6007 + 5, border, 1, &skipped))
                         bad++;
-                    free(in.data);
                 }
     FXT_CHECK_EQ(bad, 0);
     FXT_CHECK_EQ(skipped, 0);
