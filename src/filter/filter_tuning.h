@@ -213,8 +213,14 @@
 #ifndef FXI_GPU_U8_WALK_PREFETCH_MAX_K
 #define FXI_GPU_U8_WALK_PREFETCH_MAX_K 3
 #endif
+/* rows a walking block's threads walk down (a tile; its K - 1 halo rows are read again
+ * by the tile below). On the H200 (docs/BENCHMARKS.md, r9 and r10), 32 against 64:
+ * box:3 10000x6000 0.265 against 0.279-0.284 ms, gaussian:3 0.276 against 0.290-0.293,
+ * a batch of 1000 256x256 gaussian:5 0.783 against 0.892, box:3 0.545 against 0.701
+ * (more blocks: 4 of 64 rows left a 256-row image 4 blocks a column, and the batch a
+ * tail of partly filled waves). */
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
-#define FXI_GPU_U8_WALK_TILE_ROWS 64
+#define FXI_GPU_U8_WALK_TILE_ROWS 32
 #endif
 /* two-pass rows: threads per channel across a block, and the outputs each computes
  * (odd: see gpu_u8_geometry.c), and for a box, its segment's limits (odd too; kw / 2
