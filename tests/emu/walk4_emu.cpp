@@ -3,6 +3,9 @@
 // border, anchor, and awkward widths/heights (edges, partial last thread, several tiles).
 #include "emu_cuda.h"
 #include "gpu_u8_kernels.inc" /* gpu_u8.cu cut before its host code: run_walk4_emu.sh */
+/* the launch geometry (block width) as the library computes it: plain C, built here too */
+#include "filter/gpu_u8_geometry.c"
+#include <climits>
 #include <cstdio>
 #include <vector>
 uint3 threadIdx, blockIdx;
@@ -22,7 +25,8 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
 {
     const int64_t n = width * C;
     const size_t stride = (size_t)((n + 3) / 4 * 4);
-    std::vector<uint32_t> srcw(stride * height / 4 + 1), dstw(stride * height / 4 + 1, 0xA5A5A5A5u);
+    /* exactly the image: with EMU_CFLAGS=-fsanitize=address (ctest) a read past it fails */
+    std::vector<uint32_t> srcw(stride * height / 4), dstw(stride * height / 4, 0xA5A5A5A5u);
     uint8_t *src = reinterpret_cast<uint8_t *>(srcw.data()),
             *dst = reinterpret_cast<uint8_t *>(dstw.data());
     for (size_t i = 0; i < stride * height; i++)
@@ -64,9 +68,15 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     tp.shift = 16;
     tp.pair_row_sums = 1;
     fxi_gpu_u8_launch g;
-    memset(&g, 0, sizeof g);
-    g.tile_w = 256;
-    g.tile_h = tile_h;
+    const char *why = nullptr;
+    if (!fxi_gpu_u8_geometry(FXI_U8_FUSED, BOX, width, C, height, K, K, 1 << 20, INT_MAX, 65535,
+                             &g, &why) ||
+        !g.walk) {
+        fprintf(stderr, "K %d C %d %lldx%lld: no walk geometry (%s)\n", K, C, (long long)width,
+                (long long)height, why ? why : "not a walk");
+        return 1;
+    }
+    g.tile_h = tile_h; /* the library's block width, the test's tile heights */
     g.tiles_y = (height + tile_h - 1) / tile_h;
     g.grid_y = std::min<int64_t>(g.tiles_y, 2); /* the tile loop's stride too */
     /* BATCH: the rows come from the table (image 0), the args' are not to be read */
@@ -75,11 +85,12 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
         a.src = nullptr;
         a.dst = nullptr;
     }
-    blockDim = dim3(256, 1, 1);
-    gridDim = dim3((unsigned)((n + 1023) / 1024), (unsigned)g.grid_y, 1);
+    /* fxi_filter_launch_u8's grid: 4 elements a thread */
+    blockDim = dim3((unsigned)g.tile_w, 1, 1);
+    gridDim = dim3((unsigned)((n + 4 * g.tile_w - 1) / (4 * g.tile_w)), (unsigned)g.grid_y, 1);
     for (unsigned by = 0; by < gridDim.y; by++)
         for (unsigned bx = 0; bx < gridDim.x; bx++)
-            for (unsigned tx = 0; tx < 256; tx++) {
+            for (unsigned tx = 0; tx < blockDim.x; tx++) {
                 blockIdx.x = bx;
                 blockIdx.y = by;
                 blockIdx.z = 0;

@@ -384,6 +384,50 @@ FXT_TEST(u8_fast_path_layouts)
                         }
 }
 
+/* The walk's blocks (3x3 and 5x5, fused): whole warps, never a warp without an element
+ * (a narrow row's block has only the warps its 4-element threads need), the row covered,
+ * and the one-element walk's tiles (tile_w elements) covering it too. */
+FXT_TEST(u8_walk_blocks_fit_the_row)
+{
+    static const struct {
+        int64_t n;
+        int threads;
+    } expected[] = {{1, 32}, {5, 32}, {128, 32}, {129, 64}, {768, 192}, {1000, 256},
+                    {1024, 256}, {1025, 256}, {30000, 256}};
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+        fxi_gpu_u8_launch g;
+        const char *why;
+        FXT_CHECK(fxi_gpu_u8_geometry(FXI_U8_FUSED, false, expected[i].n, 1, 100, 3, 3, 48 << 10,
+                                      2147483647, 65535, &g, &why));
+        FXT_CHECK(g.walk);
+        if (!FXT_CHECK_EQ(g.tile_w, expected[i].threads))
+            fprintf(stderr, "  n %lld\n", (long long)expected[i].n);
+    }
+    static const int64_t widths[] = {1, 2, 3, 5, 31, 32, 33, 63, 64, 65, 85, 127, 128, 129,
+                                     256, 257, 333, 1000, 3905, 10000};
+    for (int k = 3; k <= 5; k += 2)
+        for (int box = 0; box < 2; box++)
+            for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+                for (int c = 1; c <= 4; c++) {
+                    const int64_t w = widths[wi], n = w * c;
+                    fxi_gpu_u8_launch g;
+                    const char *why;
+                    if (!FXT_CHECK(fxi_gpu_u8_geometry(FXI_U8_FUSED, box, w, c, 77, k, k, 48 << 10,
+                                                       2147483647, 65535, &g, &why)) ||
+                        !FXT_CHECK(g.walk))
+                        return;
+                    const int64_t four = (n + 3) / 4; /* 4-element threads the row needs */
+                    if (!(FXT_CHECK(g.tile_w % 32 == 0 && g.tile_w >= 32) &&
+                          FXT_CHECK(g.tile_w <= FXI_GPU_U8_FUSED_THREADS) &&
+                          FXT_CHECK(g.tile_w - 32 < four) &&
+                          FXT_CHECK(g.tile_w == FXI_GPU_U8_FUSED_THREADS || g.tile_w >= four) &&
+                          FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
+                          FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
+                          FXT_CHECK(g.tiles_y * g.tile_h >= 77)))
+                        fprintf(stderr, "  k %d box %d %lldx%d\n", k, box, (long long)w, c);
+                }
+}
+
 /* A batch's images per launch: all of them when they fit, the grid's z limit, and the
  * intermediates' room (one image at least, even when one does not fit). */
 FXT_TEST(u8_batch_chunks)
@@ -400,4 +444,5 @@ FXT_TEST(u8_batch_chunks)
 FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(u8_batch_chunks), FXT_CASE(bands_cover_every_row_once),
          FXT_CASE(bands_of_whole_tile_rows), FXT_CASE(bands_respect_texture_rows),
          FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
-         FXT_CASE(launch_geometry_refuses), FXT_CASE(u8_fast_path_layouts))
+         FXT_CASE(launch_geometry_refuses), FXT_CASE(u8_fast_path_layouts),
+         FXT_CASE(u8_walk_blocks_fit_the_row))
