@@ -130,9 +130,17 @@ static void explain_update(fx_equalize_plan *p)
  * its buffers there. An auto plan the GPU has no memory for goes to the CPU. */
 static fx_status plan_device(fx_context *ctx, fx_equalize_plan *p)
 {
-    fxi_equalize_work w = {p->mode,         p->adaptive != 0, p->width, p->height,
-                           p->in_channels, p->out_channels,  p->type,  false,
-                           p->bins,        p->grid.tiles_x * p->grid.tiles_y, p->mask != NULL};
+    fxi_equalize_work w = {.mode = p->mode,
+                           .adaptive = p->adaptive != 0,
+                           .width = p->width,
+                           .height = p->height,
+                           .in_channels = p->in_channels,
+                           .out_channels = p->out_channels,
+                           .type = p->type,
+                           .on_device = false,
+                           .bins = p->bins,
+                           .tiles = p->grid.tiles_x * p->grid.tiles_y,
+                           .masked = p->mask != NULL};
     fxi_item_cost cost;
     fxi_equalize_cost(&w, &cost);
     fx_device_kind where = fxi_device_choose(ctx, &cost, false, &p->device, NULL, 0);
