@@ -153,6 +153,16 @@ const char *fxt_sample(const char *file)
     return dir && *dir ? fxt_path(dir, file) : NULL;
 }
 
+double fxt_value_at(const fx_image *img, int64_t y, int64_t i)
+{
+    const uint8_t *row = fx_image_row(img, (int)y);
+    switch (img->type) {
+    case FX_U8: return row[i];
+    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
+    default: return ((const float *)(const void *)row)[i];
+    }
+}
+
 bool fxt_images_equal(const fx_image *a, const fx_image *b)
 {
     if (a->width != b->width || a->height != b->height || a->channels != b->channels ||

@@ -62,6 +62,9 @@ fx_context *fxt_context(fx_device_kind device, int threads);
 /* Same shape, type and pixels (row padding ignored). */
 bool fxt_images_equal(const fx_image *a, const fx_image *b);
 
+/* Element i of row y of a u8, u16 or f32 image, as a double. */
+double fxt_value_at(const fx_image *img, int64_t y, int64_t i);
+
 /* Deterministic pseudo-random numbers (splitmix64) for test inputs. */
 uint64_t fxt_rand(uint64_t *state);
 

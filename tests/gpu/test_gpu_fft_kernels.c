@@ -45,16 +45,6 @@ static const size_t budgets[] = {(size_t)1 << 17, (size_t)1 << 30};
 /* tiles per launch: batches start at every multiple, the last one short */
 #define BATCH_TILES 3
 
-static double sample_of(const fx_image *img, int64_t y, int64_t i)
-{
-    const uint8_t *row = fx_image_row(img, (int)y);
-    switch (img->type) {
-    case FX_U8: return row[i];
-    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
-    default: return ((const float *)(const void *)row)[i];
-    }
-}
-
 static void store(fx_image *img, int64_t y, int64_t i, double v)
 {
     uint8_t *row = fx_image_row(img, (int)y);
@@ -78,7 +68,7 @@ static float ref_fetch(const fxi_filter_args *a, const fx_image *src, int64_t v,
     if (row < 0) return (float)a->border_value[c];
     const int64_t xx = fxi_border_index(x, a->width, a->border);
     if (xx < 0) return (float)a->border_value[c];
-    return (float)sample_of(src, row, xx * a->channels + c);
+    return (float)fxt_value_at(src, row, xx * a->channels + c);
 }
 
 static float ref_bias(const fxi_fft_batch *b, const fx_image *src, const fxi_fft_tile *box, int c)
@@ -259,7 +249,7 @@ static int check_extract(fx_context *gpu, pass *p, const kernel_case *kc, uint64
                     const int64_t y = box.y0 + r, e = (box.x0 + xl) * p->a.channels + c;
                     if (c >= b->planes) { /* alpha: the input's row of this output */
                         store(&p->want, y, e,
-                              sample_of(&p->src, ref_src_row(&p->a, y + p->a.ay), e));
+                              fxt_value_at(&p->src, ref_src_row(&p->a, y + p->a.ay), e));
                         continue;
                     }
                     const float acc = fxi_fft_accumulator(plane[r * b->row_floats + xl], response);
@@ -276,7 +266,7 @@ static int check_extract(fx_context *gpu, pass *p, const kernel_case *kc, uint64
     for (int64_t y = 0; y < p->a.rows && ok; y++)
         if (memcmp(fx_image_row(&p->want, (int)y), fx_image_row(&p->got, (int)y), row_bytes)) {
             for (int64_t i = 0; i < (int64_t)kc->w * kc->ch; i++) {
-                const double want = sample_of(&p->want, y, i), got = sample_of(&p->got, y, i);
+                const double want = fxt_value_at(&p->want, y, i), got = fxt_value_at(&p->got, y, i);
                 if (memcmp(&want, &got, sizeof want) && bad++ < 3)
                     fprintf(stderr,
                             "  extract: %dx%dx%d type %d k%dx%d tiles from %lld: row %lld "

@@ -149,16 +149,6 @@ static fx_status make_kernel(fx_context *ctx, const sweep_case *c, fx_kernel **o
     return st;
 }
 
-static double sample_at(const fx_image *img, int y, size_t i)
-{
-    const uint8_t *row = fx_image_row(img, y);
-    switch (img->type) {
-    case FX_U8: return row[i];
-    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
-    default: return ((const float *)(const void *)row)[i];
-    }
-}
-
 /* 0 when equal within the tolerance (exact, or fft's rounding); else the largest
  * difference (> 0). */
 static double difference(bool fft, const fx_image *want, const fx_image *got, double l1)
@@ -167,7 +157,8 @@ static double difference(bool fft, const fx_image *want, const fx_image *got, do
     double worst = 0;
     for (int y = 0; y < want->height; y++)
         for (size_t i = 0; i < n; i++) {
-            const double a = sample_at(want, y, i), b = sample_at(got, y, i), d = fabs(a - b);
+            const double a = fxt_value_at(want, y, (int64_t)i),
+                         b = fxt_value_at(got, y, (int64_t)i), d = fabs(a - b);
             if (d > worst) worst = d;
         }
     if (!fft) return worst;

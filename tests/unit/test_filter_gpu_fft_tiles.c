@@ -26,16 +26,6 @@ typedef struct replay_case {
     size_t budget; /* bytes per engine: small budgets give small tiles */
 } replay_case;
 
-static double sample_of(const fx_image *img, int64_t y, int64_t i)
-{
-    const uint8_t *row = fx_image_row(img, (int)y);
-    switch (img->type) {
-    case FX_U8: return row[i];
-    case FX_U16: return ((const uint16_t *)(const void *)row)[i];
-    default: return ((const float *)(const void *)row)[i];
-    }
-}
-
 /* The device kernels' fetch (filter_fft.cu) for a whole image (device images): virtual
  * row v is image row v - ay, borders by the shared formulas. */
 static float fetch(const fx_image *img, int border, const double *border_value, int ay, int64_t v,
@@ -45,7 +35,7 @@ static float fetch(const fx_image *img, int border, const double *border_value, 
     if (row < 0) return (float)border_value[c];
     const int64_t xx = fxi_border_index(x, img->width, border);
     if (xx < 0) return (float)border_value[c];
-    return (float)sample_of(img, row, xx * img->channels + c);
+    return (float)fxt_value_at(img, row, xx * img->channels + c);
 }
 
 static void store(fx_image *img, int64_t y, int64_t i, double v)
@@ -186,13 +176,13 @@ static int replay(fx_context *ctx, const replay_case *rc, uint64_t seed)
             for (int r = 0; r < box.oh; r++)
                 for (int xl = 0; xl < box.ow; xl++) {
                     const int64_t i = (box.x0 + xl) * C + c;
-                    store(&got, box.y0 + r, i, sample_of(&src, box.y0 + r, i));
+                    store(&got, box.y0 + r, i, fxt_value_at(&src, box.y0 + r, i));
                 }
     }
     int bad = 0;
     for (int y = 0; y < rc->h && ok; y++)
         for (int64_t i = 0; i < (int64_t)rc->w * C; i++) {
-            const double a = sample_of(&want, y, i), b = sample_of(&got, y, i);
+            const double a = fxt_value_at(&want, y, i), b = fxt_value_at(&got, y, i);
             const double tol = rc->type == FX_F32 ? FLOAT_REL_TOL * l1 : 1;
             if (!(fabs(a - b) <= tol) && bad++ < 3)
                 fprintf(stderr, "  %dx%dx%d k%dx%d border %d at (%lld, %d): fft %.9g direct %.9g\n",
