@@ -346,7 +346,6 @@ void fxi_filter_gpu_release(void *state)
 
 /* ---- runs ---- */
 
-/* fft_engine: the fft engine of this stream (FXI_FFT_DEVICE_ENGINE, or 1 + the slot). */
 /* The 8-bit fast path's launch of `layout` over a's rows (false: it does not fit this
  * device). */
 static bool u8_launch_for(const gpu_state *s, int layout, const fxi_filter_args *a,
@@ -374,6 +373,7 @@ static fxi_filter_args whole_image_args(const gpu_state *s, const fx_image *src,
     return a;
 }
 
+/* fft_engine: the fft engine of this stream (FXI_FFT_DEVICE_ENGINE, or 1 + the slot). */
 static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stream, int fft_engine)
 {
     fx_context *ctx = s->ctx;

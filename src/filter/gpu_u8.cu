@@ -241,6 +241,11 @@ __device__ __noinline__ uint4 constant_row_sums(const fxi_filter_args &a,
     return make_uint4(s[0], s[1], s[2], s[3]);
 }
 
+/* The aligned words an inside k_u8_walk4 thread loads a row: bytes first .. first +
+ * (K - 1) * C + 3 feed its 4 outputs, held in that span's words rounded up, from one more
+ * loaded word (the realignment's). */
+template <int K, int C> constexpr int walk4_row_words = ((K - 1) * C + 4 + 3) / 4 + 1;
+
 /* The NW aligned words from which an inside k_u8_walk4 thread's row q of the tile at r0
  * is summed (first: tap 0's element); false, with w untouched, for a constant row. */
 template <int NW>
@@ -305,9 +310,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                                            int64_t e0, int64_t first, const int32_t *columns,
                                            int phase, uint32_t border_bytes)
 {
-    /* bytes first .. first + SPAN - 1 feed the 4 outputs; (SPAN + 3) / 4 realigned words
-     * hold them, from one more loaded word */
-    constexpr int SPAN = (K - 1) * C + 4, NW = (SPAN + 3) / 4 + 1;
+    constexpr int NW = walk4_row_words<K, C>;
     const int64_t n = a.width * C;
     const int shift = static_cast<int>(first & 3) * 8;
     uint32_t wr[K], wc[K];
@@ -430,7 +433,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8
                const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
-    constexpr int SPAN = (K - 1) * C + 4, NW = (SPAN + 3) / 4 + 1;
+    constexpr int NW = walk4_row_words<K, C>;
     const int64_t n = a.width * C;
     const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
     if (e0 >= n) return;
