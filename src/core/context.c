@@ -21,9 +21,6 @@ static void fill_default_limits(fx_limits *limits)
     if (!limits->max_audio_frames) limits->max_audio_frames = FX_DEFAULT_MAX_AUDIO_FRAMES;
 }
 
-/* FX_DEVICE_AUTO's GPU, looked for now: the one asked for (a launcher's local rank), else
- * the first, when one is present and usable; else the CPU, quietly (info level; a
- * warning when a present GPU cannot be used). */
 /* Whether any context of this process has started a GPU: CUDA's start (the driver and the
  * primary context) is paid once a process, by the first. */
 static atomic_bool gpu_started_in_process;
@@ -33,6 +30,19 @@ bool fxi_gpu_started_in_process(void)
     return atomic_load(&gpu_started_in_process);
 }
 
+/* GPU `index` for ctx, started (its CUDA context and streams). */
+static fx_status open_gpu(fx_context *ctx, int index)
+{
+    ctx->device = FX_DEVICE_GPU;
+    ctx->gpu_index = index;
+    FXI_TRY(fxi_gpu_context_init(ctx));
+    atomic_store(&gpu_started_in_process, true);
+    return FX_OK;
+}
+
+/* FX_DEVICE_AUTO's GPU, looked for now: the one asked for (a launcher's local rank), else
+ * the first, when one is present and usable; else the CPU, quietly (info level; a
+ * warning when a present GPU cannot be used). */
 static void start_auto_gpu(fx_context *ctx, int index)
 {
     int count = 0;
@@ -44,15 +54,12 @@ static void start_auto_gpu(fx_context *ctx, int index)
         return;
     }
     if (index < 0 || index >= count) index = 0;
-    ctx->device = FX_DEVICE_GPU;
-    ctx->gpu_index = index;
-    if (fxi_gpu_context_init(ctx) != FX_OK) {
+    if (open_gpu(ctx, index) != FX_OK) {
         fxi_log(ctx, FX_LOG_WARNING, "GPU %d unusable (%s): running on the CPU", index, ctx->error);
         fx_context_clear_error(ctx);
         ctx->device = FX_DEVICE_CPU;
         return;
     }
-    atomic_store(&gpu_started_in_process, true);
     fxi_log(ctx, FX_LOG_DEBUG, "GPU %d started for this context", index);
 }
 
@@ -92,11 +99,7 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
     FXI_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
                  "GPU %d was requested but only %d GPU%s present (0..%d)", index, count,
                  count == 1 ? " is" : "s are", count - 1);
-    ctx->device = FX_DEVICE_GPU;
-    ctx->gpu_index = index;
-    FXI_TRY(fxi_gpu_context_init(ctx));
-    atomic_store(&gpu_started_in_process, true);
-    return FX_OK;
+    return open_gpu(ctx, index);
 }
 
 fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
