@@ -193,6 +193,21 @@
 #ifndef FXI_GPU_U8_WALK_VECTOR
 #define FXI_GPU_U8_WALK_VECTOR 1
 #endif
+/* k_u8_walk4's adjacent output elements a thread for 3x3 kernels: 4 (one output word a
+ * row) or 8 (two: the row's address, the loads of the words the two share, the loop and
+ * the ring's bookkeeping paid once for 8 outputs, where the walk is bound by instruction
+ * issue: Nsight Compute on the H200, box:3 10000x6000, SM 65%, DRAM 23%). 8 is an A/B
+ * variant written without a GPU: measure it on the H200 before making it the default.
+ * 5x5 stays at 4 (its ring of 5 row-sum sets already takes 80 registers). */
+#ifndef FXI_GPU_U8_WALK3_ELEMENTS
+#define FXI_GPU_U8_WALK3_ELEMENTS 4
+#endif
+#if FXI_GPU_U8_WALK3_ELEMENTS != 4 && FXI_GPU_U8_WALK3_ELEMENTS != 8
+#error "FXI_GPU_U8_WALK3_ELEMENTS must be 4 or 8"
+#endif
+/* The elements a k_u8_walk4 thread computes for a k x k kernel: the launch geometry
+ * (gpu_u8_geometry.c) and the kernel's template (gpu_u8.cu) both take it from here. */
+#define FXI_GPU_U8_WALK_ELEMENTS(k) ((k) == 3 ? FXI_GPU_U8_WALK3_ELEMENTS : 4)
 /* k_u8_walk4 (3x3, 5x5) keeps at least this many threads an SM resident, its registers
  * capped to fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85).
  * Read from the SASS, not measured: 3x3 fits 64 registers with one spilled value, 5x5

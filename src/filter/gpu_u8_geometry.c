@@ -39,13 +39,13 @@ static int odd(int v)
 }
 
 /* Threads of a walking block: FXI_GPU_U8_FUSED_THREADS, or for a row that needs fewer of
- * its 4-element threads (k_u8_walk4), the warps it needs. A 256x256 RGB row needs 192:
- * blocks of 256 kept two idle warps each, whose registers the SM holds until the block
- * ends (Nsight Compute on the H200, 1000 such images in one launch, 5x5: 20% achieved
- * occupancy, 20.6 of 32 threads active a warp). */
-static int walk_threads(int64_t n)
+ * its threads of `elements` elements (k_u8_walk4), the warps it needs. A 256x256 RGB
+ * row needs 192 of 4 elements: blocks of 256 kept two idle warps each, whose registers
+ * the SM holds until the block ends (Nsight Compute on the H200, 1000 such images in one
+ * launch, 5x5: 20% achieved occupancy, 20.6 of 32 threads active a warp). */
+static int walk_threads(int64_t n, int elements)
 {
-    const int64_t warps = div_up(div_up(n, 4), 32);
+    const int64_t warps = div_up(div_up(n, elements), 32);
     return warps * 32 < FXI_GPU_U8_FUSED_THREADS ? (int)(warps * 32) : FXI_GPU_U8_FUSED_THREADS;
 }
 
@@ -75,7 +75,8 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
     g->vrows = rows + kh - 1;
     if (layout == FXI_U8_FUSED && FXI_GPU_U8_FUSED_WALK && kw == kh && (kw == 3 || kw == 5)) {
         g->walk = 1;
-        g->tile_w = walk_threads(n);
+        g->walk_elements = FXI_GPU_U8_WALK_ELEMENTS(kw);
+        g->tile_w = walk_threads(n, g->walk_elements);
         g->tile_h = FXI_GPU_U8_WALK_TILE_ROWS;
         g->tiles_x = div_up(n, g->tile_w);
         g->tiles_y = div_up(rows, g->tile_h);

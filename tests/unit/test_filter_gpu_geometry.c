@@ -329,13 +329,15 @@ FXT_TEST(u8_fast_path_layouts)
                             int ok = FXT_CHECK_EQ(g.vrows, h + kh - 1);
                             if (layout == FXI_U8_FUSED && g.walk) {
                                 /* whole warps, none of them idle in a narrow row's
-                                 * block of 4-element threads */
+                                 * block of walk_elements-element threads */
+                                const int64_t e = g.walk_elements;
                                 ok = ok && FXT_CHECK(kw == kh && (kw == 3 || kw == 5)) &&
+                                     FXT_CHECK_EQ(g.walk_elements, FXI_GPU_U8_WALK_ELEMENTS(kw)) &&
                                      FXT_CHECK(g.tile_w % 32 == 0) &&
                                      FXT_CHECK(g.tile_w <= FXI_GPU_U8_FUSED_THREADS) &&
-                                     FXT_CHECK((int64_t)(g.tile_w - 32) * 4 < n) &&
+                                     FXT_CHECK((int64_t)(g.tile_w - 32) * e < n) &&
                                      FXT_CHECK(g.tile_w == FXI_GPU_U8_FUSED_THREADS ||
-                                               (int64_t)g.tile_w * 4 >= n) &&
+                                               (int64_t)g.tile_w * e >= n) &&
                                      FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
                                      FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
                                      FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
@@ -385,24 +387,35 @@ FXT_TEST(u8_fast_path_layouts)
 }
 
 /* The walk's blocks (3x3 and 5x5, fused): whole warps, never a warp without an element
- * (a narrow row's block has only the warps its 4-element threads need), the row covered,
- * and the one-element walk's tiles (tile_w elements) covering it too. */
+ * (a narrow row's block has only the warps its threads of walk_elements elements need:
+ * FXI_GPU_U8_WALK_ELEMENTS, 4, or 8 for 3x3 where FXI_GPU_U8_WALK3_ELEMENTS says so),
+ * the row covered by the vector walk's grid (walk_elements * tile_w elements a block, as
+ * fxi_filter_launch_u8 launches it), and the one-element walk's tiles (tile_w elements)
+ * covering it too. */
 FXT_TEST(u8_walk_blocks_fit_the_row)
 {
+    /* the block's threads for a row of n elements, with 4 and with 8 elements a thread */
     static const struct {
         int64_t n;
-        int threads;
-    } expected[] = {{1, 32}, {5, 32}, {128, 32}, {129, 64}, {768, 192}, {1000, 256},
-                    {1024, 256}, {1025, 256}, {30000, 256}};
-    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
-        fxi_gpu_u8_launch g;
-        const char *why;
-        FXT_CHECK(fxi_gpu_u8_geometry(FXI_U8_FUSED, false, expected[i].n, 1, 100, 3, 3, 48 << 10,
-                                      2147483647, 65535, &g, &why));
-        FXT_CHECK(g.walk);
-        if (!FXT_CHECK_EQ(g.tile_w, expected[i].threads))
-            fprintf(stderr, "  n %lld\n", (long long)expected[i].n);
-    }
+        int threads4, threads8;
+    } expected[] = {{1, 32, 32},      {5, 32, 32},      {128, 32, 32},    {129, 64, 32},
+                    {256, 64, 32},    {257, 96, 64},    {768, 192, 96},   {1000, 256, 128},
+                    {1024, 256, 128}, {1025, 256, 160}, {2048, 256, 256}, {30000, 256, 256}};
+    for (int k = 3; k <= 5; k += 2)
+        for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+            fxi_gpu_u8_launch g;
+            const char *why;
+            FXT_CHECK(fxi_gpu_u8_geometry(FXI_U8_FUSED, false, expected[i].n, 1, 100, k, k,
+                                          48 << 10, 2147483647, 65535, &g, &why));
+            FXT_CHECK(g.walk);
+            const int elements = FXI_GPU_U8_WALK_ELEMENTS(k);
+            FXT_CHECK(elements == 4 || (k == 3 && elements == 8));
+            FXT_CHECK_EQ(g.walk_elements, elements);
+            if (!FXT_CHECK_EQ(g.tile_w,
+                              elements == 8 ? expected[i].threads8 : expected[i].threads4))
+                fprintf(stderr, "  k %d n %lld, %d elements a thread\n", k,
+                        (long long)expected[i].n, elements);
+        }
     static const int64_t widths[] = {1, 2, 3, 5, 31, 32, 33, 63, 64, 65, 85, 127, 128, 129,
                                      256, 257, 333, 1000, 3905, 10000};
     for (int k = 3; k <= 5; k += 2)
@@ -416,12 +429,19 @@ FXT_TEST(u8_walk_blocks_fit_the_row)
                                                        2147483647, 65535, &g, &why)) ||
                         !FXT_CHECK(g.walk))
                         return;
-                    const int64_t four = (n + 3) / 4; /* 4-element threads the row needs */
-                    if (!(FXT_CHECK(g.tile_w % 32 == 0 && g.tile_w >= 32) &&
+                    const int64_t e = g.walk_elements;
+                    const int64_t needed = (n + e - 1) / e; /* threads the row needs */
+                    /* fxi_filter_launch_u8's grid of the vector walk */
+                    const int64_t per_block = e * g.tile_w,
+                                  blocks = (n + per_block - 1) / per_block;
+                    if (!(FXT_CHECK_EQ(g.walk_elements, FXI_GPU_U8_WALK_ELEMENTS(k)) &&
+                          FXT_CHECK(g.tile_w % 32 == 0 && g.tile_w >= 32) &&
                           FXT_CHECK(g.tile_w <= FXI_GPU_U8_FUSED_THREADS) &&
-                          FXT_CHECK(g.tile_w - 32 < four) &&
-                          FXT_CHECK(g.tile_w == FXI_GPU_U8_FUSED_THREADS || g.tile_w >= four) &&
-                          FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
+                          FXT_CHECK(g.tile_w - 32 < needed) &&
+                          FXT_CHECK(g.tile_w == FXI_GPU_U8_FUSED_THREADS || g.tile_w >= needed) &&
+                          FXT_CHECK(blocks * per_block >= n) &&
+                          FXT_CHECK((blocks - 1) * per_block < n) &&
+                          FXT_CHECK(blocks <= g.grid_x) && FXT_CHECK(g.tiles_x * g.tile_w >= n) &&
                           FXT_CHECK((g.tiles_x - 1) * g.tile_w < n) &&
                           FXT_CHECK(g.tiles_y * g.tile_h >= 77)))
                         fprintf(stderr, "  k %d box %d %lldx%d\n", k, box, (long long)w, c);
