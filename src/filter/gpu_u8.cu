@@ -224,27 +224,40 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     }
 }
 
+/* A k_u8_walk4 thread's E row sums of one row (the out-of-line constant_row_sums'). */
+template <int E> struct walk_row_sums {
+    uint32_t v[E];
+};
+
 /* The row sums of a constant row (the constant border above or below the image) for the
- * k_u8_walk4 thread whose tap 0 reads element `first` (walk4_edge.h). Out of line: only
- * the first and last K - 1 rows of a constant border come here, and its arithmetic (a
- * division for C = 3) would otherwise take registers from the walk. */
-template <int K, int C>
-__device__ __noinline__ uint4 constant_row_sums(const fxi_filter_args &a,
-                                                const fxi_gpu_u8_taps &tp, int64_t first)
+ * E elements of a k_u8_walk4 thread whose tap 0 reads element `first`, 4 at a time
+ * (walk4_edge.h). Out of line: only the first and last K - 1 rows of a constant border
+ * come here, and its arithmetic (a division for C = 3) would otherwise take registers
+ * from the walk. One call for the E sums: a call for each 4 of them, in the walk's
+ * unrolled loop, cost the 4-element walk spills (3x3: 8 bytes became 60). */
+template <int K, int C, int E>
+__device__ __noinline__ walk_row_sums<E> constant_row_sums(const fxi_filter_args &a,
+                                                           const fxi_gpu_u8_taps &tp, int64_t first)
 {
-    const int phase = static_cast<int>(first - fxi_walk4_first_pixel(first, C) * C);
-    uint32_t taps[K], s[4];
+    uint32_t taps[K];
 #pragma unroll
     for (int j = 0; j < K; j++)
         taps[j] = static_cast<uint32_t>(tp.row[j]); /* box: 1 each */
-    fxi_walk4_constant_row_sums(phase, K, C, taps, fxi_walk4_border_bytes(a.border_value, C), s);
-    return make_uint4(s[0], s[1], s[2], s[3]);
+    const uint32_t border_bytes = fxi_walk4_border_bytes(a.border_value, C);
+    walk_row_sums<E> s;
+#pragma unroll
+    for (int b = 0; b < E / 4; b++) {
+        const int64_t f = first + 4 * b;
+        const int phase = static_cast<int>(f - fxi_walk4_first_pixel(f, C) * C);
+        fxi_walk4_constant_row_sums(phase, K, C, taps, border_bytes, s.v + 4 * b);
+    }
+    return s;
 }
 
 /* The aligned words an inside k_u8_walk4 thread loads a row: bytes first .. first +
- * (K - 1) * C + 3 feed its 4 outputs, held in that span's words rounded up, from one more
- * loaded word (the realignment's). */
-template <int K, int C> constexpr int walk4_row_words = ((K - 1) * C + 4 + 3) / 4 + 1;
+ * (K - 1) * C + E - 1 feed its E outputs, held in that span's words rounded up, from one
+ * more loaded word (the realignment's). */
+template <int K, int C, int E> constexpr int walk4_row_words = ((K - 1) * C + E + 3) / 4 + 1;
 
 /* The NW aligned words from which an inside k_u8_walk4 thread's row q of the tile at r0
  * is summed (first: tap 0's element); false, with w untouched, for a constant row. */
@@ -263,12 +276,13 @@ __device__ __forceinline__ bool row_words(const fxi_filter_args &a, const u8_ima
     return true;
 }
 
-/* An inside thread's 4 row sums of one row from its words w (bytes from first & ~3 on;
- * shift: (first & 3) * 8): the words realigned with funnel shifts, two elements summed at
- * once in the 16-bit halves of a register (no carry crosses: each half stays <= 65535). */
-template <int K, int C, bool BOX, int NW>
+/* An inside thread's E row sums (E a multiple of 4) of one row from its words w (bytes
+ * from first & ~3 on; shift: (first & 3) * 8): the words realigned with funnel shifts,
+ * two elements summed at once in the 16-bit halves of a register (no carry crosses: each
+ * half stays <= 65535), E / 2 such pairs. */
+template <int K, int C, bool BOX, int NW, int E>
 __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shift,
-                                                const uint32_t (&wr)[K], uint32_t (&sums)[4])
+                                                const uint32_t (&wr)[K], uint32_t (&sums)[E])
 {
     constexpr int NA = NW - 1;
     uint32_t al[NA + 1];
@@ -276,41 +290,46 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
     for (int i = 0; i < NA; i++) /* al[i]: bytes first + 4i .. + 3 */
         al[i] = __funnelshift_r(w[i], w[i + 1], shift);
     al[NA] = 0;
-    uint32_t lo = 0, hi = 0; /* outputs 0, 1 and 2, 3 in 16-bit halves */
 #pragma unroll
-    for (int j = 0; j < K; j++) {
-        const int o = j * C; /* compile time: bytes o .. o + 3 of al */
-        const uint32_t x =
-            (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8) : al[o >> 2];
-        const uint32_t pl = __byte_perm(x, 0u, 0x5150), ph = __byte_perm(x, 0u, 0x5352);
-        if (BOX) {
-            lo += pl;
-            hi += ph;
-        } else {
-            lo += wr[j] * pl;
-            hi += wr[j] * ph;
+    for (int b = 0; b < E / 4; b++) { /* outputs 4b .. 4b + 3 */
+        uint32_t lo = 0, hi = 0;      /* outputs 4b, 4b + 1 and 4b + 2, 4b + 3 in halves */
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const int o = 4 * b + j * C; /* compile time: bytes o .. o + 3 of al */
+            const uint32_t x =
+                (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8) : al[o >> 2];
+            const uint32_t pl = __byte_perm(x, 0u, 0x5150), ph = __byte_perm(x, 0u, 0x5352);
+            if (BOX) {
+                lo += pl;
+                hi += ph;
+            } else {
+                lo += wr[j] * pl;
+                hi += wr[j] * ph;
+            }
         }
+        sums[4 * b + 0] = lo & 0xFFFFu;
+        sums[4 * b + 1] = lo >> 16;
+        sums[4 * b + 2] = hi & 0xFFFFu;
+        sums[4 * b + 3] = hi >> 16;
     }
-    sums[0] = lo & 0xFFFFu;
-    sums[1] = lo >> 16;
-    sums[2] = hi & 0xFFFFu;
-    sums[3] = hi >> 16;
 }
 
-/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment). EDGE false: a thread
- * whose bytes lie inside every row (aligned words, two sums a register). EDGE true: the
- * image's left and right edges, with `columns` the pixels its elements lie in, resolved
- * by the border rule once, and its elements starting at channel `phase` (walk4_edge.h): a row
- * is independent byte loads and the sums, about the cost of an inside row, where
- * resolving the border for every row made the edge warps the slowest of their blocks.
- * Both instances are inlined into the kernel: `columns` is live only in the edge's walk. */
-template <int K, int C, bool BOX, bool BATCH, bool EDGE>
+/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment), E elements from e0.
+ * EDGE false: a thread whose bytes lie inside every row (aligned words, two sums a
+ * register). EDGE true (E = 4: walk4_edge.h's): the image's left and right edges, with
+ * `columns` the pixels its elements lie in, resolved by the border rule once, and its
+ * elements starting at channel `phase` (walk4_edge.h): a row is independent byte loads and
+ * the sums, about the cost of an inside row, where resolving the border for every row made
+ * the edge warps the slowest of their blocks. Both instances are inlined into the kernel:
+ * `columns` is live only in the edge's walk. */
+template <int K, int C, bool BOX, bool BATCH, int E, bool EDGE>
 __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
                                            int64_t e0, int64_t first, const int32_t *columns,
                                            int phase, uint32_t border_bytes)
 {
-    constexpr int NW = walk4_row_words<K, C>;
+    static_assert(!EDGE || E == 4, "the edge's row sums are 4 elements (walk4_edge.h)");
+    constexpr int NW = walk4_row_words<K, C, E>;
     const int64_t n = a.width * C;
     const int shift = static_cast<int>(first & 3) * 8;
     uint32_t wr[K], wc[K];
@@ -328,7 +347,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
          * rule a row */
         const int64_t base = a.resolved ? r0 : a.v0 + r0;
         const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
-        uint32_t win[K][4]; /* ring: row q's 4 row sums in slot q % K */
+        uint32_t win[K][E]; /* ring: row q's E row sums in slot q % K */
         /* inside threads load the words of row q + 1 before they sum row q: two rows'
          * loads in flight a thread, not one (FXI_GPU_U8_WALK_PREFETCH_MAX_K) */
         constexpr bool PREFETCH = K <= FXI_GPU_U8_WALK_PREFETCH_MAX_K;
@@ -354,7 +373,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                     } else {
                         stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, w);
                     }
-                    if (stored) inside_row_sums<K, C, BOX, NW>(w, shift, wr, win[u]);
+                    if (stored) inside_row_sums<K, C, BOX, NW, E>(w, shift, wr, win[u]);
                 } else {
                     const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
                     stored = row >= 0;
@@ -363,32 +382,37 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                                                 C, BOX ? nullptr : wr, border_bytes, win[u]);
                 }
                 if (!stored) {
-                    const uint4 rs = constant_row_sums<K, C>(a, tp, first);
-                    win[u][0] = rs.x;
-                    win[u][1] = rs.y;
-                    win[u][2] = rs.z;
-                    win[u][3] = rs.w;
+                    const walk_row_sums<E> rs = constant_row_sums<K, C, E>(a, tp, first);
+#pragma unroll
+                    for (int m = 0; m < E; m++)
+                        win[u][m] = rs.v[m];
                 }
                 if (q >= K - 1) {
                     const int64_t r = r0 + q - (K - 1);
-                    uint32_t v[4];
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        uint32_t s = 0;
-#pragma unroll
-                        for (int i = 0; i < K; i++) /* row r + i sits in slot (u + 1 + i) % K */
-                            s += BOX ? win[(u + 1 + i) % K][k] : wc[i] * win[(u + 1 + i) % K][k];
-                        v[k] = fxi_finish_u32_premul(s, add_mul, tp.mul, tp.shift, 255u);
-                    }
                     uint8_t *d = im.dst + r * im.dst_stride + e0;
-                    if (e0 + 4 <= n) {
-                        *reinterpret_cast<uint32_t *>(d) =
-                            __byte_perm(__byte_perm(v[0], v[1], 0x0040),
-                                        __byte_perm(v[2], v[3], 0x0040), 0x5410);
-                    } else {
 #pragma unroll
-                        for (int k = 0; k < 4; k++)
-                            if (e0 + k < n) d[k] = static_cast<uint8_t>(v[k]);
+                    for (int b = 0; b < E / 4; b++) { /* output word b: elements 4b .. 4b + 3 */
+                        uint32_t v[4];
+#pragma unroll
+                        for (int k = 0; k < 4; k++) {
+                            const int m = 4 * b + k;
+                            uint32_t s = 0;
+#pragma unroll
+                            for (int i = 0; i < K; i++) { /* row r + i: slot (u + 1 + i) % K */
+                                const uint32_t x = win[(u + 1 + i) % K][m];
+                                s += BOX ? x : wc[i] * x;
+                            }
+                            v[k] = fxi_finish_u32_premul(s, add_mul, tp.mul, tp.shift, 255u);
+                        }
+                        if (e0 + 4 * b + 4 <= n) {
+                            *reinterpret_cast<uint32_t *>(d + 4 * b) =
+                                __byte_perm(__byte_perm(v[0], v[1], 0x0040),
+                                            __byte_perm(v[2], v[3], 0x0040), 0x5410);
+                        } else {
+#pragma unroll
+                            for (int k = 0; k < 4; k++)
+                                if (e0 + 4 * b + k < n) d[4 * b + k] = static_cast<uint8_t>(v[k]);
+                        }
                     }
                 }
             }
@@ -396,8 +420,8 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
     }
 }
 
-/* walk4_rows for an edge thread: its pixels resolved by the border rule first (they
- * depend on the column only, not on the row). */
+/* walk4_rows for 4 elements of an edge thread, from e0 (a multiple of 4): their pixels
+ * resolved by the border rule first (they depend on the column only, not on the row). */
 template <int K, int C, bool BOX, bool BATCH>
 __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
@@ -411,11 +435,12 @@ __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_g
 #pragma unroll
     for (int i = 0; i < NP; i++) /* int32: rows of at most INT32_MAX elements */
         columns[i] = fxi_walk4_edge_column(px0 + i, a.width, C, a.border);
-    walk4_rows<K, C, BOX, BATCH, true>(a, g, tp, im, e0, first, columns, phase,
-                                       fxi_walk4_border_bytes(a.border_value, C));
+    walk4_rows<K, C, BOX, BATCH, 4, true>(a, g, tp, im, e0, first, columns, phase,
+                                          fxi_walk4_border_bytes(a.border_value, C));
 }
 
-/* fused 3x3 and 5x5, walking, 4 adjacent elements a thread in integers (C channels, taps
+/* fused 3x3 and 5x5, walking, E = FXI_GPU_U8_WALK_ELEMENTS(K) adjacent elements a thread
+ * (4, or 8 for 3x3 where FXI_GPU_U8_WALK3_ELEMENTS says so) in integers (C channels, taps
  * whole numbers, every row sum <= 65535, the u32 finish, every channel filtered, rows of
  * src and dst 4-byte aligned, rows of at most INT32_MAX elements: fxi_filter_launch_u8
  * checks). Per input row, a thread whose bytes lie inside the row loads them as aligned
@@ -424,8 +449,8 @@ __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_g
  * each half stays <= 65535); the other threads (the image's left and right edges) resolve
  * their elements' border rule once and load them as bytes (walk4_rows); constant rows take
  * the border value. The column sum of K row sums (a ring of registers, unrolled by K) is
- * an exact uint32, finished as fxi_finish_u32_product and stored as one word. */
-template <int K, int C, bool BOX, bool BATCH>
+ * an exact uint32, finished as fxi_finish_u32_product and stored as E / 4 words. */
+template <int K, int C, bool BOX, bool BATCH, int E>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
                                                                     : FXI_GPU_U8_WALK5_SM_THREADS) /
                                                                 FXI_GPU_U8_FUSED_THREADS)
@@ -433,21 +458,27 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8
                const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
 {
-    constexpr int NW = walk4_row_words<K, C>;
+    static_assert(E % 4 == 0, "whole output words");
+    constexpr int NW = walk4_row_words<K, C, E>;
     const int64_t n = a.width * C;
-    const int64_t e0 = 4 * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
+    const int64_t e0 = E * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
     if (e0 >= n) return;
     /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
      * its rows in the parameter bank, where the batch's would take registers this kernel
      * spills for (5x5: 80 registers under its launch bounds) */
     const u8_image im = image_of(a, BATCH ? batch : nullptr);
     const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
-    const bool inside = first >= 0 && e0 + 4 <= n && (first >> 2) * 4 + 4 * NW <= n;
+    const bool inside = first >= 0 && e0 + E <= n && (first >> 2) * 4 + 4 * NW <= n;
     if (inside) {
-        walk4_rows<K, C, BOX, BATCH, false>(a, g, tp, im, e0, first, nullptr, 0, 0);
+        walk4_rows<K, C, BOX, BATCH, E, false>(a, g, tp, im, e0, first, nullptr, 0, 0);
         return;
     }
-    walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0, first);
+    /* an edge thread of 8 elements walks its tiles twice, 4 elements each time: the
+     * edge's registers of 4 (an 8-element edge walk spilled some 300 bytes under the 3x3
+     * launch bounds), and the time of about one 8-element inside walk */
+#pragma unroll 1
+    for (int b = 0; b < E / 4 && e0 + 4 * b < n; b++)
+        walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0 + 4 * b, first + 4 * b);
 }
 
 /* One tap of R outputs from a window of R consecutive inputs in registers (the two-pass
@@ -618,12 +649,17 @@ template <typename K> fx_status allow_shared(fx_context *ctx, K kernel, size_t b
 }
 
 /* k_u8_walk4's conditions (its comment): else k_u8_walk runs. rows_aligned: the rows of
- * every image (src, dst and their strides) start at multiples of 4 bytes. */
-bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp, bool rows_aligned)
+ * every image (src, dst and their strides) start at multiples of 4 bytes. The geometry's
+ * elements a thread must be the kernel's: both are FXI_GPU_U8_WALK_ELEMENTS, unless the
+ * C and CUDA sources were built with different FXI_GPU_U8_WALK3_ELEMENTS (then the
+ * one-element walk, correct and slower, runs). */
+bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_launch &g, const fxi_gpu_u8_taps &tp,
+                bool rows_aligned)
 {
     return FXI_GPU_U8_WALK_VECTOR && tp.int_finish && tp.pair_row_sums &&
            a.filter_channels == a.channels && a.channels >= 1 && a.channels <= 4 && a.kw == a.kh &&
-           (a.kw == 3 || a.kw == 5) && rows_aligned &&
+           (a.kw == 3 || a.kw == 5) && g.walk_elements == FXI_GPU_U8_WALK_ELEMENTS(a.kw) &&
+           rows_aligned &&
            a.width * a.channels <= INT32_MAX; /* the edge threads' int32 element indices */
 }
 
@@ -632,11 +668,12 @@ using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps,
 
 template <int K, bool BOX, bool BATCH> walk4_fn walk4_for_channels(int channels)
 {
+    constexpr int E = FXI_GPU_U8_WALK_ELEMENTS(K);
     switch (channels) {
-    case 1: return k_u8_walk4<K, 1, BOX, BATCH>;
-    case 2: return k_u8_walk4<K, 2, BOX, BATCH>;
-    case 3: return k_u8_walk4<K, 3, BOX, BATCH>;
-    default: return k_u8_walk4<K, 4, BOX, BATCH>;
+    case 1: return k_u8_walk4<K, 1, BOX, BATCH, E>;
+    case 2: return k_u8_walk4<K, 2, BOX, BATCH, E>;
+    case 3: return k_u8_walk4<K, 3, BOX, BATCH, E>;
+    default: return k_u8_walk4<K, 4, BOX, BATCH, E>;
     }
 }
 
@@ -719,13 +756,14 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
                                     : ((reinterpret_cast<uintptr_t>(a.src) | a.src_stride |
                                         reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride) %
                                        4) == 0;
-    if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, *tp, rows_aligned)) {
-        const int64_t per_block = 4 * static_cast<int64_t>(g.tile_w);
+    if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, g, *tp, rows_aligned)) {
+        /* tile_w threads of walk_elements elements a block (gpu_u8_geometry.c) */
+        const int64_t per_block = static_cast<int64_t>(g.walk_elements) * g.tile_w;
         const dim3 grid(static_cast<unsigned>((a.width * a.channels + per_block - 1) / per_block),
                         static_cast<unsigned>(g.grid_y), count);
         const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0, images != nullptr);
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
-        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 elements a thread)");
+        return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 or 8 elements a thread)");
     }
     return images ? launch_layout<true>(ctx, a, g, *tp, work, images, count, stream)
                   : launch_layout<false>(ctx, a, g, *tp, work, nullptr, 1u, stream);

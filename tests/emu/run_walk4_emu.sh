@@ -4,11 +4,14 @@
 # emu_cuda.h's stand-ins for the CUDA intrinsics, runs every thread of every block one
 # after another (the kernel has no barrier and no shared memory) and compares every byte
 # with a plain 2-D reference, for every K (3, 5), C (1-4), box and weighted taps, one image
-# and batch, border, anchor, and awkward widths and heights. A check for kernel edits made
+# and batch, border, anchor, and awkward widths and heights, and for 3x3 threads of 4 and of
+# 8 elements (FXI_GPU_U8_WALK3_ELEMENTS: the build's value also checks the geometry's
+# walk_elements against the kernel's). A check for kernel edits made
 # where no GPU is; the GPU tests remain the word (the emulation's integer arithmetic is the
 # device's, its floats are not used by this kernel).
 # Usage: tests/emu/run_walk4_emu.sh [gpu_u8.cu]   (needs the CUDA headers for dim3/uint3;
-# EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH_MAX_K=5 for the other tuning)
+# EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH_MAX_K=5 for the other tuning,
+# -DFXI_GPU_U8_WALK3_ELEMENTS=8 for the 8-element build's geometry)
 # CXX: the C++ compiler (default g++); exit 77 (a skip in ctest) when there is none.
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

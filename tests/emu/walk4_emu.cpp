@@ -1,6 +1,8 @@
 // Runs k_u8_walk4 (gpu_u8.cu, cut before its host code) thread by thread on the CPU and
 // compares every output byte with a plain 2-D reference: every K, C, box/weighted,
-// border, anchor, and awkward widths/heights (edges, partial last thread, several tiles).
+// border, anchor, and awkward widths/heights (edges, partial last thread, several tiles),
+// and for 3x3 threads of 4 and of 8 elements (FXI_GPU_U8_WALK3_ELEMENTS) whichever the
+// build's.
 #include "emu_cuda.h"
 #include "gpu_u8_kernels.inc" /* gpu_u8.cu cut before its host code: run_walk4_emu.sh */
 /* the launch geometry (block width) as the library computes it: plain C, built here too */
@@ -20,7 +22,10 @@ static uint32_t next_random()
     return rng;
 }
 
-template <int K, int C, bool BOX, bool BATCH>
+/* One image through k_u8_walk4<K, C, BOX, BATCH, E>: E elements a thread, the build's
+ * (FXI_GPU_U8_WALK_ELEMENTS) or for 3x3 the other (4 or 8), launched as the library
+ * built with FXI_GPU_U8_WALK3_ELEMENTS = E would launch it. */
+template <int K, int C, bool BOX, bool BATCH, int E>
 static int run_case(int64_t width, int64_t height, int border, int ax, int ay, int tile_h)
 {
     const int64_t n = width * C;
@@ -85,9 +90,20 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
         a.src = nullptr;
         a.dst = nullptr;
     }
-    /* fxi_filter_launch_u8's grid: 4 elements a thread */
+    /* fxi_filter_launch_u8's grid and kernel: the geometry's walk_elements a thread, which
+     * its conditions (walk4_fits) require to be the kernel's */
+    if (E == FXI_GPU_U8_WALK_ELEMENTS(K) && g.walk_elements != E) {
+        fprintf(stderr, "K %d: the geometry's %d elements a thread, the kernel's %d\n", K,
+                g.walk_elements, E);
+        return 1;
+    }
+    if (E != FXI_GPU_U8_WALK_ELEMENTS(K)) { /* the other build's geometry */
+        g.walk_elements = E;
+        g.tile_w = walk_threads(n, E);
+    }
+    const int64_t per_block = (int64_t)g.walk_elements * g.tile_w;
     blockDim = dim3((unsigned)g.tile_w, 1, 1);
-    gridDim = dim3((unsigned)((n + 4 * g.tile_w - 1) / (4 * g.tile_w)), (unsigned)g.grid_y, 1);
+    gridDim = dim3((unsigned)((n + per_block - 1) / per_block), (unsigned)g.grid_y, 1);
     for (unsigned by = 0; by < gridDim.y; by++)
         for (unsigned bx = 0; bx < gridDim.x; bx++)
             for (unsigned tx = 0; tx < blockDim.x; tx++) {
@@ -96,7 +112,7 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
                 blockIdx.z = 0;
                 threadIdx.x = tx;
                 threadIdx.y = threadIdx.z = 0;
-                k_u8_walk4<K, C, BOX, BATCH>(a, g, tp, BATCH ? &image : nullptr);
+                k_u8_walk4<K, C, BOX, BATCH, E>(a, g, tp, BATCH ? &image : nullptr);
             }
     int bad = 0;
     for (int64_t y = 0; y < height; y++)
@@ -131,13 +147,18 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     return bad;
 }
 
-template <int K, int C, bool BOX, bool BATCH> static int run_all_of();
+template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of();
+/* 3x3: both element counts a thread (FXI_GPU_U8_WALK3_ELEMENTS 4 and 8), whichever the
+ * build's; 5x5: 4 */
 template <int K, int C, bool BOX> static int run_all()
 {
-    return run_all_of<K, C, BOX, false>() + run_all_of<K, C, BOX, true>();
+    int bad = run_all_of<K, C, BOX, false, 4>() + run_all_of<K, C, BOX, true, 4>();
+    if constexpr (K == 3)
+        bad += run_all_of<K, C, BOX, false, 8>() + run_all_of<K, C, BOX, true, 8>();
+    return bad;
 }
 
-template <int K, int C, bool BOX, bool BATCH> static int run_all_of()
+template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
 {
     static const int64_t widths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 37, 40, 255, 256, 257, 300, 1030};
     static const int64_t heights[] = {1, 2, 3, 7, 11};
@@ -147,10 +168,11 @@ template <int K, int C, bool BOX, bool BATCH> static int run_all_of()
             for (int border = 0; border < 5; border++)
                 for (int ax = 0; ax < K; ax++) {
                     const int ay = (ax + (int)h) % K;
-                    bad += run_case<K, C, BOX, BATCH>(w, h, border, ax, ay, h > 3 ? 4 : 64) != 0;
+                    bad += run_case<K, C, BOX, BATCH, E>(w, h, border, ax, ay, h > 3 ? 4 : 64) != 0;
                     cases++;
                 }
-    printf("K %d C %d box %d batch %d: %d cases, %d bad\n", K, C, BOX, BATCH, cases, bad);
+    printf("K %d C %d box %d batch %d, %d elements a thread%s: %d cases, %d bad\n", K, C, BOX,
+           BATCH, E, E == FXI_GPU_U8_WALK_ELEMENTS(K) ? " (the build's)" : "", cases, bad);
     return bad;
 }
 

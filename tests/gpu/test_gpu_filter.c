@@ -412,13 +412,15 @@ FXT_TEST(u8_fast_path_kernels_match_cpu)
     fx_context_destroy(cpu);
 }
 
-/* The fused walk four elements a thread (k_u8_walk4, gpu_u8.cu): rows of width *
- * channels a multiple of 4 (its aligned 32-bit loads and stores), so interior threads take
- * the word path and threads at the left and right edges, constant rows and images
- * smaller than the kernel the per-element border path; partial blocks (not a multiple of
- * 1024 elements), several row tiles, 1xN and Nx1, anchors off the centre, 1-4 channels
- * with alpha filtered (and kept: the one-element walk), every border. Host images
- * (bands) and device images. */
+/* The fused walk four elements a thread (k_u8_walk4, gpu_u8.cu; eight for 3x3 where
+ * FXI_GPU_U8_WALK3_ELEMENTS says so): rows of width * channels a multiple of 4 (its
+ * aligned 32-bit loads and stores), so interior threads take the word path and threads at
+ * the left and right edges, constant rows and images smaller than the kernel the
+ * per-element border path; partial blocks (not a multiple of 1024 elements), several row
+ * tiles, 1xN and Nx1, anchors off the centre, 1-4 channels with alpha filtered (and kept:
+ * the one-element walk), every border. Rows of 4 mod 8 elements (an 8-element thread's
+ * second word past the row) and a row of 8-element threads over two blocks, the second of
+ * one thread (2052 x 1 channel). Host images (bands) and device images. */
 FXT_TEST(u8_walk_four_elements_match_cpu)
 {
     fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
@@ -426,8 +428,8 @@ FXT_TEST(u8_walk_four_elements_match_cpu)
         {"gaussian:3", 1, NULL}, {"box:3", 1, NULL},   {"gaussian:5", 1, NULL},
         {"box:5", 1, "4,0"},     {"box:3", 1, "0,2"},
     };
-    static const shape sizes[] = {{4, 1},    {1, 37},    {12, 5},   {2, 3},
-                                  {260, 70}, {1028, 9},  {1300, 130}, {8, 2}};
+    static const shape sizes[] = {{4, 1},    {1, 37},     {12, 5}, {2, 3},     {260, 70},
+                                  {1028, 9}, {1300, 130}, {8, 2},  {2052, 11}, {36, 33}};
     const int nk = (int)(sizeof kernels / sizeof *kernels);
     const int ns = (int)(sizeof sizes / sizeof *sizes);
     int bad = 0, skipped = 0, v = 0;
