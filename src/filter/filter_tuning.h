@@ -197,8 +197,10 @@
  * row) or 8 (two: the row's address, the loads of the words the two share, the loop and
  * the ring's bookkeeping paid once for 8 outputs, where the walk is bound by instruction
  * issue: Nsight Compute on the H200, box:3 10000x6000, SM 65%, DRAM 23%). 8 is an A/B
- * variant written without a GPU: measure it on the H200 before making it the default.
- * 5x5 stays at 4 (its ring of 5 row-sum sets already takes 80 registers). */
+ * variant written without a GPU: measure it on the H200 before making it the default,
+ * with FXI_GPU_U8_WALK3_SM_THREADS 1024 (64 registers: ptxas spills a few values a row,
+ * RGB box 80 bytes stored) and 768 (80 registers: no spill). 5x5 stays at 4 (its ring
+ * of 5 row-sum sets already takes 80 registers). */
 #ifndef FXI_GPU_U8_WALK3_ELEMENTS
 #define FXI_GPU_U8_WALK3_ELEMENTS 4
 #endif
