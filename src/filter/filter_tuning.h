@@ -196,13 +196,15 @@
 /* k_u8_walk4's adjacent output elements a thread for 3x3 kernels: 4 (one output word a
  * row) or 8 (two: the row's address, the loads of the words the two share, the loop and
  * the ring's bookkeeping paid once for 8 outputs, where the walk is bound by instruction
- * issue: Nsight Compute on the H200, box:3 10000x6000, SM 65%, DRAM 23%). 8 is an A/B
- * variant written without a GPU: measure it on the H200 before making it the default,
- * with FXI_GPU_U8_WALK3_SM_THREADS 1024 (64 registers: ptxas spills a few values a row,
- * RGB box 80 bytes stored) and 768 (80 registers: no spill). 5x5 stays at 4 (its ring
- * of 5 row-sum sets already takes 80 registers). */
+ * issue: Nsight Compute on the H200, box:3 10000x6000, SM 65%, DRAM 23%). Measured on the
+ * H200 (r11, 2026-11-26, 10000x6000 RGB on the device, three rounds): 8 takes box:3 from
+ * 0.264 to 0.225 ms and gaussian:3 from 0.276 to 0.239; the batch of 1000 256x256 box:3
+ * the same within noise (0.53 ms). At 64 registers (WALK3_SM_THREADS 1024) ptxas spills
+ * a few values a row (RGB box 80 bytes stored), yet 768 threads at 80 registers, with no
+ * spill, was slower (0.233 ms). 5x5 stays at 4 (its ring of 5 row-sum sets already takes
+ * 80 registers). */
 #ifndef FXI_GPU_U8_WALK3_ELEMENTS
-#define FXI_GPU_U8_WALK3_ELEMENTS 4
+#define FXI_GPU_U8_WALK3_ELEMENTS 8
 #endif
 #if FXI_GPU_U8_WALK3_ELEMENTS != 4 && FXI_GPU_U8_WALK3_ELEMENTS != 8
 #error "FXI_GPU_U8_WALK3_ELEMENTS must be 4 or 8"
