@@ -11,7 +11,7 @@
 # device's, its floats are not used by this kernel).
 # Usage: tests/emu/run_walk4_emu.sh [gpu_u8.cu]   (needs the CUDA headers for dim3/uint3;
 # EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH_MAX_K=5 for the other tuning,
-# -DFXI_GPU_U8_WALK3_ELEMENTS=8 for the 8-element build's geometry)
+# -DFXI_GPU_U8_WALK3_ELEMENTS=4 for the 4-element build's geometry)
 # CXX: the C++ compiler (default g++); exit 77 (a skip in ctest) when there is none.
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
