@@ -3,9 +3,9 @@
 # process each), and `mpirun -n G` with one GPU per rank (the local rank picks it),
 # alternating rounds, medians; every run's bytes compared with the gpu:0 run.
 #
-# usage: bench/multi_gpu_batch.sh FXKIT [IMAGES] [SIZE] [AUDIO] [ROUNDS] [HEAVY]
+# usage: bench/multi_gpu_batch.sh FXKIT [IMAGES] [SIZE] [AUDIO] [ROUNDS] [HEAVY] [SECONDS]
 #   defaults: 200 RGB 4096x2304 PPMs through filter -k gaussian:31, 64 stereo WAVs
-#   of 60 s through normalize, 3 rounds; mpirun from PATH (skipped with a note
+#   of SECONDS (60) s through normalize, 3 rounds; mpirun from PATH (skipped with a note
 #   when missing). G = the GPUs fxkit sees (`fxkit info`).
 #   HEAVY (default 160): the first HEAVY images again through a kernel whose GPU work
 #   outweighs the host's (gaussian:63 --strategy direct, ~4000 taps an output), the
@@ -13,6 +13,9 @@
 #   runs) say how busy one GPU was: the compute sum against the wall time. (With 40, on
 #   two H200s, 2026-11-26: 4.40 s on gpu:0, 3.48 s on gpu:all, 1.26x; 40 items over 32
 #   workers leave a second wave of 8, and the second GPU's start falls inside the run.)
+#   The work folder is under FXKIT_TMP (else a new temporary folder): /dev/shm there
+#   takes the disk out of the image batch. Each run's in-process wall (its --report)
+#   is printed beside the command's, which includes the process's and CUDA's start.
 set -euo pipefail
 fxkit=$(realpath "$1")
 images=${2:-200}
@@ -20,6 +23,7 @@ size=${3:-4096x2304}
 audio=${4:-64}
 rounds=${5:-3}
 heavy=${6:-160}
+seconds=${7:-60}
 work=${FXKIT_TMP:-$(mktemp -d)}/multi_gpu_batch
 rm -rf "$work"
 mkdir -p "$work"
@@ -30,7 +34,7 @@ gpus=$("$fxkit" info | grep -cE '^GPU [0-9]+:' || true)
 [ "$gpus" -ge 1 ] || { echo "multi_gpu_batch: fxkit sees no GPU" >&2; exit 1; }
 
 "$fxkit" gen image --count "$images" --size "$size" --to ppm -o img/ -q
-"$fxkit" gen audio --count "$audio" --duration 60 --channels 2 -o wav/ -q
+"$fxkit" gen audio --count "$audio" --duration "$seconds" --channels 2 -o wav/ -q
 image_job=(filter -k gaussian:31 -q)
 heavy_job=(filter -k gaussian:63 --strategy direct -q)
 audio_job=(normalize -q)
@@ -70,17 +74,17 @@ i_one="" i_all="" i_mpi="" a_one="" a_all="" h_one="" h_all=""
 for ((r = 0; r < rounds; r++)); do
     rm -rf i1 ia im a1 aa h1 ha
     timed i_one "$fxkit" "${image_job[@]}" --device gpu:0 img/*.ppm -o i1/ --report i1.json
-    timed i_all "$fxkit" "${image_job[@]}" --device gpu:all img/*.ppm -o ia/
+    timed i_all "$fxkit" "${image_job[@]}" --device gpu:all img/*.ppm -o ia/ --report ia.json
     if [ "$have_mpi" -eq 1 ]; then
         timed i_mpi "${mpirun[@]}" "$fxkit" "${image_job[@]}" --device gpu img/*.ppm -o im/ \
             --report 'mpi.rep-{shard}.json'
     fi
     timed a_one "$fxkit" "${audio_job[@]}" --device gpu:0 wav/*.wav -o a1/ --report a1.json
-    timed a_all "$fxkit" "${audio_job[@]}" --device gpu:all wav/*.wav -o aa/
+    timed a_all "$fxkit" "${audio_job[@]}" --device gpu:all wav/*.wav -o aa/ --report aa.json
     timed h_one "$fxkit" "${heavy_job[@]}" --device gpu:0 heavy/*.ppm -o h1/ --report h1.json
-    timed h_all "$fxkit" "${heavy_job[@]}" --device gpu:all heavy/*.ppm -o ha/
+    timed h_all "$fxkit" "${heavy_job[@]}" --device gpu:all heavy/*.ppm -o ha/ --report ha.json
 done
-# The last gpu:0 run's stage sums over its items (ms), and its wall time.
+# A run's stage sums over its items (ms), and its in-process wall time (its --report).
 stages() {
     python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
@@ -107,12 +111,15 @@ else
     echo "    mpirun: not found on PATH; not run"
 fi
 echo "    gpu:0 run: $(stages i1.json)"
+echo "    gpu:all run: $(stages ia.json)"
 ho=$(echo "$h_one" | median) ha=$(echo "$h_all" | median)
 echo "  filter gaussian:63 --strategy direct, $heavy of the images, $rounds rounds (medians)"
 echo "    --device gpu:0    $ho s  (rounds:$h_one)"
 echo "    --device gpu:all  $ha s  (rounds:$h_all)  speed-up $(ratio "$ho" "$ha")x, bytes as gpu:0: $(same h1 ha)"
 echo "    gpu:0 run: $(stages h1.json)"
-echo "  normalize, $audio x 60 s stereo WAV, $rounds rounds (medians)"
+echo "    gpu:all run: $(stages ha.json)"
+echo "  normalize, $audio x $seconds s stereo WAV, $rounds rounds (medians)"
 echo "    --device gpu:0    $ao s  (rounds:$a_one)"
 echo "    --device gpu:all  $aa s  (rounds:$a_all)  speed-up $(ratio "$ao" "$aa")x, bytes as gpu:0: $(same a1 aa)"
 echo "    gpu:0 run: $(stages a1.json)"
+echo "    gpu:all run: $(stages aa.json)"
