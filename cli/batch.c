@@ -28,8 +28,6 @@ typedef struct worker {
     fx_context *ctx;
     const fxcli_item *current; /* named in the library's warnings */
     char device_text[DEVICE_TEXT_MAX];
-    int threads;                          /* CPU threads of its context */
-    fx_status create_status;              /* of its fx_context_create */
     char create_error[FXCLI_MESSAGE_MAX]; /* detail of a failed fx_context_create */
     pthread_t thread;
     bool started;
@@ -88,6 +86,8 @@ static void on_library_log(void *user, fx_log_level level, const char *message)
         fxcli_error("%s: %s", kind, message);
 }
 
+/* False when the context cannot be made; *usage set when that is the command line's
+ * fault (--device gpu where no GPU is: exit 2, nothing done). */
 /* The command line's image limits (zeros keep the library's defaults). */
 static void set_limits(fx_context_options *o, const fxcli_common *c)
 {
@@ -96,22 +96,24 @@ static void set_limits(fx_context_options *o, const fxcli_common *c)
     o->limits.max_channels = c->max_channels;
 }
 
-/* The worker's context; its status in w->create_status (the detail, if any, in
- * w->create_error). Prints nothing: create_contexts reports the first failure. */
-static void create_context(worker *w)
+static bool create_context(worker *w, const fxcli_run *run, int threads, bool *usage)
 {
-    const fxcli_run *run = w->owner->run;
     fx_context_options o;
     fx_context_options_init(&o);
     o.device = run->device;
     o.gpu_index = fxcli_worker_gpu(run, w->id);
-    o.threads = w->threads;
+    o.threads = threads;
     o.log = on_library_log;
     o.log_user = w;
     o.log_level = run->log_level;
     set_limits(&o, &run->common);
-    w->create_status = fx_context_create(&o, &w->ctx);
-    if (w->create_status != FX_OK) return;
+    fx_status st = fx_context_create(&o, &w->ctx);
+    *usage = st == FX_ENODEVICE;
+    if (st != FX_OK) {
+        fxcli_error("--device %s: %s", run->common.device,
+                    w->create_error[0] ? w->create_error : fx_strerror(st));
+        return false;
+    }
     /* The device an item ran on when its job does not say (fx_image_convert's items):
      * an auto context runs those on the CPU. Not asked of an auto context, whose GPU
      * starts only when an item could use it (fx_context_device would start it now). */
@@ -120,42 +122,7 @@ static void create_context(worker *w)
         snprintf(w->device_text, sizeof w->device_text, "gpu:%d", gpu);
     else
         snprintf(w->device_text, sizeof w->device_text, "cpu");
-}
-
-static void *create_context_main(void *arg)
-{
-    create_context(arg);
-    return NULL;
-}
-
-/* Every worker's context, made side by side: each GPU of a list starts its CUDA context
- * (~0.1-0.3 s) while the others start theirs, where one after another the starts added
- * up before the first item. FXCLI_EXIT_OK, or after reporting the first failure
- * (in worker order) FXCLI_EXIT_USAGE when it is the command line's fault (--device gpu
- * where no GPU is: nothing done) or FXCLI_EXIT_FAILED. */
-static int create_contexts(worker *workers, int count, int threads)
-{
-    for (int i = 0; i < count; i++)
-        workers[i].threads = threads;
-    for (int i = 1; i < count; i++)
-        workers[i].started =
-            pthread_create(&workers[i].thread, NULL, create_context_main, &workers[i]) == 0;
-    create_context(&workers[0]);
-    for (int i = 1; i < count; i++) {
-        if (workers[i].started)
-            pthread_join(workers[i].thread, NULL);
-        else
-            create_context(&workers[i]); /* no thread to spare: made here */
-        workers[i].started = false;
-    }
-    for (int i = 0; i < count; i++) {
-        const worker *w = &workers[i];
-        if (w->create_status == FX_OK) continue;
-        fxcli_error("--device %s: %s", w->owner->run->common.device,
-                    w->create_error[0] ? w->create_error : fx_strerror(w->create_status));
-        return w->create_status == FX_ENODEVICE ? FXCLI_EXIT_USAGE : FXCLI_EXIT_FAILED;
-    }
-    return FXCLI_EXIT_OK;
+    return true;
 }
 
 /* "dir" of "dir/name", "." of "name", into buf. */
@@ -418,8 +385,12 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     for (int i = 0; i < count; i++) {
         workers[i].id = i;
         workers[i].owner = &b;
+        bool usage = false;
+        if (!create_context(&workers[i], run, threads, &usage)) {
+            code = usage ? FXCLI_EXIT_USAGE : FXCLI_EXIT_FAILED;
+            goto done;
+        }
     }
-    if ((code = create_contexts(workers, count, threads)) != FXCLI_EXIT_OK) goto done;
 
     fxcli_progress_start(runnable, !c->quiet && isatty(STDERR_FILENO));
     fxcli_cleanup_install();
