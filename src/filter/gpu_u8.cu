@@ -758,9 +758,8 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
                                        4) == 0;
     if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, g, *tp, rows_aligned)) {
         /* tile_w threads of walk_elements elements a block (gpu_u8_geometry.c) */
-        const int64_t per_block = static_cast<int64_t>(g.walk_elements) * g.tile_w;
-        const dim3 grid(static_cast<unsigned>((a.width * a.channels + per_block - 1) / per_block),
-                        static_cast<unsigned>(g.grid_y), count);
+        const dim3 grid(static_cast<unsigned>(g.walk_grid_x), static_cast<unsigned>(g.grid_y),
+                        count);
         const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0, images != nullptr);
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 or 8 elements a thread)");

@@ -49,6 +49,15 @@ static int walk_threads(int64_t n, int elements)
     return warps * 32 < FXI_GPU_U8_FUSED_THREADS ? (int)(warps * 32) : FXI_GPU_U8_FUSED_THREADS;
 }
 
+/* k_u8_walk4's blocks for a row of n elements, `elements` a thread: their threads
+ * (tile_w) and how many across (walk_grid_x). */
+static void size_walk4(fxi_gpu_u8_launch *g, int64_t n, int elements)
+{
+    g->walk_elements = elements;
+    g->tile_w = walk_threads(n, elements);
+    g->walk_grid_x = div_up(n, (int64_t)elements * g->tile_w);
+}
+
 int fxi_gpu_u8_batch_chunk(int count, size_t work_bytes, int max_images, size_t work_limit)
 {
     int chunk = count < max_images ? count : max_images;
@@ -75,8 +84,7 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
     g->vrows = rows + kh - 1;
     if (layout == FXI_U8_FUSED && FXI_GPU_U8_FUSED_WALK && kw == kh && (kw == 3 || kw == 5)) {
         g->walk = 1;
-        g->walk_elements = FXI_GPU_U8_WALK_ELEMENTS(kw);
-        g->tile_w = walk_threads(n, g->walk_elements);
+        size_walk4(g, n, FXI_GPU_U8_WALK_ELEMENTS(kw));
         g->tile_h = FXI_GPU_U8_WALK_TILE_ROWS;
         g->tiles_x = div_up(n, g->tile_w);
         g->tiles_y = div_up(rows, g->tile_h);

@@ -57,10 +57,11 @@ typedef struct fxi_gpu_u8_launch {
      * its element's column over tile_h rows, its row sums in registers; no shared memory */
     int walk;
     /* the walk's adjacent elements a thread where k_u8_walk4 runs
-     * (FXI_GPU_U8_WALK_ELEMENTS(kw): 4 or 8): its grid is
-     * ceil(n / (walk_elements * tile_w)) blocks across, and tile_w counts threads of this
-     * many elements (the one-element walk's grid_x, tiles of tile_w elements, is below) */
+     * (FXI_GPU_U8_WALK_ELEMENTS(kw): 4 or 8), and its blocks across (walk_elements *
+     * tile_w elements each); tile_w counts threads of this many elements (the one-element
+     * walk's grid_x, tiles of tile_w elements, is below) */
     int walk_elements;
+    int64_t walk_grid_x;
     /* fused: blocks of tile_w threads, one output element each, tile_h rows per tile;
      * in_w staged samples per row (tile_w + (kw - 1) * channels); shared memory: the
      * row-filtered tile then the staged samples, floats */

@@ -97,13 +97,9 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
                 g.walk_elements, E);
         return 1;
     }
-    if (E != FXI_GPU_U8_WALK_ELEMENTS(K)) { /* the other build's geometry */
-        g.walk_elements = E;
-        g.tile_w = walk_threads(n, E);
-    }
-    const int64_t per_block = (int64_t)g.walk_elements * g.tile_w;
+    if (E != FXI_GPU_U8_WALK_ELEMENTS(K)) size_walk4(&g, n, E); /* the other build's geometry */
     blockDim = dim3((unsigned)g.tile_w, 1, 1);
-    gridDim = dim3((unsigned)((n + per_block - 1) / per_block), (unsigned)g.grid_y, 1);
+    gridDim = dim3((unsigned)g.walk_grid_x, (unsigned)g.grid_y, 1);
     for (unsigned by = 0; by < gridDim.y; by++)
         for (unsigned bx = 0; bx < gridDim.x; bx++)
             for (unsigned tx = 0; tx < blockDim.x; tx++) {

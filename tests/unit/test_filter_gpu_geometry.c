@@ -431,9 +431,8 @@ FXT_TEST(u8_walk_blocks_fit_the_row)
                         return;
                     const int64_t e = g.walk_elements;
                     const int64_t needed = (n + e - 1) / e; /* threads the row needs */
-                    /* fxi_filter_launch_u8's grid of the vector walk */
-                    const int64_t per_block = e * g.tile_w,
-                                  blocks = (n + per_block - 1) / per_block;
+                    /* the vector walk's grid, as fxi_filter_launch_u8 launches it */
+                    const int64_t per_block = e * g.tile_w, blocks = g.walk_grid_x;
                     if (!(FXT_CHECK_EQ(g.walk_elements, FXI_GPU_U8_WALK_ELEMENTS(k)) &&
                           FXT_CHECK(g.tile_w % 32 == 0 && g.tile_w >= 32) &&
                           FXT_CHECK(g.tile_w <= FXI_GPU_U8_FUSED_THREADS) &&
