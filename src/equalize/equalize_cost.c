@@ -18,13 +18,13 @@
  * unloaded; on the H200 machine's 16 threads it runs at about twice that per thread,
  * so the CLAHE rates below are that machine's, per thread (x 16 x
  * FXI_CPU_THREAD_EFFICIENCY): the fast gray path's eq_clahe_cpu_ms 15.3-16.6 ms
- * (gpu_jobs_bench 10000x6000, /work/notes/s6/r7) is 3.8 ns, and x 14 (the dev
- * machine's general / fast ratio) gives 53 ns for the general path. Cross-check:
- * device_auto's big16 CLAHE (s6/r7) took 530.6 ms on the CPU per item, of which ~320 ms
- * are the whole-file read and write of 720 MB (twice big equalize hsv's 174 - 14 ms):
- * ~210 ms for 60 M pixels on 16 threads, 53 ns. The old rule (24 ns x the 16-bit factor
- * 4.8 of global hsv) said 115 ns, 460 ms: auto then started CUDA for this item (~300
- * ms, s6/r7: 785 ms of wall time against the CPU's 539).
+ * (gpu_jobs_bench 10000x6000, the H200 run r7 of 2026-11-26 08:05 in docs/BENCHMARKS.md)
+ * is 3.8 ns, and x 14 (the dev machine's general / fast ratio) gives 53 ns for the
+ * general path. Cross-check: device_auto's big16 CLAHE (the same run) took 530.6 ms on
+ * the CPU per item, of which ~320 ms are the whole-file read and write of 720 MB (twice
+ * big equalize hsv's 174 - 14 ms): ~210 ms for 60 M pixels on 16 threads, 53 ns. The
+ * old rule (24 ns x the 16-bit factor 4.8 of global hsv) said 115 ns, 460 ms: auto then
+ * started CUDA for this item (~300 ms, r7: 785 ms of wall time against the CPU's 539).
  *
  * GPU: seconds per pixel on one multiprocessor, from equalize hsv 10000x6000 on the
  * H200 (issue 25: 12.3 ms with 7.1 ms of upload and ~3.3 ms of download, so ~2 ms of
@@ -33,7 +33,7 @@
  * above what they measured for 8-bit gray (1.655 ms, 3.6 ns); 16-bit hsv to be measured
  * (gpu_jobs_bench's eq_clahe16_hsv_device_ms; 2 to 5 ms expected: 60 M pixels of three
  * 16-bit loads, four LUT lookups from L2 and three 64-bit divisions, 1.1 GB of traffic).
- * The 8-bit gray fast kernels: eq_clahe_device_ms 0.256 ms (s6/r7). Bins: each tile
+ * The 8-bit gray fast kernels: eq_clahe_device_ms 0.256 ms (r7). Bins: each tile
  * LUT entry is read three times by one block of eq_lut (a block a LUT: latency, not
  * bandwidth), and histograms of more than FXI_EQ_GPU_SHARED_HISTOGRAM_BYTES a tile are
  * counted with global atomics; both estimates, to be measured on the H200

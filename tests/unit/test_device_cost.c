@@ -112,7 +112,8 @@ FXT_TEST(equalize_and_normalize_items)
     printf("  equalize hsv 10000x6000: %s\n", why);
     FXT_CHECK_EQ(e.device, FX_DEVICE_CPU);
     /* CLAHE on 16-bit 10000x6000, a context whose process has started CUDA: 530.6 ms on
-     * the CPU against 438.8 ms on the GPU per item (device_auto, /work/notes/s6/r7). */
+     * the CPU against 438.8 ms on the GPU per item (device_auto in the H200 run r7 of
+     * 2026-11-26 08:05, docs/BENCHMARKS.md). */
     fxi_equalize_work clahe = {FXI_EQ_MODE_HSV, true, 10000, 6000, 3, 3, FX_U16, false, 0, 0, false};
     fxi_equalize_cost(&clahe, &cost);
     fxi_device_estimate_make(&cost, &one_file, &h200, &e);
@@ -161,11 +162,12 @@ static double gpu_s_before_the_start(const fxi_item_cost *c, const fxi_device_se
 }
 
 /* CLAHE's estimates grow with its tile LUTs (planes x tiles x bins) on both devices,
- * and weigh 16-bit CLAHE as measured on the H200 machine (/work/notes/s6/r7,
- * bench/device_auto.py): 10000x6000 RGB hsv, 4096 bins, 8x8, one file on 16 threads,
- * per item 530.6 ms on the CPU, 438.8 on the GPU (the same ~320 ms of file reading and
- * writing in both), wall 539 against 787 ms (CUDA's start): a process that has not
- * started CUDA keeps it on the CPU, whatever the bins; one that has, takes the GPU. */
+ * and weigh 16-bit CLAHE as measured on the H200 machine (bench/device_auto.py in the
+ * H200 run r7 of 2026-11-26 08:05, docs/BENCHMARKS.md): 10000x6000 RGB hsv, 4096 bins,
+ * 8x8, one file on 16 threads, per item 530.6 ms on the CPU, 438.8 on the GPU (the same
+ * ~320 ms of file reading and writing in both), wall 539 against 787 ms (CUDA's start):
+ * a process that has not started CUDA keeps it on the CPU, whatever the bins; one that
+ * has, takes the GPU. */
 FXT_TEST(clahe_estimates_grow_with_bins_and_tiles)
 {
     static const uint32_t bins16[] = {256, 1000, 4096, 16384, 65536};
@@ -231,7 +233,7 @@ FXT_TEST(clahe_estimates_grow_with_bins_and_tiles)
         FXT_CHECK_EQ(e.device, FX_DEVICE_GPU);
     }
     /* 16-bit gray CLAHE the same way, and 8-bit gray CLAHE (the fast kernels: 15.3 ms on
-     * the CPU against 3.5 ms host to host on the GPU, gpu_jobs_bench s6/r7) on a warm
+     * the CPU against 3.5 ms host to host on the GPU, gpu_jobs_bench, r7) on a warm
      * context: the GPU; before CUDA's start: the CPU. */
     fxi_equalize_work gray16 = {FXI_EQ_MODE_GRAY, true, 10000, 6000, 1, 1, FX_U16, false, 0, 64,
                                 false};
