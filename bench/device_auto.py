@@ -20,8 +20,15 @@ the ratio auto / best device for both, auto's wall time above the best device's 
 auto chose (from the CSV), and whether auto's bytes equal the bytes of the device it
 chose for each item (and whether cpu == gpu: the fft strategy may differ by 1 unit
 between devices, the others never). The last lines: the worst items and wall ratios, and
-PASS/FAIL against 1.1 on the items ratio of sets auto ran on the CPU only and the wall
-ratio of sets where it chose the GPU (marked *: their items carry the CUDA start).
+PASS/FAIL against 1.1 on the wall ratio of every set: what the user waits for. (The items
+ratio leaves out gpu's CUDA start, paid when its contexts are made: since the GPU's files
+stream in pinned bands, a single 10000x6000 dense 15x15 item takes 143 ms there against
+246 on the CPU, yet the command on the GPU, CUDA's 0.3 s start included, takes 472 ms
+against 257: auto is right to stay on the CPU. Sets where auto chose the GPU are marked *:
+their items carry the start.)
+The batch sets (200 RGB 4096x2304 PPMs; --quick: 48 of 2048x1152) are where CUDA's start
+is worth paying for a kernel heavy enough (gaussian:31) and not for a light one (box:3):
+auto shares the start among a batch's items (fx_context_options.batch_bytes).
 --quick: smaller inputs (4000x3000, 60 s audio), for a first look.
 """
 import csv
@@ -56,6 +63,9 @@ def make_inputs(fx, root, quick):
     seconds = "60" if quick else "360"
     os.makedirs(f"{root}/thumbs")
     os.makedirs(f"{root}/clips")
+    os.makedirs(f"{root}/batch")
+    run([fx, "gen", "image", "-s", "2048x1152" if quick else "4096x2304", "-n",
+         "48" if quick else "200", "--to", "ppm", "-o", f"{root}/batch/"])
     run([fx, "gen", "image", "-s", "320x240", "-n", "16" if quick else "64", "-o", f"{root}/thumbs/"])
     run([fx, "gen", "image", "-s", big, "-o", f"{root}/big.ppm"])
     run([fx, "gen", "image", "-s", big, "-d", "16", "-o", f"{root}/big16.ppm"])
@@ -66,6 +76,7 @@ def make_inputs(fx, root, quick):
     dense_kernel(f"{root}/dense25.txt", 25, 2)
     thumbs = sorted(f"{root}/thumbs/{n}" for n in os.listdir(f"{root}/thumbs"))
     clips = sorted(f"{root}/clips/{n}" for n in os.listdir(f"{root}/clips"))
+    batch = sorted(f"{root}/batch/{n}" for n in os.listdir(f"{root}/batch"))
     k15, k25 = f"@{root}/dense15.txt", f"@{root}/dense25.txt"
     return [
         ("thumbs filter gaussian:5", "filter", ["-k", "gaussian:5"], thumbs),
@@ -81,6 +92,8 @@ def make_inputs(fx, root, quick):
         ("big16 equalize CLAHE", "equalize", ["--adaptive"], [f"{root}/big16.ppm"]),
         ("long normalize", "normalize", [], [f"{root}/long.wav"]),
         ("clips normalize", "normalize", [], clips),
+        ("batch filter gaussian:31", "filter", ["-k", "gaussian:31"], batch),
+        ("batch filter box:3", "filter", ["-k", "box:3"], batch),
     ]
 
 
@@ -178,9 +191,9 @@ def main():
                     cpu_gpu &= same_bytes(f"{root}/out/cpu/{out_name}",
                                           f"{root}/out/gpu/{out_name}")
             chosen = ",".join(f"{k} {v}" for k, v in sorted(chose.items()))
-            # CUDA started inside an item: compare the walls, which both devices pay it in.
+            # CUDA started inside an item (auto chose the GPU): marked *.
             started = any(k.startswith("gpu") for k in chose)
-            verdict = wratio if started else ratio
+            verdict = wratio
             extra = wmed["auto"] - min(wmed["cpu"], wmed["gpu"])
             bytes_text = ("same" if auto_ok else "DIFFER") + (
                 "" if cpu_gpu else " (cpu != gpu)")
@@ -205,7 +218,8 @@ def main():
             shutil.rmtree(out, ignore_errors=True)
             os.makedirs(out)
             try:
-                p = run([fx, job, *args, "--explain", *inputs[:2], "-o", out + "/"])
+                # every input: a batch's share of the GPU's start depends on its size
+                p = run([fx, job, *args, "--explain", *inputs, "-o", out + "/"])
                 lines = [l for l in p.stderr.splitlines() if "device" in l][:2]
             except subprocess.CalledProcessError as e:
                 lines = [f"ERROR: exit {e.returncode}: {e.stderr.strip()[-300:]}"]
@@ -215,8 +229,7 @@ def main():
         shutil.rmtree(f"{root}/out", ignore_errors=True)
         print(f"\nworst auto / best device (items): {worst_items[0]:.2f} ({worst_items[1]})")
         print(f"worst auto / best device (wall): {worst_wall[0]:.2f} ({worst_wall[1]})")
-        print(f"verdict (items where auto stayed on the CPU, wall where it chose the GPU, *): "
-              f"{worst[0]:.2f} ({worst[1]})")
+        print(f"verdict (wall): {worst[0]:.2f} ({worst[1]})")
         print("PASS" if worst[0] <= TARGET else "FAIL", f"(target <= {TARGET})")
     finally:
         shutil.rmtree(root, ignore_errors=True)

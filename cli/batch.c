@@ -96,11 +96,27 @@ static void set_limits(fx_context_options *o, const fxcli_common *c)
     o->limits.max_channels = c->max_channels;
 }
 
-static bool create_context(worker *w, const fxcli_run *run, int threads, bool *usage)
+/* The input files' bytes of the items to run, for FX_DEVICE_AUTO's share of the GPU's
+ * one-time costs (fx_context_options.batch_bytes); files that do not stat add nothing. */
+static uint64_t batch_input_bytes(const fxcli_worklist *list)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        const fxcli_item *item = &list->items[i];
+        struct stat st;
+        if (!item->skip && item->input && stat(item->input, &st) == 0 && S_ISREG(st.st_mode))
+            bytes += (uint64_t)st.st_size;
+    }
+    return bytes;
+}
+
+static bool create_context(worker *w, const fxcli_run *run, uint64_t batch_bytes, int threads,
+                           bool *usage)
 {
     fx_context_options o;
     fx_context_options_init(&o);
     o.device = run->device;
+    o.batch_bytes = batch_bytes;
     o.gpu_index = fxcli_worker_gpu(run, w->id);
     o.threads = threads;
     o.log = on_library_log;
@@ -382,11 +398,12 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
         code = FXCLI_EXIT_FAILED;
         goto done;
     }
+    const uint64_t batch_bytes = run->device == FX_DEVICE_AUTO ? batch_input_bytes(list) : 0;
     for (int i = 0; i < count; i++) {
         workers[i].id = i;
         workers[i].owner = &b;
         bool usage = false;
-        if (!create_context(&workers[i], run, threads, &usage)) {
+        if (!create_context(&workers[i], run, batch_bytes, threads, &usage)) {
             code = usage ? FXCLI_EXIT_USAGE : FXCLI_EXIT_FAILED;
             goto done;
         }

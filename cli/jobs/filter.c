@@ -48,9 +48,8 @@ static const fx_option program_rows[] = {
      "say which strategy and device each plan uses and why (--device auto: the estimates)"},
     {"stream-rows", 0, FX_OPT_INT, OPT(stream_rows), 0, 0, 1 << 20, NULL, NULL, "N",
      "filter from file to file in bands of N rows, never holding the whole image (0: the "
-     "library's choice: on the CPU images over 16 MiB in bands of about 8 MiB, but fft plans "
-     "whole; on a GPU images over 1 GiB in bands of about 16 MiB; the wrap border always "
-     "filters whole)"},
+     "library's choice: images over 16 MiB in bands of about 8 MiB on the CPU and of about "
+     "3 MiB on a GPU (over 1 GiB: 16 MiB); fft and the wrap border filter whole)"},
     FX_OPTION_END};
 
 static fx_option filter_table[TABLE_ROWS];

@@ -67,6 +67,12 @@ typedef struct fx_context_options {
     void *log_user;
     fx_log_level log_level; /* messages above this level are not delivered */
     fx_limits limits;       /* zeros mean the FX_DEFAULT_* values */
+    /* FX_DEVICE_AUTO in a batch: the bytes of every item the process will run on its
+     * contexts (images and samples as filtered; file sizes will do). The GPU's one-time
+     * costs, CUDA's start and each context's first use, are then shared out among the
+     * items in proportion to their bytes, rather than charged whole to each item that
+     * could start them. 0 (the default): every item as if alone. */
+    uint64_t batch_bytes;
 } fx_context_options;
 
 /* Fill *opts with the defaults (auto device, all CPUs, default limits). */

@@ -199,15 +199,31 @@ FX_API fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel,
  * in bands; PNG, whose decoding dominates, moved by -8% to +32% (8000x8000: 2523 ms
  * whole, 1720 ms in bands; 4096x2304: 272-283 ms whole, 280-299 in bands). */
 #define FX_FILTER_STREAM_CPU_BAND_BYTES ((uint64_t)8 << 20)
+/* On a GPU context, with a plan that gives the whole image's bytes in bands (every
+ * strategy but fft), images from this size up to FX_FILTER_STREAM_ABOVE_BYTES ... */
+#define FX_FILTER_STREAM_GPU_ABOVE_BYTES ((uint64_t)16 << 20)
+/* ... in bands of about this many bytes, read into and written from the pinned band
+ * buffers that go to the GPU (no packing into staging, and the file's decoding and
+ * encoding overlap the GPU's work). On the H200 machine (16 cores), 2026-11-26 (runs r16
+ * and r18 in docs/BENCHMARKS.md), 200 RGB 4096x2304 PPMs gaussian:31 on gpu:0 file to
+ * file, three rounds each: whole images 1.57-1.93 s (the CPU: 1.44-1.70); bands of
+ * 2 MiB 0.93-0.99, 3 MiB 0.86-1.02, 4 MiB 1.13-1.14, 6 MiB 1.17-1.31 s. One 10000x6000
+ * gaussian:5: whole 0.57-0.71 s, 3 MiB 0.41-0.50, 4 MiB 0.42-0.44, 16 MiB 0.47-0.57
+ * (CUDA's start, ~0.3 s, in each). Above FX_FILTER_STREAM_ABOVE_BYTES the bands of
+ * FX_FILTER_STREAM_BAND_BYTES stay: the 1 GP image's 4 MiB bands took 1.50-1.67 s
+ * against 1.30-1.60 in 16 MiB (each band's launches and waits). */
+#define FX_FILTER_STREAM_GPU_BAND_BYTES ((uint64_t)3 << 20)
 
 /* Output rows per band for an image of this shape (desc->type: the type it is filtered
  * at) on this context, or 0 to filter it whole. rows > 0 asks for bands of that many
  * rows, raised to the kernel's height (so that the border rules at the image's top and
  * bottom see the rows they would see in the whole image). rows == 0 leaves the choice
- * to the library: on a CPU context, with any strategy but fft, images above
- * FX_FILTER_STREAM_CPU_ABOVE_BYTES in bands of about FX_FILTER_STREAM_CPU_BAND_BYTES;
- * otherwise (a GPU context, fft, or ctx NULL) images above FX_FILTER_STREAM_ABOVE_BYTES
- * in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap border and images no taller
+ * to the library: with any strategy but fft, on a CPU context images above
+ * FX_FILTER_STREAM_CPU_ABOVE_BYTES in bands of about FX_FILTER_STREAM_CPU_BAND_BYTES, on a
+ * GPU context images above FX_FILTER_STREAM_GPU_ABOVE_BYTES (up to
+ * FX_FILTER_STREAM_ABOVE_BYTES) in bands of about FX_FILTER_STREAM_GPU_BAND_BYTES;
+ * otherwise (larger images on a GPU, fft, or ctx NULL) images above
+ * FX_FILTER_STREAM_ABOVE_BYTES in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap border and images no taller
  * than a band give 0. options may be NULL (the defaults). */
 FX_API int fx_filter_band_rows(fx_context *ctx, const fx_kernel *kernel,
                                const fx_filter_options *options, const fx_image_desc *desc,

@@ -125,6 +125,7 @@ fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
     fill_default_limits(&ctx->limits);
     ctx->machine_cpus = fx_cpu_count();
     ctx->threads = opts->threads ? opts->threads : ctx->machine_cpus;
+    ctx->batch_bytes = opts->batch_bytes;
 
     fx_status st = FX_OK;
     if (ctx->threads > 1) st = fxi_pool_create(ctx->threads, &ctx->pool);

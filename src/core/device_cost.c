@@ -29,26 +29,47 @@ double fxi_gpu_best_case_s(const fxi_item_cost *c)
            bytes / FXI_GPU_MAX_COPY_BYTES_PER_S;
 }
 
+/* The part of a one-time cost an item carries: all of it alone, else its share of the
+ * `items_sharing` bytes' worth of the batch that share it. */
+static double one_time_part(const fxi_device_setting *s, double items_sharing)
+{
+    if (!(s->batch_share > 0)) return 1;
+    const double part = s->batch_share * items_sharing;
+    return part < 1 ? part : 1;
+}
+
 double fxi_gpu_first_use_s(const fxi_item_cost *c, const fxi_device_setting *s)
 {
     if (s->gpu_warm) return 0;
     double bytes = (double)c->upload_bytes + (double)c->download_bytes;
     if (bytes > FXI_GPU_FIRST_USE_MAX_BYTES) bytes = FXI_GPU_FIRST_USE_MAX_BYTES;
     const int workers = s->workers > 1 ? s->workers : 1;
-    return (FXI_GPU_FIRST_USE_S + bytes / FXI_GPU_FIRST_USE_BYTES_PER_S) * (workers + 1) / 2.0;
+    /* Each worker's first use is shared by the items that worker runs: about its
+     * 1 / workers of the batch. */
+    return (FXI_GPU_FIRST_USE_S + bytes / FXI_GPU_FIRST_USE_BYTES_PER_S) * (workers + 1) / 2.0 *
+           one_time_part(s, workers);
 }
 
-/* The host's share of the GPU path: packing into and out of pinned staging, and the
- * whole file read before and written after. */
+double fxi_gpu_process_start_s(const fxi_device_setting *s)
+{
+    return FXI_GPU_PROCESS_START_S * one_time_part(s, 1);
+}
+
+/* The host's share of the GPU path: packing into and out of pinned staging (none when
+ * the file's bands are the pinned buffers), and the file's reading and writing, whole
+ * before and after or in bands. */
 static double staging_s(const fxi_item_cost *c)
 {
     /* Every staged byte is read and written once on the way in or out. */
-    return c->on_device ? 0 : 2.0 * c->staging_bytes / FXI_CPU_MEMORY_BYTES_PER_S;
+    if (c->on_device || (c->stream_bytes > 0 && c->gpu_banded)) return 0;
+    return 2.0 * c->staging_bytes / FXI_CPU_MEMORY_BYTES_PER_S;
 }
 
 static double stream_s(const fxi_item_cost *c)
 {
-    return c->on_device ? 0 : c->stream_bytes / FXI_STREAM_WHOLE_BYTES_PER_S;
+    if (c->on_device) return 0;
+    return c->stream_bytes /
+           (c->gpu_banded ? FXI_STREAM_BANDED_BYTES_PER_S : FXI_STREAM_WHOLE_BYTES_PER_S);
 }
 
 double fxi_gpu_least_on_s(const fxi_item_cost *c, const fxi_device_setting *s,
@@ -56,6 +77,7 @@ double fxi_gpu_least_on_s(const fxi_item_cost *c, const fxi_device_setting *s,
 {
     e->staging_s = staging_s(c);
     e->stream_s = stream_s(c);
+    e->stream_banded = c->gpu_banded;
     e->first_use_s = fxi_gpu_first_use_s(c, s);
     double best = fxi_gpu_best_case_s(c);
     if (s->multiprocessors > 0 && s->multiprocessors < FXI_GPU_MAX_MULTIPROCESSORS)
@@ -88,6 +110,7 @@ void fxi_device_estimate_make(const fxi_item_cost *c, const fxi_device_setting *
         out->pcie_s = (double)c->upload_bytes / up + (double)c->download_bytes / down;
         out->staging_s = staging_s(c);
         out->stream_s = stream_s(c);
+        out->stream_banded = c->gpu_banded;
     }
     out->gpu_s = c->gpu_fixed_s + c->gpu_sm_s / sms + out->pcie_s + out->staging_s + out->stream_s +
                  out->first_use_s;
@@ -144,7 +167,8 @@ static void gpu_parts(const fxi_device_estimate *e, char *parts, size_t size)
         double s;
         const char *what;
     } extra[] = {{e->staging_s, "packing"},
-                 {e->stream_s, "whole-file read and write"},
+                 {e->stream_s, e->stream_banded ? "file read and write in bands"
+                                                : "whole-file read and write"},
                  {e->first_use_s, "first GPU use"},
                  {e->start_s, "CUDA start"}};
     for (size_t i = 0; i < sizeof extra / sizeof *extra && at < size; i++) {
@@ -231,10 +255,18 @@ static bool sure_of_gpu(const fxi_item_cost *c, const fxi_device_setting *s, dou
 /* The context as the model sees it. */
 static fxi_device_setting setting_of(const fx_context *ctx)
 {
-    fxi_device_setting s = {ctx->threads, 1, ctx->gpu_warm, fxi_gpu_multiprocessors(ctx)};
+    fxi_device_setting s = {ctx->threads, 1, ctx->gpu_warm, fxi_gpu_multiprocessors(ctx), 0};
     const int cpus = ctx->machine_cpus;
     if (ctx->threads >= 1 && cpus > ctx->threads) s.workers = cpus / ctx->threads;
     return s;
+}
+
+/* c's share of its batch's bytes (0: no batch given, or c larger than it). */
+static double batch_share_of(const fx_context *ctx, const fxi_item_cost *c)
+{
+    const double bytes = (double)c->upload_bytes;
+    if (!ctx->batch_bytes || !(bytes > 0) || bytes >= (double)ctx->batch_bytes) return 0;
+    return bytes / (double)ctx->batch_bytes;
 }
 
 fx_device_kind fxi_device_choose(fx_context *ctx, const fxi_item_cost *c, bool needs_gpu,
@@ -294,7 +326,7 @@ static bool cpu_at_assumed_rates(const fxi_item_cost *c, const fxi_device_settin
     /* The process's first GPU pays CUDA's start: an item it would win by less stays on
      * the CPU (a batch's later items weigh the same way until some context starts one). */
     if (!fxi_gpu_started_in_process()) {
-        e->start_s = FXI_GPU_PROCESS_START_S;
+        e->start_s = fxi_gpu_process_start_s(s);
         e->gpu_s += e->start_s;
         if (!(e->gpu_s < e->cpu_s)) e->device = FX_DEVICE_CPU;
     }
@@ -316,13 +348,15 @@ fx_device_kind fxi_device_predict(fx_context *ctx, const fxi_item_cost *c, bool 
      * assumed rates, starts the GPU (a CUDA start: ~0.3 s on the H200 machine, paid
      * inside that item), and is then weighed as before. */
     if (ctx->gpu_pending && !needs_gpu) {
-        const fxi_device_setting unknown_gpu = setting_of(ctx); /* (multiprocessors 0) */
+        fxi_device_setting unknown_gpu = setting_of(ctx); /* (multiprocessors 0) */
+        unknown_gpu.batch_share = batch_share_of(ctx, c);
         if (cpu_without_asking(c, &unknown_gpu, cpu_s, e) ||
             cpu_at_assumed_rates(c, &unknown_gpu, cpu_s, e))
             return e->device;
     }
     if (ctx->requested == FX_DEVICE_AUTO) (void)fxi_gpu_start(ctx);
-    const fxi_device_setting s = setting_of(ctx);
+    fxi_device_setting s = setting_of(ctx);
+    s.batch_share = batch_share_of(ctx, c);
     if (!fxi_device_auto(ctx)) {
         memset(e, 0, sizeof *e);
         e->device = ctx->device;

@@ -58,10 +58,11 @@
  * path filters bands while a reader thread decodes ahead and a writer thread encodes,
  * so its time is the larger of its arithmetic and the file bytes (in + out) at
  * FXI_STREAM_BANDED_BYTES_PER_S (box:3, gaussian:5 and :31 on 10000x6000 RGB PPM: 62-75
- * ms for 360 MB); the GPU path, up to FX_FILTER_STREAM_ABOVE_BYTES, decodes the whole
- * image first and encodes it after, at FXI_STREAM_WHOLE_BYTES_PER_S (equalize hsv, which
- * reads and writes whole images on both devices: 159 ms on the CPU, 14 of them
- * arithmetic: 145 ms for 360 MB). */
+ * ms for 360 MB); so does the GPU path of an item that streams in the GPU's bands
+ * (gpu_banded: the filter's images above FX_FILTER_STREAM_GPU_ABOVE_BYTES), with no
+ * packing. A GPU path that takes whole images decodes the whole image first and encodes it
+ * after, at FXI_STREAM_WHOLE_BYTES_PER_S (equalize hsv, which reads and writes whole
+ * images on both devices: 159 ms on the CPU, 14 of them arithmetic: 145 ms for 360 MB). */
 #define FXI_STREAM_BANDED_BYTES_PER_S 5.3e9
 #define FXI_STREAM_WHOLE_BYTES_PER_S 2.5e9
 /* Rates assumed when the measurement cannot run (H200, DESIGN.md: 54/55 GB/s pinned). */
@@ -98,6 +99,8 @@ typedef struct fxi_item_cost {
                               * it (0: the job's gpu_fixed_s holds its own host work) */
     double stream_bytes;     /* file bytes decoded + encoded when the item streams from a
                               * file to a file (FXI_STREAM_*); 0 for an image in memory */
+    bool gpu_banded;         /* the GPU path streams that file in pinned bands too: no
+                              * packing, the file at FXI_STREAM_BANDED_BYTES_PER_S */
     bool on_device;          /* the item is in device memory: the GPU, always */
 } fxi_item_cost;
 
@@ -108,6 +111,9 @@ typedef struct fxi_device_setting {
                           * over the context's threads (a batch of one-thread workers: the CPUs) */
     bool gpu_warm;       /* an earlier item of the context went to the GPU: the first use is paid */
     int multiprocessors; /* its GPU's, when known without measuring (0: not known) */
+    double batch_share;  /* the item's bytes over its batch's (fx_context_options.batch_bytes):
+                          * its share of CUDA's start, and workers x that of the context's
+                          * first use (at most all of either); 0: the item alone, all */
 } fxi_device_setting;
 
 typedef enum fxi_device_reason {
@@ -134,7 +140,9 @@ typedef struct fxi_device_estimate {
                           * 0 where not estimated */
     double pcie_s;
     double staging_s;   /* packing into and unpacking from pinned staging */
-    double stream_s;    /* the whole file decoded before and encoded after */
+    double stream_s;    /* the file decoded and encoded: whole, before and after, or in
+                         * bands (stream_banded) */
+    bool stream_banded;
     double first_use_s; /* the context's first GPU use (0 when warm) */
     double start_s;     /* CUDA's start in this process (0 once a context started a GPU) */
     uint64_t upload_bytes, download_bytes;
@@ -147,6 +155,9 @@ double fxi_cpu_estimate_s(const fxi_item_cost *c, int threads);
 double fxi_gpu_best_case_s(const fxi_item_cost *c);
 /* The first GPU use of a cold context among s->workers starting together (0 when warm). */
 double fxi_gpu_first_use_s(const fxi_item_cost *c, const fxi_device_setting *s);
+/* CUDA's start in a process (FXI_GPU_PROCESS_START_S), as much of it as an item of s
+ * carries. */
+double fxi_gpu_process_start_s(const fxi_device_setting *s);
 /* The least c could take on any GPU from a context s: fxi_gpu_best_case_s (with s's
  * multiprocessors where known) plus the host work (packing, the whole file) and the
  * first use, which no GPU's rates change. Fills e's staging_s, stream_s, first_use_s and

@@ -34,6 +34,7 @@ struct fx_context {
     fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU */
     bool gpu_warm; /* FX_DEVICE_AUTO: an item chose the GPU (core/device_cost.h) */
     int machine_cpus; /* fx_cpu_count() when the context was made */
+    uint64_t batch_bytes; /* fx_context_options.batch_bytes (0: items alone) */
 };
 
 /* ---- errors: whoever detects an error writes the detail once; callers propagate ---- */

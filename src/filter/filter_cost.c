@@ -91,5 +91,7 @@ void fxi_filter_cost(const fxi_filter_work *w, fxi_item_cost *out)
     out->download_bytes = bytes;
     out->staging_bytes = 2.0 * (double)bytes; /* packed on the way up, unpacked down */
     out->stream_bytes = w->streamed ? 2.0 * (double)bytes : 0;
+    /* The GPU's own bands (stream.c's auto_band), the file read into pinned buffers. */
+    out->gpu_banded = w->streamed && bytes > FX_FILTER_STREAM_GPU_ABOVE_BYTES;
     out->on_device = w->on_device;
 }

@@ -12,7 +12,7 @@ typedef struct fxi_filter_work {
     fx_image_desc desc;
     int filter_channels; /* channels filtered (an alpha kept is only copied) */
     bool on_device;      /* the image lives in device memory */
-    bool streamed;       /* from a file to a file in CPU bands (fx_filter_file's choice of
+    bool streamed;       /* from a file to a file in bands (fx_filter_file's choice of
                           * bands: FXI_STREAM_* in core/device_cost.h) */
 } fxi_filter_work;
 

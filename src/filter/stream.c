@@ -18,8 +18,10 @@
 #include "io/writer_thread.h"
 
 /* The library's own choice: small bands on the CPU, where they only save memory
- * traffic and page faults and give the same bytes; large ones elsewhere (a GPU pays a
- * launch and a transfer per band; fft's tiles differ in bands, within its rounding). */
+ * traffic and page faults and give the same bytes; small ones on a GPU too, whose bands
+ * are pinned (no packing) and overlap the file (include/fxkit/filter.h gives the runs),
+ * but large ones above FX_FILTER_STREAM_ABOVE_BYTES (a GPU pays a launch and a wait per
+ * band); fft plans whole (its tiles differ in bands, within its rounding). */
 static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_options *options,
                       const fx_image_desc *desc, uint64_t *above, uint64_t *band)
 {
@@ -28,13 +30,17 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
     const uint64_t bytes = (uint64_t)desc->width * (uint64_t)desc->channels *
                            (uint64_t)desc->height * fx_sample_size(desc->type);
     /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
-    if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES) return;
-    /* FX_DEVICE_AUTO: where the image would go, streamed (CPU bands overlap the file;
-     * the GPU takes it whole): its bands then take that choice (stream_image). */
-    if (ctx && fxi_filter_device_for(ctx, kernel, options, desc, NULL) == FX_DEVICE_CPU &&
-        fxi_filter_strategy_for(ctx, kernel, options, desc) != FX_STRATEGY_FFT) {
+    if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES && bytes <= FX_FILTER_STREAM_GPU_ABOVE_BYTES)
+        return;
+    if (!ctx || fxi_filter_strategy_for(ctx, kernel, options, desc) == FX_STRATEGY_FFT) return;
+    /* FX_DEVICE_AUTO: where the image would go, streamed: its bands then take that
+     * choice (stream_image). */
+    if (fxi_filter_device_for(ctx, kernel, options, desc, NULL) == FX_DEVICE_CPU) {
         *above = FX_FILTER_STREAM_CPU_ABOVE_BYTES;
         *band = FX_FILTER_STREAM_CPU_BAND_BYTES;
+    } else if (bytes <= FX_FILTER_STREAM_ABOVE_BYTES) {
+        *above = FX_FILTER_STREAM_GPU_ABOVE_BYTES;
+        *band = FX_FILTER_STREAM_GPU_BAND_BYTES;
     }
 }
 
@@ -279,17 +285,16 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
     const fx_image_desc work = {s->width, s->height, s->channels, s->work_type};
     s->band_rows = fx_filter_band_rows(ctx, s->kernel, s->options, &work, asked);
     if (s->band_rows == 0) s->band_rows = s->height; /* the whole image as one band */
-    /* FX_DEVICE_AUTO chose the bands for the image as a whole (CPU bands with the file's
-     * decoding and encoding overlapped, or the GPU's whole image): its bands take that
-     * choice rather than each deciding as an image in memory. GPU bands of an image too
-     * large to go whole, and bands the caller sized, still decide band by band. */
+    /* FX_DEVICE_AUTO chose the bands for the image as a whole (auto_band: the CPU's, the
+     * GPU's, or the whole image): its bands take that choice rather than each deciding as
+     * an image in memory. Bands the caller sized still decide band by band. */
     const uint64_t bytes = (uint64_t)work.width * (uint64_t)work.channels *
                            (uint64_t)work.height * fx_sample_size(work.type);
-    if (asked <= 0 && fxi_device_auto(ctx) && bytes > FX_FILTER_STREAM_CPU_ABOVE_BYTES &&
+    if (asked <= 0 && fxi_device_auto(ctx) &&
+        (bytes > FX_FILTER_STREAM_CPU_ABOVE_BYTES || bytes > FX_FILTER_STREAM_GPU_ABOVE_BYTES) &&
         s->options->border != FX_BORDER_WRAP) {
-        const fx_device_kind where =
-            fxi_filter_device_for(ctx, s->kernel, s->options, &work, &s->decided);
-        s->has_decided = where == FX_DEVICE_CPU || s->band_rows >= s->height;
+        (void)fxi_filter_device_for(ctx, s->kernel, s->options, &work, &s->decided);
+        s->has_decided = true;
     }
     /* One band has nothing to overlap its write with: no second set of rows for it. */
     if (s->band_rows >= s->height) s->slots = 1;

@@ -366,6 +366,56 @@ FXT_TEST(streamed_file_on_pinned_bands_matches_cpu)
     fx_context_destroy(cpu);
 }
 
+/* The library's bands on a GPU context (fx_filter_band_rows with rows 0): images above
+ * FX_FILTER_STREAM_GPU_ABOVE_BYTES in bands of about FX_FILTER_STREAM_GPU_BAND_BYTES, above
+ * FX_FILTER_STREAM_ABOVE_BYTES of about FX_FILTER_STREAM_BAND_BYTES, fft whole; and a file
+ * just above the threshold, filtered in those bands, has the CPU's bytes. */
+FXT_TEST(library_bands_on_a_gpu)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    fx_kernel *k = NULL;
+    if (!FXT_CHECK_OK(fx_kernel_parse(cpu, "gaussian:31", &k), cpu)) goto done;
+    const fx_image_desc small = {2000, 2000, 3, FX_U8}; /* 12 MB: whole */
+    const fx_image_desc mid = {5000, 5000, 3, FX_U8};   /* 75 MB */
+    const fx_image_desc big = {40000, 10000, 3, FX_U8}; /* 1.2 GB */
+    FXT_CHECK_EQ(fx_filter_band_rows(gpu, k, NULL, &small, 0), 0);
+    FXT_CHECK_EQ(fx_filter_band_rows(gpu, k, NULL, &mid, 0),
+                 (int)(FX_FILTER_STREAM_GPU_BAND_BYTES / (5000 * 3)));
+    FXT_CHECK_EQ(fx_filter_band_rows(gpu, k, NULL, &big, 0),
+                 (int)(FX_FILTER_STREAM_BAND_BYTES / (40000 * 3)));
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    o.strategy = FX_STRATEGY_FFT;
+    FXT_CHECK_EQ(fx_filter_band_rows(gpu, k, &o, &mid, 0), 0);
+    fx_filter_options_init(&o);
+
+    /* 2400 x 2400 RGB: 17.3 MB, just above the threshold */
+    const char *dir = fxt_tmpdir("gpu_filter_library_bands");
+    char in_path[512], gpu_path[600], cpu_path[600];
+    snprintf(in_path, sizeof in_path, "%s", fxt_path(dir, "in.ppm"));
+    snprintf(gpu_path, sizeof gpu_path, "%s.gpu.ppm", in_path);
+    snprintf(cpu_path, sizeof cpu_path, "%s.cpu.ppm", in_path);
+    fx_image in = gpu_padded_image(2400, 2400, 3, FX_U8, 0);
+    gpu_fill_random(&in, 91);
+    fx_filter_stream_result rg = {0}, rc = {0};
+    fx_image want = {0}, got = {0};
+    if (FXT_CHECK_OK(fx_image_write_file(cpu, in_path, &in, NULL), cpu) &&
+        FXT_CHECK_OK(fx_filter_file(gpu, k, &o, NULL, in_path, gpu_path, NULL, &rg, NULL), gpu) &&
+        FXT_CHECK_OK(fx_filter_file(cpu, k, &o, NULL, in_path, cpu_path, NULL, &rc, NULL), cpu) &&
+        FXT_CHECK_OK(fx_image_read_file(cpu, gpu_path, &got), cpu) &&
+        FXT_CHECK_OK(fx_image_read_file(cpu, cpu_path, &want), cpu)) {
+        FXT_CHECK(fxt_images_equal(&want, &got));
+        FXT_CHECK_EQ(rg.band_rows, (int)(FX_FILTER_STREAM_GPU_BAND_BYTES / (2400 * 3)));
+    }
+    fx_image_free(&want);
+    fx_image_free(&got);
+    free(in.data);
+done:
+    fx_kernel_free(k);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 /* One case of the 8-bit fast path against the CPU, exactly: a w x h x ch u8 image of
  * random samples (seed) with rows padded by pad bytes, through the box strategy for a
  * box:... kernel and the separable one otherwise. */
