@@ -366,7 +366,11 @@ static fx_status filter_streamed(const fxcli_run *run, fx_context *ctx, const fx
     *streamed = true;
     fx_filter_stream_options so;
     fx_filter_stream_options_init(&so);
-    so.band_rows = sp.band_rows;
+    /* The library's own choice stays its own (0): it then decides the device once for
+     * the whole image under --device auto, where bands the caller sizes decide band by
+     * band, each as a small image in memory (a batch's share of the GPU's one-time costs
+     * would send every band of a light kernel to the GPU). */
+    so.band_rows = o->stream_rows;
     so.out_type = sp.out_type;
     so.progress = band_progress;
     so.progress_user = res;
