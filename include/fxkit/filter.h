@@ -223,8 +223,8 @@ FX_API fx_status fx_filter(fx_context *ctx, const fx_kernel *kernel,
  * GPU context images above FX_FILTER_STREAM_GPU_ABOVE_BYTES (up to
  * FX_FILTER_STREAM_ABOVE_BYTES) in bands of about FX_FILTER_STREAM_GPU_BAND_BYTES;
  * otherwise (larger images on a GPU, fft, or ctx NULL) images above
- * FX_FILTER_STREAM_ABOVE_BYTES in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap border and images no taller
- * than a band give 0. options may be NULL (the defaults). */
+ * FX_FILTER_STREAM_ABOVE_BYTES in bands of about FX_FILTER_STREAM_BAND_BYTES. The wrap
+ * border and images no taller than a band give 0. options may be NULL (the defaults). */
 FX_API int fx_filter_band_rows(fx_context *ctx, const fx_kernel *kernel,
                                const fx_filter_options *options, const fx_image_desc *desc,
                                int rows);
