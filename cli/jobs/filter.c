@@ -328,7 +328,8 @@ static stream_plan plan_stream(const fxcli_run *run, fx_context *ctx, fx_context
 static uint64_t filter_estimate(const fxcli_run *run, fx_context *ctx, const fxcli_item *item)
 {
     /* The probe is a CPU context; the items run there only with --device cpu (or auto
-     * in a build without CUDA). Elsewhere the GPU's choice, which streams less. */
+     * in a build without CUDA). Elsewhere the choice without a context (whole up to
+     * 1 GiB), which streams less than either device does: never below the need. */
     const bool cpu = run->device == FX_DEVICE_CPU || (run->device == FX_DEVICE_AUTO && !fx_gpu_built());
     const stream_plan sp = plan_stream(run, ctx, cpu ? ctx : NULL, item);
     if (sp.band_rows == 0) return fxcli_item_estimate(ctx, item);
