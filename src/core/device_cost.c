@@ -29,12 +29,13 @@ double fxi_gpu_best_case_s(const fxi_item_cost *c)
            bytes / FXI_GPU_MAX_COPY_BYTES_PER_S;
 }
 
-/* The part of a one-time cost an item carries: all of it alone, else its share of the
- * `items_sharing` bytes' worth of the batch that share it. */
-static double one_time_part(const fxi_device_setting *s, double items_sharing)
+/* The part of a one-time cost an item carries: all of it alone; in a batch, its share of
+ * the bytes that pay the cost, which are the batch's over `payers` (1 for CUDA's start,
+ * paid once a process; the workers for a first use, paid once by each). */
+static double one_time_part(const fxi_device_setting *s, double payers)
 {
     if (!(s->batch_share > 0)) return 1;
-    const double part = s->batch_share * items_sharing;
+    const double part = s->batch_share * payers;
     return part < 1 ? part : 1;
 }
 

@@ -17,6 +17,19 @@
 #include "filter/filter_internal.h"
 #include "io/writer_thread.h"
 
+/* The bytes of an image of this shape, at its type. */
+static uint64_t desc_bytes(const fx_image_desc *d)
+{
+    return (uint64_t)d->width * (uint64_t)d->channels * (uint64_t)d->height *
+           fx_sample_size(d->type);
+}
+
+/* Above either device's threshold: an image the library may choose to stream. */
+static bool may_stream(uint64_t bytes)
+{
+    return bytes > FX_FILTER_STREAM_CPU_ABOVE_BYTES || bytes > FX_FILTER_STREAM_GPU_ABOVE_BYTES;
+}
+
 /* The library's own choice: small bands on the CPU, where they only save memory
  * traffic and page faults and give the same bytes; small ones on a GPU too, whose bands
  * are pinned (no packing) and overlap the file (include/fxkit/filter.h gives the runs),
@@ -27,11 +40,9 @@ static void auto_band(fx_context *ctx, const fx_kernel *kernel, const fx_filter_
 {
     *above = FX_FILTER_STREAM_ABOVE_BYTES;
     *band = FX_FILTER_STREAM_BAND_BYTES;
-    const uint64_t bytes = (uint64_t)desc->width * (uint64_t)desc->channels *
-                           (uint64_t)desc->height * fx_sample_size(desc->type);
+    const uint64_t bytes = desc_bytes(desc);
     /* Smaller images are filtered whole either way: no need to resolve the plan's taps. */
-    if (bytes <= FX_FILTER_STREAM_CPU_ABOVE_BYTES && bytes <= FX_FILTER_STREAM_GPU_ABOVE_BYTES)
-        return;
+    if (!may_stream(bytes)) return;
     if (!ctx || fxi_filter_strategy_for(ctx, kernel, options, desc) == FX_STRATEGY_FFT) return;
     /* FX_DEVICE_AUTO: where the image would go, streamed: its bands then take that
      * choice (stream_image). */
@@ -288,10 +299,7 @@ static fx_status stream_image(streamer *s, fx_image_reader *reader, fx_image_wri
     /* FX_DEVICE_AUTO chose the bands for the image as a whole (auto_band: the CPU's, the
      * GPU's, or the whole image): its bands take that choice rather than each deciding as
      * an image in memory. Bands the caller sized still decide band by band. */
-    const uint64_t bytes = (uint64_t)work.width * (uint64_t)work.channels *
-                           (uint64_t)work.height * fx_sample_size(work.type);
-    if (asked <= 0 && fxi_device_auto(ctx) &&
-        (bytes > FX_FILTER_STREAM_CPU_ABOVE_BYTES || bytes > FX_FILTER_STREAM_GPU_ABOVE_BYTES) &&
+    if (asked <= 0 && fxi_device_auto(ctx) && may_stream(desc_bytes(&work)) &&
         s->options->border != FX_BORDER_WRAP) {
         (void)fxi_filter_device_for(ctx, s->kernel, s->options, &work, &s->decided);
         s->has_decided = true;
