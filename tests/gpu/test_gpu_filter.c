@@ -782,7 +782,7 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
 GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
               FXT_CASE(banding_gives_the_bytes_of_one_pass),
               FXT_CASE(streamed_file_on_pinned_bands_matches_cpu),
-              FXT_CASE(u8_fast_path_kernels_match_cpu), FXT_CASE(u8_walk_four_elements_match_cpu),
+              FXT_CASE(library_bands_on_a_gpu), FXT_CASE(u8_fast_path_kernels_match_cpu), FXT_CASE(u8_walk_four_elements_match_cpu),
               FXT_CASE(u8_walk_edges_every_border_and_channel_count_match_cpu),
               FXT_CASE(device_images_round_trip),
               FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),

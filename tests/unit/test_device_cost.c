@@ -17,11 +17,11 @@
 static const fx_gpu_rates h200 = {53.6e9, 54.3e9, 2675e9, 132, 11.0};
 enum { HOST_THREADS = 16 };
 /* One command on one file: a 16-thread context, alone on the GPU, cold. */
-static const fxi_device_setting one_file = {HOST_THREADS, 1, false, 132};
+static const fxi_device_setting one_file = {HOST_THREADS, 1, false, 132, 0};
 /* A batch of 16 one-thread workers starting together, each cold. */
-static const fxi_device_setting batch_worker = {1, HOST_THREADS, false, 132};
+static const fxi_device_setting batch_worker = {1, HOST_THREADS, false, 132, 0};
 /* A library context that already ran a GPU item. */
-static const fxi_device_setting warm_context = {HOST_THREADS, 1, true, 132};
+static const fxi_device_setting warm_context = {HOST_THREADS, 1, true, 132, 0};
 
 typedef struct filter_case {
     const char *name;
