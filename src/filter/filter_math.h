@@ -133,6 +133,16 @@ static inline FX_HD uint32_t fxi_finish_u32_premul(uint32_t s, uint32_t add_mul,
     return q > maxval ? maxval : q;
 }
 
+/* fxi_finish_exact_at for a FLOAT_SCALE finish before its scalar_from, for a sum
+ * 0 <= s < 2^24 (exact in float, as (float)s of the double): nearest-even of
+ * float(s) * mul (mul: the finish's mul, a float), saturated. The same value without
+ * double arithmetic or conversions through double (the GPU's 8-bit box). */
+static inline FX_HD uint32_t fxi_finish_float_scale(uint32_t s, float mul, uint32_t maxval)
+{
+    const float q = nearbyintf((float)s * mul);
+    return q > (float)maxval ? maxval : (uint32_t)q; /* q >= 0: s and mul are */
+}
+
 /* The output sample for a float accumulator on an integer image: round half to even
  * (as OpenCV's saturate_cast), then saturate. */
 static inline FX_HD float fxi_finish_float(float acc, float maxval)

@@ -264,6 +264,40 @@
 #ifndef FXI_GPU_U8_BOX_MIN_COL_ROWS
 #define FXI_GPU_U8_BOX_MIN_COL_ROWS 64
 #endif
+/* one-pass box (FXI_U8_BOX_SLIDE, gpu_u8_box.cu): every 8-bit box the walk does not take.
+ * Threads a block (at most; a narrow row takes the warps it needs), pixels each thread
+ * stages (a multiple of 4: a thread's elements are then whole 32-bit words and whole
+ * pixels), and output rows a block walks down (each block first sums kh - 1 rows). */
+#ifndef FXI_GPU_U8_SLIDE_THREADS
+#define FXI_GPU_U8_SLIDE_THREADS 256
+#endif
+#ifndef FXI_GPU_U8_SLIDE_PIXELS
+#define FXI_GPU_U8_SLIDE_PIXELS 8
+#endif
+#if FXI_GPU_U8_SLIDE_PIXELS % 4 != 0
+#error "FXI_GPU_U8_SLIDE_PIXELS must be a multiple of 4"
+#endif
+/* the blocks an SM holds at least for C channels (the kernel's launch bounds cap its
+ * registers to fit them: 64 for 4 blocks, 80 for 3). Measured on the H200 (r33), box:121
+ * RGB, 10000x6000 on the device: 1.27 ms at the compiler's own 91 registers (2 blocks an
+ * SM), 1.03 ms capped at 64 (4 blocks), though that build spilled 52 bytes. 4 channels
+ * spill over 100 bytes under 64 registers: 3 blocks. */
+#ifndef FXI_GPU_U8_SLIDE_SM_BLOCKS
+#define FXI_GPU_U8_SLIDE_SM_BLOCKS(channels) ((channels) >= 4 ? 3 : 4)
+#endif
+/* boxes at least this wide or tall slide; smaller ones (and 3x3, 5x5: the walk) take the
+ * fused layout */
+#ifndef FXI_GPU_U8_SLIDE_MIN_TAPS
+#define FXI_GPU_U8_SLIDE_MIN_TAPS 7
+#endif
+#ifndef FXI_GPU_U8_SLIDE_ROWS
+#define FXI_GPU_U8_SLIDE_ROWS 64
+#endif
+/* ... and where the device's resident blocks are known (fxi_gpu_u8_slide_strips), rows
+ * split among them, at least this many a block */
+#ifndef FXI_GPU_U8_SLIDE_MIN_ROWS
+#define FXI_GPU_U8_SLIDE_MIN_ROWS 32
+#endif
 /* Taps the fast path's kernel parameters hold per direction (kernels up to 255). */
 #define FXI_GPU_U8_MAX_TAPS 256
 /* Batches of device images (fx_filter_run_batch): one launch a pass covers at most this

@@ -48,6 +48,7 @@ typedef struct gpu_state {
      * its taps (gpu_u8.h) */
     int u8_layout;
     fxi_gpu_u8_taps *u8_taps;
+    int64_t u8_resident; /* box slide: its blocks the device runs at once (0: unknown) */
     /* batches of device images through the fast path (run_device_batch): the table of
      * their rows, pinned and on the device, room for batch_capacity images; the event
      * marks the last upload from the pinned table, which is rewritten only after it */
@@ -125,8 +126,9 @@ static fx_status query_limits(fx_context *ctx, const fxi_filter_gpu_desc *d, fxi
 
 /* The 8-bit fast path's layout for this plan (gpu_u8_geometry.h), and its taps. It
  * serves the separable and box strategies on 8-bit images with exact sums (an alpha kept
- * is copied); the rest runs the general kernels. Device images take either layout; bands
- * of host images the fused one (two-pass needs an intermediate the bands do not plan). */
+ * is copied); the rest runs the general kernels. Device images take every layout; bands
+ * of host images the fused one and the box slide (two-pass needs an intermediate the
+ * bands do not plan). */
 static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
 {
     const fxi_taps *t = d->taps;
@@ -175,6 +177,9 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
         u->shift = -ilogb(f->unit);
     }
     u->pair_row_sums = 255.0 * (k.box ? (double)t->kw : k.row_sum) <= 65535.0;
+    if (layout == FXI_U8_BOX_SLIDE)
+        s->u8_resident = fxi_filter_u8_box_resident_blocks(d->desc.channels, g.tile_w,
+                                                           g.shared_bytes);
     s->u8_layout = layout;
     return FX_OK;
 }
@@ -187,6 +192,9 @@ const char *fxi_filter_gpu_kernel_words(const void *state)
     case FXI_U8_FUSED:
         return "GPU: 8-bit fused kernel, kw + kh multiply-adds an output (a box's too), exact "
                "FP32 sums";
+    case FXI_U8_BOX_SLIDE:
+        return "GPU: 8-bit one-pass box, column sums sliding down in registers and each row "
+               "window a difference of prefix sums, exact integers";
     case FXI_U8_TWO_PASS:
         return s->kernel == FXI_GK_BOX
                    ? "GPU: 8-bit two-pass running sums, exact FP32 (device images; host "
@@ -352,9 +360,12 @@ static bool u8_launch_for(const gpu_state *s, int layout, const fxi_filter_args 
                           fxi_gpu_u8_launch *g)
 {
     const char *why;
-    return fxi_gpu_u8_geometry(layout, s->kernel == FXI_GK_BOX, a->width, a->channels, a->rows,
-                               a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
-                               s->lim.max_grid_y, g, &why);
+    if (!fxi_gpu_u8_geometry(layout, s->kernel == FXI_GK_BOX, a->width, a->channels, a->rows,
+                             a->kw, a->kh, s->lim.shared_bytes, s->lim.max_grid_x,
+                             s->lim.max_grid_y, g, &why))
+        return false;
+    fxi_gpu_u8_slide_strips(g, a->rows, s->u8_resident, s->lim.max_grid_y);
+    return true;
 }
 
 /* The plan's arguments for a whole device image src -> dst: one band of virtual rows from
@@ -379,9 +390,10 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
     fx_context *ctx = s->ctx;
     if (s->fft) return fxi_gpu_fft_pass(ctx, s->fft, fft_engine, a, stream);
     const char *why;
-    if (s->u8_layout == FXI_U8_FUSED) { /* no intermediate: bands of host images too */
+    /* no intermediate: bands of host images too */
+    if (s->u8_layout == FXI_U8_FUSED || s->u8_layout == FXI_U8_BOX_SLIDE) {
         fxi_gpu_u8_launch g;
-        if (u8_launch_for(s, FXI_U8_FUSED, a, &g))
+        if (u8_launch_for(s, s->u8_layout, a, &g))
             return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, NULL, stream);
     }
     FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,

@@ -42,12 +42,24 @@ typedef struct fxi_gpu_u8_batch {
     int rows_aligned; /* every src, dst and stride is a multiple of 4 bytes (k_u8_walk4) */
 } fxi_gpu_u8_batch;
 
-/* Queue the pass (one launch fused, two for two-pass) on `stream`, each launch checked:
+/* Queue the pass (one launch fused or box slide, two for two-pass) on `stream`, each launch checked:
  * on the args' image when batch is NULL, else on the batch's images. work: two-pass,
  * g->work_bytes of device memory per image (image z's intermediate at z * work_bytes). */
 fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a, const fxi_gpu_u8_launch *g,
                                const fxi_gpu_u8_taps *taps, void *work,
                                const fxi_gpu_u8_batch *batch, cudaStream_t stream);
+
+/* The box slide's one launch (gpu_u8_box.cu): fxi_filter_launch_u8 calls it for that
+ * layout. images: NULL for the args' image, else `count` of a batch; rows_aligned: every
+ * row of src starts at a multiple of 4 bytes. */
+fx_status fxi_filter_launch_u8_box(fx_context *ctx, const fxi_filter_args *a,
+                                   const fxi_gpu_u8_launch *g, const fxi_gpu_u8_taps *taps,
+                                   const fxi_gpu_u8_image *images, unsigned count,
+                                   int rows_aligned, cudaStream_t stream);
+
+/* The box slide's blocks of tile_w threads and shared_bytes that the current device runs
+ * at once (its SMs times the blocks an SM holds), 0 when CUDA cannot say. */
+int64_t fxi_filter_u8_box_resident_blocks(int channels, int tile_w, size_t shared_bytes);
 
 #ifdef __cplusplus
 }

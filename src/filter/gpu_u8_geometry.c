@@ -3,8 +3,14 @@
 
 /* 2^24: every whole number below it is a float, so FP32 sums of them are exact. */
 #define U8_F32_EXACT_LIMIT 16777216.0
-/* The intermediate of the two-pass layout is uint16. */
+/* The intermediate of the two-pass layout is uint16, and so are the box slide's column
+ * sums (two to a register). */
 #define U8_ROW_SUM_LIMIT 65535.0
+/* The box slide's totals of each warp in shared memory: one a channel, 4 at most. */
+#define SLIDE_WARP_TOTALS 4
+/* ... and the zeros before its prefix (box_slide.h's fxi_box_window reads C of them): 4,
+ * so that the prefix stays 16-byte aligned */
+#define SLIDE_PREFIX_GUARD 4
 
 static int64_t div_up(int64_t a, int64_t b)
 {
@@ -26,6 +32,9 @@ int fxi_gpu_u8_layout_for(const fxi_gpu_u8_kernel *k, int fused_max_taps)
     const double col_sum = k->box ? (double)k->kh : k->col_sum;
     /* nonnegative taps: every partial sum is at most the whole one */
     if (255.0 * row_sum * col_sum >= U8_F32_EXACT_LIMIT) return FXI_U8_NONE;
+    if (k->box && (k->kw >= FXI_GPU_U8_SLIDE_MIN_TAPS || k->kh >= FXI_GPU_U8_SLIDE_MIN_TAPS) &&
+        255.0 * col_sum <= U8_ROW_SUM_LIMIT)
+        return FXI_U8_BOX_SLIDE;
     if (k->kw <= fused_max_taps && k->kh <= fused_max_taps) return FXI_U8_FUSED;
     if (255.0 * row_sum > U8_ROW_SUM_LIMIT) return FXI_U8_NONE;
     return FXI_U8_TWO_PASS;
@@ -56,6 +65,19 @@ static void size_walk4(fxi_gpu_u8_launch *g, int64_t n, int elements)
     g->walk_elements = elements;
     g->tile_w = walk_threads(n, elements);
     g->walk_grid_x = div_up(n, (int64_t)elements * g->tile_w);
+}
+
+void fxi_gpu_u8_slide_strips(fxi_gpu_u8_launch *g, int64_t rows, int64_t resident_blocks,
+                             int64_t max_grid_y)
+{
+    if (g->layout != FXI_U8_BOX_SLIDE || resident_blocks <= 0 || rows < 1) return;
+    int64_t strips = resident_blocks / g->tiles_x;
+    if (strips < 1) strips = 1;
+    int64_t tile_h = div_up(rows, strips);
+    if (tile_h < FXI_GPU_U8_SLIDE_MIN_ROWS) tile_h = FXI_GPU_U8_SLIDE_MIN_ROWS;
+    g->tile_h = (int)min64(tile_h, rows);
+    g->tiles_y = div_up(rows, g->tile_h);
+    g->grid_y = min64(g->tiles_y, max_grid_y);
 }
 
 int fxi_gpu_u8_batch_chunk(int count, size_t work_bytes, int max_images, size_t work_limit)
@@ -140,6 +162,35 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         g->work_rows = g->col_tiles_y * g->col_rows + kh;
         g->work_bytes = (size_t)g->work_rows * g->work_stride;
         g->grid_x = g->row_grid_x > g->col_grid_x ? g->row_grid_x : g->col_grid_x;
+    } else if (layout == FXI_U8_BOX_SLIDE) {
+        const int ept = FXI_GPU_U8_SLIDE_PIXELS * channels; /* elements a thread stages */
+        /* the staged elements past the outputs: the window's reach, and up to 3 before the
+         * first tap (the tile starts at a word) */
+        const int64_t halo = (int64_t)(kw - 1) * channels + 3;
+        /* a narrow row: the warps whose tile holds all its outputs (slide_out >= n) */
+        const int64_t want = div_up(n, 4) * 4 + halo;
+        g->tile_w = (int)min64(div_up(div_up(want, ept), 32) * 32, FXI_GPU_U8_SLIDE_THREADS);
+        g->in_w = g->tile_w * ept;
+        g->slide_out = (int)((g->in_w - halo) & ~(int64_t)3);
+        if (g->slide_out < 4) {
+            *why = "the box is too wide for the sliding tile";
+            return false;
+        }
+        /* the staged elements begin up to C - 1 into a pixel: one more pixel's worth */
+        g->slide_pixels = g->in_w / channels + 1;
+        const size_t bytes = ((size_t)SLIDE_PREFIX_GUARD + (size_t)g->in_w +
+                              (size_t)(g->tile_w / 32) * SLIDE_WARP_TOTALS +
+                              (size_t)g->slide_pixels) * 4u;
+        if (bytes > shared_limit) {
+            *why = "the sliding tile does not fit in shared memory";
+            return false;
+        }
+        g->shared_bytes = bytes;
+        g->tile_h = FXI_GPU_U8_SLIDE_ROWS;
+        g->tiles_x = div_up(n, g->slide_out);
+        g->tiles_y = div_up(rows, g->tile_h);
+        g->grid_x = g->tiles_x;
+        g->grid_y = min64(g->tiles_y, max_grid_y);
     } else {
         *why = "not an 8-bit fast-path layout";
         return false;

@@ -16,7 +16,13 @@
  *   intermediate buffer (uint16: row sums of 8-bit samples with taps summing to at most
  *   257 fit), then a columns pass reads them and finishes. Each thread computes several
  *   outputs (row_outputs along its row, col_outputs down its column), so every value it
- *   loads feeds several multiply-adds; a box slides running sums instead.
+ *   loads feeds several multiply-adds.
+ * - box slide (every box the walk does not take): one pass, no intermediate. A block
+ *   stages in_w elements of a row (tile_w threads of FXI_GPU_U8_SLIDE_PIXELS pixels each)
+ *   and walks down tile_h output rows, each thread keeping its elements' column sums
+ *   over the kh rows of the window in registers; a row's windows are differences of a
+ *   prefix of those sums in shared memory (box_slide.h). slide_out output elements a
+ *   block across, tiles_x blocks across the row.
  */
 #ifndef FXKIT_FILTER_GPU_U8_GEOMETRY_H
 #define FXKIT_FILTER_GPU_U8_GEOMETRY_H
@@ -34,7 +40,8 @@ extern "C" {
 typedef enum fxi_gpu_u8_layout {
     FXI_U8_NONE = 0, /* not eligible: the general kernels run */
     FXI_U8_FUSED,
-    FXI_U8_TWO_PASS
+    FXI_U8_TWO_PASS,
+    FXI_U8_BOX_SLIDE
 } fxi_gpu_u8_layout;
 
 /* What decides eligibility and layout. Sums are of the numerators (box: 1 each). */
@@ -46,8 +53,9 @@ typedef struct fxi_gpu_u8_kernel {
 } fxi_gpu_u8_kernel;
 
 /* The layout for this kernel (FXI_U8_NONE when the fast path's sums would not be exact
- * in FP32 or its intermediate in uint16). fused_max_taps: kernels up to this wide and
- * tall take the fused layout (FXI_GPU_U8_FUSED_MAX_TAPS). */
+ * in FP32 or its intermediate in uint16). A box the walk does not take (3x3, 5x5) slides;
+ * other kernels up to fused_max_taps wide and tall take the fused layout
+ * (FXI_GPU_U8_FUSED_MAX_TAPS), larger ones two passes. */
 int fxi_gpu_u8_layout_for(const fxi_gpu_u8_kernel *k, int fused_max_taps);
 
 typedef struct fxi_gpu_u8_launch {
@@ -68,6 +76,11 @@ typedef struct fxi_gpu_u8_launch {
     int tile_w, tile_h, in_w;
     int64_t tiles_x, tiles_y, grid_x, grid_y;
     size_t shared_bytes;
+    /* box slide: tile_w threads stage in_w elements (slide_pixels pixels or parts of
+     * them) and write slide_out output elements (a multiple of 4) of tile_h rows; shared
+     * memory: 4 zeros and in_w prefix sums, 4 totals a warp (uint32), then the staged
+     * pixels' source pixels (int32) */
+    int slide_out, slide_pixels;
     /* two-pass rows: blocks of row_tx x channels threads, each row_segment pixels of one
      * channel (row_tx * row_segment pixels a block) of one virtual row; shared memory:
      * one float plane per channel of row_plane floats, then the uint16 outputs */
@@ -91,6 +104,14 @@ typedef struct fxi_gpu_u8_launch {
 bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int64_t rows, int kw,
                          int kh, size_t shared_limit, int64_t max_grid_x, int64_t max_grid_y,
                          fxi_gpu_u8_launch *out, const char **why);
+
+/* The box slide's rows a block walks for a device that runs resident_blocks of its
+ * blocks at once: strips of rows that fill those blocks once (every block's walk starts
+ * with kh - 1 rows of its own, so fewer and longer strips cost less than waves of short
+ * ones; a second, partial wave would run alone). At least FXI_GPU_U8_SLIDE_MIN_ROWS rows;
+ * resident_blocks <= 0 keeps the geometry's FXI_GPU_U8_SLIDE_ROWS. */
+void fxi_gpu_u8_slide_strips(fxi_gpu_u8_launch *g, int64_t rows, int64_t resident_blocks,
+                             int64_t max_grid_y);
 
 /* Images of a batch per launch (fx_filter_run_batch): all `count`, at most the grid's z
  * limit (max_images), and where each image needs work_bytes of intermediate (two-pass),

@@ -103,9 +103,31 @@ static double time_plan(fx_context *ctx, const char *kernel_text, fx_filter_stra
     return result;
 }
 
-/* What --bench runs: everything, workload 1's four named kernels (`dev`), or the fft
- * rows (`fft`). */
-typedef enum bench_mode { BENCH_ALL, BENCH_DEV, BENCH_FFT } bench_mode;
+/* What --bench runs: everything, workload 1's four named kernels (`dev`), the fft rows
+ * (`fft`), or boxes of every size on the same image, device-resident and host to host
+ * (`box`). */
+typedef enum bench_mode { BENCH_ALL, BENCH_DEV, BENCH_FFT, BENCH_BOX } bench_mode;
+
+/* BENCH_BOX: the box sizes timed (the walk takes 3 and 5; the rest slide). */
+static const int box_sizes[] = {5, 7, 9, 15, 31, 61, 121, 255};
+
+static int run_box_bench(fx_context *gpu, const scale *s, fx_image *host, fx_image *host_out,
+                         fx_image *din, fx_image *dout)
+{
+    int ok = 1;
+    char explain[512], text[32];
+    for (size_t i = 0; i < sizeof box_sizes / sizeof *box_sizes && ok; i++) {
+        snprintf(text, sizeof text, "box:%d", box_sizes[i]);
+        const double dev = time_plan(gpu, text, FX_STRATEGY_AUTO, 0, din, dout, s->reps, NULL,
+                                     explain, sizeof explain);
+        const double h2h = time_plan(gpu, text, FX_STRATEGY_AUTO, 0, host, host_out, s->reps,
+                                     NULL, NULL, 0);
+        ok = FXT_CHECK(dev >= 0 && h2h >= 0);
+        printf("RESULT filter_dev_box%d_ms %.3f\n  (%s)\n", box_sizes[i], dev, explain);
+        printf("RESULT filter_h2h_box%d_ms %.3f\n", box_sizes[i], h2h);
+    }
+    return ok;
+}
 
 static int run_bench(const scale *s, int print, bench_mode mode)
 {
@@ -122,7 +144,8 @@ static int run_bench(const scale *s, int print, bench_mode mode)
          FXT_CHECK_OK(fx_image_upload(gpu, &host, &din), gpu);
     static const char *const named[] = {"box:3", "gaussian:3", "box:121", "gaussian:121"};
     static const char *const keys[] = {"box3", "gauss3", "box121", "gauss121"};
-    for (int i = 0; i < 4 && ok && mode != BENCH_FFT; i++) {
+    if (mode == BENCH_BOX && ok) ok = run_box_bench(gpu, s, &host, &host_out, &din, &dout);
+    for (int i = 0; i < 4 && ok && mode != BENCH_FFT && mode != BENCH_BOX; i++) {
         double ms = time_plan(gpu, named[i], FX_STRATEGY_AUTO, 0, &din, &dout, s->reps, NULL,
                               explain, sizeof explain);
         ok = FXT_CHECK(ms >= 0);
@@ -131,7 +154,7 @@ static int run_bench(const scale *s, int print, bench_mode mode)
             printf("  (%s)\n", explain);
         }
     }
-    if (mode == BENCH_DEV) {
+    if (mode == BENCH_DEV || mode == BENCH_BOX) {
         fx_image_free(&din);
         fx_image_free(&dout);
         free(host.data);
@@ -279,6 +302,7 @@ int main(int argc, char **argv)
         const bench_mode mode = argc < 3                  ? BENCH_ALL
                                 : !strcmp(argv[2], "dev") ? BENCH_DEV
                                 : !strcmp(argv[2], "fft") ? BENCH_FFT
+                                : !strcmp(argv[2], "box") ? BENCH_BOX
                                                           : BENCH_ALL;
         return run_bench(&full, 1, mode) ? 0 : 1;
     }

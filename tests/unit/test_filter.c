@@ -685,6 +685,45 @@ FXT_TEST(u32_product_finish_equals_exact)
     fx_context_destroy(ctx);
 }
 
+/* fxi_finish_float_scale (the GPU 8-bit box's finish before scalar_from) gives
+ * fxi_finish_exact_at's value for every 8-bit sum of the boxes that take cv2.blur's
+ * float rule (areas above 256 up to the int32 sums' limit). */
+FXT_TEST(float_scale_finish_equals_exact)
+{
+    fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
+    static const char *const specs[] = {"box:17", "box:31", "box:121", "box:255", "box:3x200"};
+    int taken = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        fx_kernel *k = NULL;
+        if (!FXT_CHECK_OK(fx_kernel_preset(ctx, specs[i], &k), ctx)) continue;
+        fx_filter_options o;
+        fx_filter_options_init(&o);
+        fxi_taps t;
+        if (FXT_CHECK_OK(fxi_taps_resolve(ctx, k, &o, FX_U8, 3000, &t), ctx)) {
+            const fxi_finish *f = &t.finish;
+            if (FXT_CHECK_EQ(f->mode, FXI_ROUND_FLOAT_SCALE)) {
+                taken++;
+                const int64_t top = 255 * (int64_t)t.kw * t.kh;
+                int bad = 0;
+                for (int64_t s = 0; s <= top && bad < 3; s++) {
+                    const double want = fxi_finish_exact_at(f, (double)s, 0);
+                    const uint32_t got = fxi_finish_float_scale((uint32_t)s, (float)f->mul, 255);
+                    if ((double)got != want) {
+                        fprintf(stderr, "  %s: sum %lld: %u, want %g\n", specs[i], (long long)s,
+                                got, want);
+                        bad++;
+                    }
+                }
+                FXT_CHECK_EQ(bad, 0);
+            }
+            fxi_taps_free(&t);
+        }
+        fx_kernel_free(k);
+    }
+    FXT_CHECK_EQ(taken, 5);
+    fx_context_destroy(ctx);
+}
+
 /* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
 FXT_TEST(kernel_larger_than_image)
 {
@@ -902,7 +941,7 @@ FXT_TEST(alpha_convolve_and_offset)
     fx_context_destroy(ctx);
 }
 
-FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
+FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(float_scale_finish_equals_exact), FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
          FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(box_preset_row_tail_every_strategy),

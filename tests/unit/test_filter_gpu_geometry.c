@@ -297,19 +297,26 @@ FXT_TEST(u8_fast_path_layouts)
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&gauss3, 15), FXI_U8_FUSED);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box3, 15), FXI_U8_FUSED);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&gauss121, 15), FXI_U8_TWO_PASS);
-    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box121, 15), FXI_U8_TWO_PASS);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box121, 15), FXI_U8_BOX_SLIDE);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&gauss3, 1), FXI_U8_TWO_PASS);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&negative, 15), FXI_U8_NONE);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&big_sum, 15), FXI_U8_NONE);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&wide_rows, 15), FXI_U8_NONE);
-    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box255, 15), FXI_U8_TWO_PASS);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box255, 15), FXI_U8_BOX_SLIDE);
+    /* boxes from FXI_GPU_U8_SLIDE_MIN_TAPS wide or tall slide */
+    const fxi_gpu_u8_kernel box_min = {FXI_GPU_U8_SLIDE_MIN_TAPS, 1, true, true, 0, 0};
+    const fxi_gpu_u8_kernel box_below = {FXI_GPU_U8_SLIDE_MIN_TAPS - 1, FXI_GPU_U8_SLIDE_MIN_TAPS - 1, true, true, 0, 0};
+    const fxi_gpu_u8_kernel box1x255 = {1, 255, true, true, 0, 0};
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box_min, 15), FXI_U8_BOX_SLIDE);
+    FXT_CHECK(fxi_gpu_u8_layout_for(&box_below, 15) != FXI_U8_BOX_SLIDE);
+    FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box1x255, 15), FXI_U8_BOX_SLIDE);
     FXT_CHECK_EQ(fxi_gpu_u8_layout_for(&box257, 15), FXI_U8_NONE);
 
     static const int64_t widths[] = {1, 2, 85, 255, 256, 257, 577, 3905, 10000};
     static const int64_t heights[] = {1, 2, 15, 16, 17, 31, 33, 6000, 200000};
     static const int ks[] = {1, 2, 3, 5, 15, 16, 61, 121, 255};
     const size_t shared = 227 << 10;
-    for (int layout = FXI_U8_FUSED; layout <= FXI_U8_TWO_PASS; layout++)
+    for (int layout = FXI_U8_FUSED; layout <= FXI_U8_BOX_SLIDE; layout++)
         for (int box = 0; box < 2; box++)
             for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
                 for (size_t hi = 0; hi < sizeof heights / sizeof *heights; hi++)
@@ -352,6 +359,32 @@ FXT_TEST(u8_fast_path_layouts)
                                      FXT_CHECK(g.shared_bytes <= shared) &&
                                      FXT_CHECK(g.shared_bytes >= (size_t)(g.tile_h + kh - 1) *
                                                                      (size_t)(g.tile_w + g.in_w) * 4);
+                            } else if (layout == FXI_U8_BOX_SLIDE) {
+                                /* whole warps staging the outputs' windows and the word
+                                 * before the first tap; no idle warp in a narrow row */
+                                const int64_t halo = (int64_t)(kw - 1) * c + 3;
+                                ok = ok && FXT_CHECK(g.tile_w % 32 == 0) &&
+                                     FXT_CHECK(g.tile_w <= FXI_GPU_U8_SLIDE_THREADS) &&
+                                     FXT_CHECK_EQ(g.in_w, g.tile_w * FXI_GPU_U8_SLIDE_PIXELS * c) &&
+                                     FXT_CHECK(g.tile_w == FXI_GPU_U8_SLIDE_THREADS ||
+                                               g.slide_out >= n) &&
+                                     FXT_CHECK((int64_t)(g.tile_w - 32) *
+                                                   FXI_GPU_U8_SLIDE_PIXELS * c <
+                                               (n + 3) / 4 * 4 + halo) &&
+                                     FXT_CHECK(g.slide_out >= 4 && g.slide_out % 4 == 0) &&
+                                     FXT_CHECK(g.slide_out + halo <= g.in_w) &&
+                                     FXT_CHECK(g.tiles_x * g.slide_out >= n) &&
+                                     FXT_CHECK((g.tiles_x - 1) * g.slide_out < n) &&
+                                     FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
+                                     FXT_CHECK(g.grid_y <= 65535) &&
+                                     /* staged element in_w - 1 lies in pixel
+                                      * (C - 1 + in_w - 1) / C of the map at most */
+                                     FXT_CHECK(g.slide_pixels >= (c - 1 + g.in_w - 1) / c + 1) &&
+                                     FXT_CHECK(g.shared_bytes >= 16 + (size_t)g.in_w * 4 +
+                                                                     (size_t)g.tile_w / 32 * 16 +
+                                                                     (size_t)g.slide_pixels * 4) &&
+                                     FXT_CHECK(g.shared_bytes <= 48 << 10) &&
+                                     FXT_CHECK_EQ(g.work_bytes, 0);
                             } else {
                                 const int64_t px = (int64_t)g.row_tx * g.row_segment;
                                 ok = ok && FXT_CHECK(g.row_segment % 2 == 1) &&
@@ -384,6 +417,41 @@ FXT_TEST(u8_fast_path_layouts)
                                 return;
                             }
                         }
+}
+
+/* The box slide's strips for a device's resident blocks: every row in one strip, strips
+ * of at least FXI_GPU_U8_SLIDE_MIN_ROWS rows, and no more blocks than the device runs at
+ * once unless that minimum asks for them. */
+FXT_TEST(u8_slide_strips_fill_one_wave)
+{
+    static const int64_t heights[] = {1, 31, 32, 33, 500, 6000, 25000};
+    static const int64_t widths[] = {1, 300, 4096, 10000, 40000};
+    static const int64_t residents[] = {-1, 0, 1, 5, 132, 528, 100000};
+    for (size_t hi = 0; hi < sizeof heights / sizeof *heights; hi++)
+        for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+            for (size_t ri = 0; ri < sizeof residents / sizeof *residents; ri++) {
+                const int64_t h = heights[hi], res = residents[ri];
+                fxi_gpu_u8_launch g;
+                const char *why;
+                if (!FXT_CHECK(fxi_gpu_u8_geometry(FXI_U8_BOX_SLIDE, true, widths[wi], 3, h, 121, 121,
+                                                   48 << 10, 2147483647, 65535, &g, &why)))
+                    return;
+                const int default_rows = g.tile_h;
+                fxi_gpu_u8_slide_strips(&g, h, res, 65535);
+                int ok = FXT_CHECK(g.tiles_y * g.tile_h >= h) &&
+                         FXT_CHECK((g.tiles_y - 1) * g.tile_h < h) &&
+                         FXT_CHECK(g.grid_y == g.tiles_y);
+                if (res <= 0) {
+                    ok = ok && FXT_CHECK_EQ(g.tile_h, default_rows);
+                } else {
+                    ok = ok && FXT_CHECK(g.tile_h >= FXI_GPU_U8_SLIDE_MIN_ROWS || g.tile_h == h);
+                    if (g.tile_h > FXI_GPU_U8_SLIDE_MIN_ROWS)
+                        ok = ok && FXT_CHECK(g.tiles_x * g.tiles_y <= (res > g.tiles_x ? res : g.tiles_x));
+                }
+                if (!ok)
+                    fprintf(stderr, "  %lld rows, %lld wide, resident %lld\n", (long long)h,
+                            (long long)widths[wi], (long long)res);
+            }
 }
 
 /* The walk's blocks (3x3 and 5x5, fused): whole warps, never a warp without an element
@@ -464,4 +532,4 @@ FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(u8_batch_chunks), FXT_CAS
          FXT_CASE(bands_of_whole_tile_rows), FXT_CASE(bands_respect_texture_rows),
          FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
          FXT_CASE(launch_geometry_refuses), FXT_CASE(u8_fast_path_layouts),
-         FXT_CASE(u8_walk_blocks_fit_the_row))
+         FXT_CASE(u8_slide_strips_fill_one_wave), FXT_CASE(u8_walk_blocks_fit_the_row))

@@ -1,0 +1,312 @@
+/* The 8-bit one-pass box (layout FXI_U8_BOX_SLIDE, gpu_u8_geometry.h; its arithmetic in
+ * box_slide.h): every 8-bit box the walk does not take, in exact uint32 sums finished as
+ * the CPU's (filter_math.h), so the bytes are the CPU's.
+ *
+ * Why it is fast: the image is read once (the rows leaving the window a second time,
+ * mostly from L2) and written once, with no intermediate; a row's work is a few integer
+ * operations an element for every kernel size: column sums slide down in registers (one
+ * add and one subtract a word of 4 elements), and each output is one difference of two
+ * prefix sums in shared memory. The two-pass box it replaces wrote and read a uint16
+ * intermediate of twice the image.
+ */
+#include "filter/box_slide.h"
+#include "filter/gpu_u8_device.cuh"
+
+using namespace fxi_filter_device;
+using namespace fxi_u8_device;
+
+namespace
+{
+
+constexpr int PIX = FXI_GPU_U8_SLIDE_PIXELS;
+
+/* Where a block's staged pixels come from: the border rule resolved once per block, not
+ * per row (it depends on the column only). Staged element t is element phase + t of the
+ * block's first pixel p0 (phase = s0 - p0 * C): pixel j = (phase + t) / C of the map. */
+struct column_map {
+    const int32_t *source; /* the stored pixel of each staged pixel, -1: the constant border */
+    int phase;
+};
+
+/* The 4 elements from staged element t0 (a multiple of 4) of stored row `row` (-1: a
+ * constant row), through the map: for the threads at the row's two ends, and constant
+ * rows. */
+template <int C>
+__device__ __noinline__ uint32_t edge_word(const fxi_filter_args &a, const u8_image &im,
+                                           int64_t row, column_map map, int t0)
+{
+    const uint8_t *src = im.src + (row < 0 ? 0 : row * im.src_stride);
+    uint32_t w = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        int c;
+        const int j = fxi_box_slide_pixel(map.phase, t0 + i, C, &c);
+        const int32_t px = row < 0 ? -1 : map.source[j];
+        const uint32_t v = px < 0 ? static_cast<uint32_t>(border_sample<int32_t>(a, c))
+                                  : src[static_cast<int64_t>(px) * C + c];
+        w |= v << (8 * i);
+    }
+    return w;
+}
+
+/* How a block's outputs finish, chosen once: the integer rule (fxi_finish_u32_product),
+ * cv2.blur's float rule (fxi_finish_float_scale before scalar_from, the double rule
+ * after), or any other (put_whole: the exact finish in double, an alpha kept). */
+enum finish_kind { FINISH_U32, FINISH_FLOAT, FINISH_ANY };
+
+__device__ __forceinline__ finish_kind finish_of(const fxi_filter_args &a, const fxi_gpu_u8_taps &tp,
+                                                 int channels)
+{
+    if (a.filter_channels != channels) return FINISH_ANY;
+    if (tp.int_finish) return FINISH_U32;
+    if (tp.scale == 1.0 && a.finish.mode == FXI_ROUND_FLOAT_SCALE) return FINISH_FLOAT;
+    return FINISH_ANY;
+}
+
+/* The rare finishes out of line, so that their double arithmetic does not hold
+ * registers in the kernel's loop: the exact rule of one output (cv2.blur's double tail),
+ * and a row's outputs by put_whole (other rules, an alpha kept). */
+__device__ __noinline__ uint32_t finish_exact(const fxi_filter_args &a, uint32_t sum, int64_t e)
+{
+    return static_cast<uint32_t>(fxi_finish_exact_at(&a.finish, static_cast<double>(sum), e));
+}
+
+template <int C>
+__device__ __noinline__ void finish_any(const fxi_filter_args &a, const u8_image &im,
+                                        const fxi_gpu_u8_taps &tp, const uint32_t *prefix,
+                                        int64_t r, int64_t o0, int outs, int offset, int reach)
+{
+    for (int o = threadIdx.x; o < outs; o += blockDim.x)
+        put_whole(a, im, tp, r, o0 + o, static_cast<int>((o0 + o) % C),
+                  fxi_box_window(prefix, o + offset, reach, C));
+}
+
+/* What a thread loads: nothing (its elements lie past every window of the block's
+ * outputs), aligned words, bytes (rows not at multiples of 4 bytes), or elements by the
+ * border rule (some lie outside the row). */
+enum load_kind { LOAD_NONE, LOAD_WORDS, LOAD_BYTES, LOAD_EDGE };
+
+/* The WORDS words of virtual row v from element `mine` (a multiple of 4), staged element
+ * `t` of the block. */
+template <int C, int WORDS>
+__device__ __forceinline__ void row_words(const fxi_filter_args &a, const u8_image &im, int64_t v,
+                                          int64_t mine, int t, column_map map, load_kind kind,
+                                          uint32_t (&w)[WORDS])
+{
+    const int64_t row = kind == LOAD_NONE ? 0 : src_row(a, v);
+    if (kind == LOAD_NONE) {
+#pragma unroll
+        for (int k = 0; k < WORDS; k++)
+            w[k] = 0;
+    } else if (row >= 0 && kind == LOAD_WORDS) {
+        const uint32_t *q = reinterpret_cast<const uint32_t *>(im.src + row * im.src_stride + mine);
+#pragma unroll
+        for (int k = 0; k < WORDS; k++)
+            w[k] = __ldg(q + k);
+    } else if (row >= 0 && kind == LOAD_BYTES) {
+        const uint8_t *p = im.src + row * im.src_stride + mine;
+#pragma unroll
+        for (int k = 0; k < WORDS; k++)
+            w[k] = static_cast<uint32_t>(p[4 * k]) | static_cast<uint32_t>(p[4 * k + 1]) << 8 |
+                   static_cast<uint32_t>(p[4 * k + 2]) << 16 |
+                   static_cast<uint32_t>(p[4 * k + 3]) << 24;
+    } else {
+#pragma unroll /* constant indices: w stays in registers */
+        for (int k = 0; k < WORDS; k++)
+            w[k] = edge_word<C>(a, im, row, map, t + 4 * k);
+    }
+}
+
+template <int WORDS>
+__device__ __forceinline__ void add_words(uint32_t (&lo)[WORDS], uint32_t (&hi)[WORDS],
+                                          const uint32_t (&w)[WORDS])
+{
+#pragma unroll
+    for (int k = 0; k < WORDS; k++)
+        fxi_box_pairs_add(&lo[k], &hi[k], w[k]);
+}
+
+/* One block: tile_w threads, each staging EPT = PIX * C consecutive elements (whole
+ * words and whole pixels), so that element t of the tile is channel (s0 + t) % C and a
+ * thread's first element is a multiple of C from the tile's: the channel-strided scan
+ * needs no realignment between threads. Per output row, two barriers: the warps' totals,
+ * then the prefix; the next row's totals are written only after every thread has passed
+ * the second barrier, and its prefix only after the first, so one buffer serves. */
+template <int C, bool BATCH>
+__global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_BLOCKS(C))
+    k_u8_box_slide(const __grid_constant__ fxi_filter_args a,
+                   const __grid_constant__ fxi_gpu_u8_launch g,
+                   const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch,
+                   int aligned)
+{
+    constexpr int EPT = PIX * C, WORDS = EPT / 4;
+    static_assert(EPT % 4 == 0, "a thread stages whole words");
+    extern __shared__ __align__(16) uint32_t smem_words[];
+    uint32_t *prefix = smem_words + 4;  /* g.in_w, after 4 zeros (fxi_box_window) */
+    uint32_t *totals = prefix + g.in_w; /* 4 a warp */
+    if (threadIdx.x < 4) smem_words[threadIdx.x] = 0;
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int64_t n = a.width * C;
+    const int64_t o0 = static_cast<int64_t>(blockIdx.x) * g.slide_out;
+    int offset;
+    const int64_t s0 = fxi_box_slide_start(o0, a.ax, C, &offset);
+    const int t = tid * EPT; /* this thread's first staged element */
+    const int64_t mine = s0 + t;
+    /* the column map (shared memory after the warps' totals), built once */
+    int32_t *source = reinterpret_cast<int32_t *>(totals + 4 * (blockDim.x / 32));
+    int phase;
+    const int64_t p0 = fxi_box_slide_first_pixel(s0, C, &phase);
+    const column_map map = {source, phase};
+    for (int j = tid; j < g.slide_pixels; j += blockDim.x)
+        source[j] = static_cast<int32_t>(fxi_border_index(p0 + j, a.width, a.border));
+    __syncthreads();
+    const int outs = static_cast<int>(min(static_cast<int64_t>(g.slide_out), n - o0));
+    const int reach = (a.kw - 1) * C;
+    /* the last tile of a row reaches past it: threads past every window load nothing */
+    const load_kind kind = t > outs - 1 + offset + reach ? LOAD_NONE
+                           : !(mine >= 0 && mine + EPT <= n)                             ? LOAD_EDGE
+                           : aligned                                                     ? LOAD_WORDS
+                                                                                         : LOAD_BYTES;
+    /* outputs o = tid + m * blockDim.x: channel (o0 + o) % C, stepping by blockDim.x % C */
+    const finish_kind finish = finish_of(a, tp, C);
+    /* FINISH_FLOAT: the block's outputs before `split` take the float rule */
+    const int split = static_cast<int>(
+        max(static_cast<int64_t>(0), min(static_cast<int64_t>(outs), a.finish.scalar_from - o0)));
+    const float mul = static_cast<float>(a.finish.mul);
+    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+        const int64_t r0 = ty * g.tile_h, r1 = min(r0 + g.tile_h, a.rows);
+        uint32_t lo[WORDS], hi[WORDS];
+#pragma unroll
+        for (int k = 0; k < WORDS; k++)
+            lo[k] = hi[k] = 0;
+        /* output row r reads virtual rows r .. r + kh - 1: the first kh - 1 here, two
+         * rows' loads in flight at a time */
+        const int64_t v_end = r0 + a.kh - 1;
+        int64_t v = r0;
+#pragma unroll 1
+        for (; v + 2 <= v_end; v += 2) {
+            uint32_t w0[WORDS], w1[WORDS];
+            row_words<C, WORDS>(a, im, v, mine, t, map, kind, w0);
+            row_words<C, WORDS>(a, im, v + 1, mine, t, map, kind, w1);
+            add_words(lo, hi, w0);
+            add_words(lo, hi, w1);
+        }
+#pragma unroll 1
+        for (; v < v_end; v++) {
+            uint32_t w0[WORDS];
+            row_words<C, WORDS>(a, im, v, mine, t, map, kind, w0);
+            add_words(lo, hi, w0);
+        }
+        uint32_t enter[WORDS];
+        row_words<C, WORDS>(a, im, v_end, mine, t, map, kind, enter);
+#pragma unroll 1
+        for (int64_t r = r0; r < r1; r++) {
+            add_words(lo, hi, enter);
+            /* the leaving row and the next entering row load while this row is scanned */
+            uint32_t leave[WORDS];
+            row_words<C, WORDS>(a, im, r, mine, t, map, kind, leave);
+            if (r + 1 < r1) row_words<C, WORDS>(a, im, r + a.kh, mine, t, map, kind, enter);
+            /* the thread's channel-strided inclusive prefix, and its totals by channel */
+            uint32_t p[EPT];
+#pragma unroll
+            for (int i = 0; i < EPT; i++) {
+                p[i] = fxi_box_pairs_element(lo[i / 4], hi[i / 4], i % 4);
+                if (i >= C) p[i] += p[i - C];
+            }
+            uint32_t total[C], carry[C];
+#pragma unroll
+            for (int q = 0; q < C; q++)
+                total[q] = carry[q] = p[EPT - C + q];
+#pragma unroll
+            for (int off = 1; off < 32; off <<= 1)
+#pragma unroll
+                for (int q = 0; q < C; q++) {
+                    const uint32_t t = __shfl_up_sync(0xFFFFFFFFu, carry[q], off);
+                    if (lane >= off) carry[q] += t;
+                }
+            if (lane == 31)
+#pragma unroll
+                for (int q = 0; q < C; q++)
+                    totals[4 * warp + q] = carry[q];
+            __syncthreads();
+#pragma unroll
+            for (int q = 0; q < C; q++)
+                carry[q] -= total[q]; /* the warp's lanes before this one */
+#pragma unroll 1
+            for (int w = 0; w < warp; w++)
+#pragma unroll
+                for (int q = 0; q < C; q++)
+                    carry[q] += totals[4 * w + q];
+            uint4 *mine_prefix = reinterpret_cast<uint4 *>(prefix + t);
+#pragma unroll
+            for (int k = 0; k < WORDS; k++)
+                mine_prefix[k] = make_uint4(p[4 * k] + carry[(4 * k) % C],
+                                            p[4 * k + 1] + carry[(4 * k + 1) % C],
+                                            p[4 * k + 2] + carry[(4 * k + 2) % C],
+                                            p[4 * k + 3] + carry[(4 * k + 3) % C]);
+            __syncthreads();
+            /* outputs o = tid + m * blockDim.x: conflict-free loads, coalesced bytes */
+            uint8_t *drow = im.dst + r * im.dst_stride + o0;
+            if (finish == FINISH_U32) {
+                for (int o = tid; o < outs; o += blockDim.x)
+                    drow[o] = static_cast<uint8_t>(
+                        fxi_finish_u32_product(fxi_box_window(prefix, o + offset, reach, C),
+                                               tp.add, tp.mul, tp.shift, 255u));
+            } else if (finish == FINISH_FLOAT) {
+                for (int o = tid; o < outs; o += blockDim.x) {
+                    const uint32_t sum = fxi_box_window(prefix, o + offset, reach, C);
+                    drow[o] = static_cast<uint8_t>(o < split ? fxi_finish_float_scale(sum, mul, 255u)
+                                                             : finish_exact(a, sum, o0 + o));
+                }
+            } else {
+                finish_any<C>(a, im, tp, prefix, r, o0, outs, offset, reach);
+            }
+#pragma unroll
+            for (int k = 0; k < WORDS; k++)
+                fxi_box_pairs_sub(&lo[k], &hi[k], leave[k]);
+        }
+    }
+}
+
+template <bool BATCH> auto slide_kernel(int channels)
+{
+    switch (channels) {
+    case 1: return k_u8_box_slide<1, BATCH>;
+    case 2: return k_u8_box_slide<2, BATCH>;
+    case 3: return k_u8_box_slide<3, BATCH>;
+    default: return k_u8_box_slide<4, BATCH>;
+    }
+}
+
+} /* namespace */
+
+extern "C" fx_status fxi_filter_launch_u8_box(fx_context *ctx, const fxi_filter_args *a,
+                                              const fxi_gpu_u8_launch *g,
+                                              const fxi_gpu_u8_taps *tp,
+                                              const fxi_gpu_u8_image *images, unsigned count,
+                                              int rows_aligned, cudaStream_t stream)
+{
+    FXI_RETURN_IF(a->channels < 1 || a->channels > 4 || a->width > INT32_MAX ||
+                      g->in_w != g->tile_w * FXI_GPU_U8_SLIDE_PIXELS * a->channels ||
+                      g->shared_bytes > FXI_GPU_DEFAULT_SHARED_BYTES,
+                  FX_EINVAL, "filter 8-bit box slide: a launch geometry this kernel was not built for");
+    const dim3 grid(static_cast<unsigned>(g->grid_x), static_cast<unsigned>(g->grid_y), count);
+    const auto kernel = images ? slide_kernel<true>(a->channels) : slide_kernel<false>(a->channels);
+    kernel<<<grid, g->tile_w, g->shared_bytes, stream>>>(*a, *g, *tp, images, rows_aligned);
+    return fxi_cuda_check_launch(ctx, "filter 8-bit box (one pass, sliding)");
+}
+
+extern "C" int64_t fxi_filter_u8_box_resident_blocks(int channels, int tile_w, size_t shared_bytes)
+{
+    int per_sm = 0, device = 0, sms = 0;
+    if (channels < 1 || channels > 4 ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slide_kernel<false>(channels), tile_w,
+                                                      shared_bytes) != cudaSuccess ||
+        cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        (void)cudaGetLastError(); /* an answer we do without: the default strips */
+        return 0;
+    }
+    return static_cast<int64_t>(per_sm) * sms;
+}
