@@ -241,33 +241,29 @@
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
 #define FXI_GPU_U8_WALK_TILE_ROWS 32
 #endif
-/* two-pass rows: threads per channel across a block, and the outputs each computes
- * (odd: see gpu_u8_geometry.c), and for a box, its segment's limits (odd too; kw / 2
- * between them: a segment's first sum reads kw samples, each further output two; longer
- * segments take more shared memory a block, so fewer blocks an SM) */
+/* two-pass rows: threads per channel across a block, and the outputs each computes (odd:
+ * threads whose windows start this many floats apart hit distinct shared-memory banks) */
 #ifndef FXI_GPU_U8_ROW_TX
 #define FXI_GPU_U8_ROW_TX 64
 #endif
 #ifndef FXI_GPU_U8_ROW_OUTPUTS
 #define FXI_GPU_U8_ROW_OUTPUTS 9
 #endif
-#define FXI_GPU_U8_BOX_MIN_SEGMENT 9
-#define FXI_GPU_U8_BOX_MAX_SEGMENT 31
-/* two-pass columns: threads a block, output rows each computes (multiply-adds), and for a
- * box the rows a thread slides down (at least twice the kernel height) */
+/* two-pass columns: threads a block, output rows each computes (multiply-adds) */
 #ifndef FXI_GPU_U8_COL_THREADS
 #define FXI_GPU_U8_COL_THREADS 128
 #endif
 #ifndef FXI_GPU_U8_COL_OUTPUTS
 #define FXI_GPU_U8_COL_OUTPUTS 16
 #endif
-#ifndef FXI_GPU_U8_BOX_MIN_COL_ROWS
-#define FXI_GPU_U8_BOX_MIN_COL_ROWS 64
-#endif
 /* one-pass box (FXI_U8_BOX_SLIDE, gpu_u8_box.cu): every 8-bit box the walk does not take.
  * Threads a block (at most; a narrow row takes the warps it needs), pixels each thread
  * stages (a multiple of 4: a thread's elements are then whole 32-bit words and whole
- * pixels), and output rows a block walks down (each block first sums kh - 1 rows). */
+ * pixels), and output rows a block walks down (each block first sums kh - 1 rows).
+ * Measured on the H200, 10000x6000 RGB on the device: 128 threads against 256 (r35),
+ * box:7 0.47 against 0.44 ms, box:121 0.81 against 0.80; 512 threads of RGB need more
+ * than 48 KiB of shared memory. 4 pixels a thread against 8 (r33, an earlier kernel):
+ * box:121 1.04 against 1.03 ms. */
 #ifndef FXI_GPU_U8_SLIDE_THREADS
 #define FXI_GPU_U8_SLIDE_THREADS 256
 #endif
@@ -278,15 +274,16 @@
 #error "FXI_GPU_U8_SLIDE_PIXELS must be a multiple of 4"
 #endif
 /* the blocks an SM holds at least for C channels (the kernel's launch bounds cap its
- * registers to fit them: 64 for 4 blocks, 80 for 3). Measured on the H200 (r33), box:121
- * RGB, 10000x6000 on the device: 1.27 ms at the compiler's own 91 registers (2 blocks an
- * SM), 1.03 ms capped at 64 (4 blocks), though that build spilled 52 bytes. 4 channels
- * spill over 100 bytes under 64 registers: 3 blocks. */
+ * registers to fit them: 64 for 4 blocks, 80 for 3; ptxas spills none). Measured on the
+ * H200 (r33), box:121 RGB 10000x6000 on the device: 1.27 ms at the compiler's own 91
+ * registers (2 blocks an SM), 1.03 ms capped at 64 (4 blocks); with the finish out of the
+ * loop, 0.79 ms (r34). 4 channels spill over 100 bytes under 64 registers: 3 blocks. */
 #ifndef FXI_GPU_U8_SLIDE_SM_BLOCKS
 #define FXI_GPU_U8_SLIDE_SM_BLOCKS(channels) ((channels) >= 4 ? 3 : 4)
 #endif
 /* boxes at least this wide or tall slide; smaller ones (and 3x3, 5x5: the walk) take the
- * fused layout */
+ * fused layout. The fused layout took 3.00 ms for box:7 and 4.06 for box:15 (r30), the
+ * slide 0.44 and 0.47 (r34): every box beyond the walk's slides. */
 #ifndef FXI_GPU_U8_SLIDE_MIN_TAPS
 #define FXI_GPU_U8_SLIDE_MIN_TAPS 7
 #endif

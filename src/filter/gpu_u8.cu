@@ -423,11 +423,11 @@ __device__ __forceinline__ void tap_and_slide(float (&acc)[R], float (&win)[R], 
     win[R - 1] = next;
 }
 
-/* two-pass rows: one virtual row's segment of row_tx * segment pixels per block, staged
- * as one float plane per channel; thread (tx, c) computes `segment` consecutive outputs
- * of channel c (box: a running sum; else R multiply-adds per tap from a register
- * window), staged as uint16 and written out coalesced. */
-template <bool BOX, int R, bool BATCH>
+/* two-pass rows: one virtual row's segment of row_tx * R pixels per block, staged as one
+ * float plane per channel; thread (tx, c) computes R consecutive outputs of channel c (R
+ * multiply-adds per tap from a register window), staged as uint16 and written out
+ * coalesced. */
+template <int R, bool BATCH>
 __global__ void
 k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi_gpu_u8_launch g,
           const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work, const fxi_gpu_u8_image *batch)
@@ -436,7 +436,7 @@ k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi
     const u8_image im = image_of(a, BATCH ? batch : nullptr);
     if (BATCH)
         work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
-    const int C = a.channels, TX = g.row_tx, SEG = BOX ? g.row_segment : R, PL = g.row_plane;
+    const int C = a.channels, TX = g.row_tx, SEG = R, PL = g.row_plane;
     const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
     float *planes = reinterpret_cast<float *>(smem);
     uint16_t *out = reinterpret_cast<uint16_t *>(planes + static_cast<size_t>(C) * PL);
@@ -465,31 +465,19 @@ k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi
         __syncthreads();
         const float *s = planes + c * PL + tx * SEG;
         uint16_t *o = out + tx * SEG * C + c;
-        if (BOX) {
-            float sum = 0.f;
-            for (int j = 0; j < a.kw; j++)
-                sum += s[j];
-            o[0] = static_cast<uint16_t>(sum);
-            for (int m = 1; m < SEG; m++) {
-                sum -= s[m - 1]; /* leaving first: every partial sum stays in bounds */
-                sum += s[m + a.kw - 1];
-                o[m * C] = static_cast<uint16_t>(sum);
-            }
-        } else {
-            float acc[R], win[R];
+        float acc[R], win[R];
 #pragma unroll
-            for (int m = 0; m < R; m++) {
-                acc[m] = 0.f;
-                win[m] = s[m];
-            }
-            /* unrolled by R: the window's registers rotate once a round, no moves */
-#pragma unroll R
-            for (int j = 0; j < a.kw; j++)
-                tap_and_slide<R>(acc, win, tp.row[j], s[j + R]);
-#pragma unroll
-            for (int m = 0; m < R; m++)
-                o[m * C] = static_cast<uint16_t>(acc[m]);
+        for (int m = 0; m < R; m++) {
+            acc[m] = 0.f;
+            win[m] = s[m];
         }
+        /* unrolled by R: the window's registers rotate once a round, no moves */
+#pragma unroll R
+        for (int j = 0; j < a.kw; j++)
+            tap_and_slide<R>(acc, win, tp.row[j], s[j + R]);
+#pragma unroll
+        for (int m = 0; m < R; m++)
+            o[m * C] = static_cast<uint16_t>(acc[m]);
         __syncthreads();
         uint16_t *d = work + v * wstride + p0 * C;
         for (int k = tid; k < outs; k += threads)
@@ -533,37 +521,6 @@ __global__ void k_u8_cols(const __grid_constant__ fxi_filter_args a,
 #pragma unroll
         for (int m = 0; m < R; m++)
             if (r0 + m < a.rows) put(a, im, tp, r0 + m, e, c, acc[m]);
-    }
-}
-
-/* two-pass columns, box: a running sum down col_rows rows per thread. */
-template <bool BATCH>
-__global__ void k_u8_box_cols(const __grid_constant__ fxi_filter_args a,
-                              const __grid_constant__ fxi_gpu_u8_launch g,
-                              const __grid_constant__ fxi_gpu_u8_taps tp, const uint16_t *work,
-                              const fxi_gpu_u8_image *batch)
-{
-    const int64_t n = a.width * a.channels;
-    const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= n) return;
-    const u8_image im = image_of(a, BATCH ? batch : nullptr);
-    if (BATCH)
-        work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
-    const int c = static_cast<int>(e % a.channels);
-    const int64_t ws = static_cast<int64_t>(g.work_stride / sizeof(uint16_t));
-    const uint16_t *col = work + e;
-    for (int64_t ty = blockIdx.y; ty < g.col_tiles_y; ty += gridDim.y) {
-        const int64_t r0 = ty * g.col_rows;
-        const int64_t r1 = min(r0 + g.col_rows, a.rows);
-        float sum = 0.f;
-        for (int i = 0; i < a.kh; i++)
-            sum += byte_float(__ldg(col + (r0 + i) * ws));
-        put(a, im, tp, r0, e, c, sum);
-        for (int64_t r = r0 + 1; r < r1; r++) {
-            sum -= byte_float(__ldg(col + (r - 1) * ws)); /* leaving first */
-            sum += byte_float(__ldg(col + (r + a.kh - 1) * ws));
-            put(a, im, tp, r, e, c, sum);
-        }
     }
 }
 
@@ -650,16 +607,8 @@ fx_status launch_layout(fx_context *ctx, const fxi_filter_args &a, const fxi_gpu
     const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
     const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y),
                          count);
-    if (g.box) {
-        FXI_TRY(allow_shared(ctx, k_u8_rows<true, 1, BATCH>, g.row_shared_bytes));
-        k_u8_rows<true, 1, BATCH>
-            <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
-        FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit box (rows)"));
-        k_u8_box_cols<BATCH><<<cols_grid, g.col_threads, 0, stream>>>(a, g, tp, w, images);
-        return fxi_cuda_check_launch(ctx, "filter 8-bit box (columns)");
-    }
-    FXI_TRY(allow_shared(ctx, k_u8_rows<false, ROW_R, BATCH>, g.row_shared_bytes));
-    k_u8_rows<false, ROW_R, BATCH>
+    FXI_TRY(allow_shared(ctx, k_u8_rows<ROW_R, BATCH>, g.row_shared_bytes));
+    k_u8_rows<ROW_R, BATCH>
         <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
     FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
     k_u8_cols<COL_R, BATCH><<<cols_grid, g.col_threads, 0, stream>>>(a, g, tp, w, images);

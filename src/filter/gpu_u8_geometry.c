@@ -32,19 +32,13 @@ int fxi_gpu_u8_layout_for(const fxi_gpu_u8_kernel *k, int fused_max_taps)
     const double col_sum = k->box ? (double)k->kh : k->col_sum;
     /* nonnegative taps: every partial sum is at most the whole one */
     if (255.0 * row_sum * col_sum >= U8_F32_EXACT_LIMIT) return FXI_U8_NONE;
-    if (k->box && (k->kw >= FXI_GPU_U8_SLIDE_MIN_TAPS || k->kh >= FXI_GPU_U8_SLIDE_MIN_TAPS) &&
-        255.0 * col_sum <= U8_ROW_SUM_LIMIT)
-        return FXI_U8_BOX_SLIDE;
+    /* a box slides unless it is small enough to fuse (3x3 and 5x5 then walk) */
+    const bool fuses = k->kw <= fused_max_taps && k->kh <= fused_max_taps;
+    if (k->box && (!fuses || k->kw >= FXI_GPU_U8_SLIDE_MIN_TAPS || k->kh >= FXI_GPU_U8_SLIDE_MIN_TAPS))
+        return 255.0 * col_sum <= U8_ROW_SUM_LIMIT ? FXI_U8_BOX_SLIDE : FXI_U8_NONE;
     if (k->kw <= fused_max_taps && k->kh <= fused_max_taps) return FXI_U8_FUSED;
     if (255.0 * row_sum > U8_ROW_SUM_LIMIT) return FXI_U8_NONE;
     return FXI_U8_TWO_PASS;
-}
-
-/* An odd count: threads whose windows start this many floats apart hit distinct
- * shared-memory banks. */
-static int odd(int v)
-{
-    return v | 1;
 }
 
 /* Threads of a walking block: FXI_GPU_U8_FUSED_THREADS, or for a row that needs fewer of
@@ -129,10 +123,7 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         g->grid_y = min64(g->tiles_y, max_grid_y);
     } else if (layout == FXI_U8_TWO_PASS) {
         g->row_tx = FXI_GPU_U8_ROW_TX;
-        g->row_segment = box ? odd(kw / 2 < FXI_GPU_U8_BOX_MIN_SEGMENT    ? FXI_GPU_U8_BOX_MIN_SEGMENT
-                                   : kw / 2 > FXI_GPU_U8_BOX_MAX_SEGMENT ? FXI_GPU_U8_BOX_MAX_SEGMENT
-                                                                         : kw / 2)
-                             : FXI_GPU_U8_ROW_OUTPUTS;
+        g->row_segment = FXI_GPU_U8_ROW_OUTPUTS;
         const int64_t pixels = (int64_t)g->row_tx * g->row_segment;
         /* a thread's window reads up to kw + segment - 1 samples past its start; the
          * multiply-add loop loads one more, which it never uses */
@@ -149,9 +140,7 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         g->row_tiles_y = g->vrows;
         g->row_grid_y = min64(g->vrows, max_grid_y);
         g->col_threads = FXI_GPU_U8_COL_THREADS;
-        g->col_rows = box ? (int)(2 * kh > FXI_GPU_U8_BOX_MIN_COL_ROWS ? 2 * kh
-                                                                        : FXI_GPU_U8_BOX_MIN_COL_ROWS)
-                          : FXI_GPU_U8_COL_OUTPUTS;
+        g->col_rows = FXI_GPU_U8_COL_OUTPUTS;
         g->col_grid_x = div_up(n, g->col_threads);
         g->col_tiles_y = div_up(rows, g->col_rows);
         g->col_grid_y = min64(g->col_tiles_y, max_grid_y);
