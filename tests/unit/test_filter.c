@@ -635,6 +635,19 @@ FXT_TEST(box_finish_follows_cv_blur)
     fx_context_destroy(ctx);
 }
 
+/* The taps a preset resolves to for an 8-bit image of 1000 RGB pixels a row (false,
+ * checked, when it does not resolve). */
+static bool u8_preset_taps(fx_context *ctx, const char *spec, fxi_taps *t)
+{
+    fx_kernel *k = NULL;
+    if (!FXT_CHECK_OK(fx_kernel_preset(ctx, spec, &k), ctx)) return false;
+    fx_filter_options o;
+    fx_filter_options_init(&o);
+    const bool ok = FXT_CHECK_OK(fxi_taps_resolve(ctx, k, &o, FX_U8, 3000, t), ctx);
+    fx_kernel_free(k);
+    return ok;
+}
+
 /* fxi_finish_u32_product and fxi_finish_u32_premul (the GPU 8-bit fast path's finishes)
  * give fxi_finish_exact_at's value for every sum the planner bounds, for the finishes that
  * take them: u8 Gaussians (and 16-bit ones where the product fits) and cv2.blur's 8-bit
@@ -647,12 +660,8 @@ FXT_TEST(u32_product_finish_equals_exact)
                                         "box:16x16"};
     int taken = 0;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
-        fx_kernel *k = NULL;
-        if (!FXT_CHECK_OK(fx_kernel_preset(ctx, specs[i], &k), ctx)) continue;
-        fx_filter_options o;
-        fx_filter_options_init(&o);
         fxi_taps t;
-        if (FXT_CHECK_OK(fxi_taps_resolve(ctx, k, &o, FX_U8, 3000, &t), ctx)) {
+        if (u8_preset_taps(ctx, specs[i], &t)) {
             const fxi_finish *f = &t.finish;
             if (f->mode == FXI_ROUND_MULSHIFT && f->u32_product) {
                 taken++;
@@ -679,7 +688,6 @@ FXT_TEST(u32_product_finish_equals_exact)
             }
             fxi_taps_free(&t);
         }
-        fx_kernel_free(k);
     }
     FXT_CHECK(taken >= 6); /* the Gaussians and the small boxes */
     fx_context_destroy(ctx);
@@ -694,12 +702,8 @@ FXT_TEST(float_scale_finish_equals_exact)
     static const char *const specs[] = {"box:17", "box:31", "box:121", "box:255", "box:3x200"};
     int taken = 0;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
-        fx_kernel *k = NULL;
-        if (!FXT_CHECK_OK(fx_kernel_preset(ctx, specs[i], &k), ctx)) continue;
-        fx_filter_options o;
-        fx_filter_options_init(&o);
         fxi_taps t;
-        if (FXT_CHECK_OK(fxi_taps_resolve(ctx, k, &o, FX_U8, 3000, &t), ctx)) {
+        if (u8_preset_taps(ctx, specs[i], &t)) {
             const fxi_finish *f = &t.finish;
             if (FXT_CHECK_EQ(f->mode, FXI_ROUND_FLOAT_SCALE)) {
                 taken++;
@@ -718,7 +722,6 @@ FXT_TEST(float_scale_finish_equals_exact)
             }
             fxi_taps_free(&t);
         }
-        fx_kernel_free(k);
     }
     FXT_CHECK_EQ(taken, 5);
     fx_context_destroy(ctx);
