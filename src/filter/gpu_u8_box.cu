@@ -168,7 +168,6 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
                            : !(mine >= 0 && mine + EPT <= n)                             ? LOAD_EDGE
                            : aligned                                                     ? LOAD_WORDS
                                                                                          : LOAD_BYTES;
-    /* outputs o = tid + m * blockDim.x: channel (o0 + o) % C, stepping by blockDim.x % C */
     const finish_kind finish = finish_of(a, tp, C);
     /* FINISH_FLOAT: the block's outputs before `split` take the float rule */
     const int split = static_cast<int>(
@@ -222,8 +221,8 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
             for (int off = 1; off < 32; off <<= 1)
 #pragma unroll
                 for (int q = 0; q < C; q++) {
-                    const uint32_t t = __shfl_up_sync(0xFFFFFFFFu, carry[q], off);
-                    if (lane >= off) carry[q] += t;
+                    const uint32_t before = __shfl_up_sync(0xFFFFFFFFu, carry[q], off);
+                    if (lane >= off) carry[q] += before;
                 }
             if (lane == 31)
 #pragma unroll
