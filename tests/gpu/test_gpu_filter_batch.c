@@ -1,7 +1,7 @@
 /* fx_filter_run_batch on the GPU against the CPU's bytes image by image (fx_filter_run on
  * a CPU context: the reference every other GPU test uses): device-image batches on the
- * 8-bit fast path (one launch a pass for the whole batch: walk4, walk, fused and
- * two-pass, the two-pass batch of 1000 in chunks), gaussian 3/5/7/31, box 3/5/15 and a
+ * 8-bit fast path (one launch a pass for the whole batch: walk4, walk, fused, box slide
+ * and two-pass, the two-pass batch of 1000 in chunks), gaussian 3/5/7/31, box 3/5/15 and a
  * dense 3x3 (image after image), every border, 1-4 channels (alpha kept or filtered),
  * sizes 1x1 to 257x129, counts 1, 3 and 1000, device images whose rows start at
  * different alignments and strides; batches of u16 and f32; host images on a GPU plan;
@@ -158,7 +158,7 @@ FXT_TEST(u8_sizes_match_cpu)
 }
 
 /* The issue's batch: 1000 RGB 256x256 (walk4 for gaussian:5 and box:3; two-pass in chunks
- * of FXI_GPU_U8_BATCH_WORK_BYTES for gaussian:31; fused for box:15). */
+ * of FXI_GPU_U8_BATCH_WORK_BYTES for gaussian:31; the box slide for box:15). */
 FXT_TEST(thousand_images_match_cpu)
 {
     fx_context *cpu = fxt_context(FX_DEVICE_CPU, 0), *gpu = fxt_context(FX_DEVICE_GPU, 0);
