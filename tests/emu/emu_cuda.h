@@ -1,5 +1,8 @@
-// CPU stand-ins for the CUDA features k_u8_walk4 uses (tests/emu/run_walk4_emu.sh; checking
-// only, not shipped): threads run one after another (the kernel has no barrier).
+// CPU stand-ins for the CUDA features of the 8-bit kernels the emulations run
+// (tests/emu/run_walk4_emu.sh, run_box_emu.sh; checking only, not shipped). k_u8_walk4 has
+// no barrier: its threads run one after another. k_u8_box_slide's threads run as threads
+// of the process, one block at a time: __syncthreads and __shfl_up_sync call the hooks
+// below, which its emulation sets.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -20,8 +23,10 @@
 #define __noinline__
 #define __launch_bounds__(...)
 #define __grid_constant__
-extern uint3 threadIdx, blockIdx;
-extern dim3 blockDim, gridDim;
+inline thread_local uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+inline void (*emu_barrier_hook)() = nullptr;
+inline uint32_t (*emu_shfl_up_hook)(uint32_t v, int offset) = nullptr;
 using std::max;
 using std::min;
 template <class T> inline T __ldg(const T *p)
@@ -75,5 +80,12 @@ template <class T> T tex1Dfetch(cudaTextureObject_t, int)
 {
     return T();
 }
-inline void __syncthreads() {} /* never called: only k_u8_walk4 runs */
+inline void __syncthreads()
+{
+    if (emu_barrier_hook) emu_barrier_hook();
+}
+inline uint32_t __shfl_up_sync(unsigned, uint32_t v, int offset)
+{
+    return emu_shfl_up_hook(v, offset);
+}
 #define __shared__

@@ -10,8 +10,6 @@
 #include <climits>
 #include <cstdio>
 #include <vector>
-uint3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
 
 static uint32_t rng = 12345;
 static uint32_t next_random()
