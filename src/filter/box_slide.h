@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 
+#include "core/border_math.h"
 #include "core/host_device.h"
 
 /* Adds the 4 bytes of `word` (elements 4w .. 4w + 3) to the column sums: elements 4w and
@@ -54,9 +55,8 @@ static inline FX_HD uint32_t fxi_box_pairs_element(uint32_t lo, uint32_t hi, int
 static inline FX_HD int64_t fxi_box_slide_start(int64_t o0, int ax, int channels, int *offset)
 {
     const int64_t tap0 = o0 - (int64_t)ax * channels;
-    const int64_t s0 = tap0 >= 0 ? tap0 / 4 * 4 : -((-tap0 + 3) / 4 * 4);
-    *offset = (int)(tap0 - s0);
-    return s0;
+    *offset = (int)fxi_mod(tap0, 4);
+    return tap0 - *offset;
 }
 
 /* The staged pixels' map: the block's first staged pixel (floor(s0 / C)), and in *phase
@@ -64,9 +64,8 @@ static inline FX_HD int64_t fxi_box_slide_start(int64_t o0, int ax, int channels
  * pixel (phase + t) / C (fxi_box_slide_pixel). */
 static inline FX_HD int64_t fxi_box_slide_first_pixel(int64_t s0, int channels, int *phase)
 {
-    const int64_t p0 = s0 >= 0 ? s0 / channels : -((channels - 1 - s0) / channels);
-    *phase = (int)(s0 - p0 * channels);
-    return p0;
+    *phase = (int)fxi_mod(s0, channels);
+    return (s0 - *phase) / channels;
 }
 
 static inline FX_HD int fxi_box_slide_pixel(int phase, int t, int channels, int *channel)

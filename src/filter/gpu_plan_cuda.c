@@ -196,11 +196,8 @@ const char *fxi_filter_gpu_kernel_words(const void *state)
         return "GPU: 8-bit one-pass box, column sums sliding down in registers and each row "
                "window a difference of prefix sums, exact integers";
     case FXI_U8_TWO_PASS:
-        return s->kernel == FXI_GK_BOX
-                   ? "GPU: 8-bit two-pass running sums, exact FP32 (device images; host "
-                     "images stream in bands through the general kernels)"
-                   : "GPU: 8-bit two-pass multiply-adds, exact FP32 sums (device images; host "
-                     "images stream in bands through the general kernels)";
+        return "GPU: 8-bit two-pass multiply-adds, exact FP32 sums (device images; host "
+               "images stream in bands through the general kernels)";
     default: return "";
     }
 }

@@ -436,11 +436,11 @@ k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi
     const u8_image im = image_of(a, BATCH ? batch : nullptr);
     if (BATCH)
         work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
-    const int C = a.channels, TX = g.row_tx, SEG = R, PL = g.row_plane;
+    const int C = a.channels, TX = g.row_tx, PL = g.row_plane;
     const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
     float *planes = reinterpret_cast<float *>(smem);
     uint16_t *out = reinterpret_cast<uint16_t *>(planes + static_cast<size_t>(C) * PL);
-    const int64_t pixels = static_cast<int64_t>(TX) * SEG;
+    const int64_t pixels = static_cast<int64_t>(TX) * R;
     const int64_t p0 = static_cast<int64_t>(blockIdx.x) * pixels;
     const int64_t n = a.width * C;
     const int64_t first = (p0 - a.ax) * C;
@@ -463,8 +463,8 @@ k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi
                 plane[px] = element<BATCH>(a, im, row, first + static_cast<int64_t>(px) * C + c);
         }
         __syncthreads();
-        const float *s = planes + c * PL + tx * SEG;
-        uint16_t *o = out + tx * SEG * C + c;
+        const float *s = planes + c * PL + tx * R;
+        uint16_t *o = out + tx * R * C + c;
         float acc[R], win[R];
 #pragma unroll
         for (int m = 0; m < R; m++) {

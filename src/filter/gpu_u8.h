@@ -42,9 +42,10 @@ typedef struct fxi_gpu_u8_batch {
     int rows_aligned; /* every src, dst and stride is a multiple of 4 bytes (k_u8_walk4) */
 } fxi_gpu_u8_batch;
 
-/* Queue the pass (one launch fused or box slide, two for two-pass) on `stream`, each launch checked:
- * on the args' image when batch is NULL, else on the batch's images. work: two-pass,
- * g->work_bytes of device memory per image (image z's intermediate at z * work_bytes). */
+/* Queue the pass (one launch fused or box slide, two for two-pass) on `stream`, each
+ * launch checked: on the args' image when batch is NULL, else on the batch's images.
+ * work: two-pass, g->work_bytes of device memory per image (image z's intermediate at
+ * z * work_bytes). */
 fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a, const fxi_gpu_u8_launch *g,
                                const fxi_gpu_u8_taps *taps, void *work,
                                const fxi_gpu_u8_batch *batch, cudaStream_t stream);

@@ -13,18 +13,6 @@
 # EMU_CFLAGS: more flags, e.g. -DFXI_GPU_U8_WALK_PREFETCH_MAX_K=5 for the other tuning,
 # -DFXI_GPU_U8_WALK3_ELEMENTS=4 for the 4-element build's geometry)
 # CXX: the C++ compiler (default g++); exit 77 (a skip in ctest) when there is none.
-set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SRC=${1:-$ROOT/src/filter/gpu_u8.cu}
-CXX=${CXX:-g++}
-command -v "$CXX" >/dev/null 2>&1 || { echo "walk4 emulation: no C++ compiler ($CXX): skipped"; exit 77; }
-mkdir -p "${TMPDIR:-/tmp}"
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/fxkit_walk4_emu.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
-sed -n '1,/^template <typename K> fx_status allow_shared/p' "$SRC" | sed '$d' > "$OUT/gpu_u8_kernels.inc"
-echo "} /* namespace */" >> "$OUT/gpu_u8_kernels.inc"
-CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
-"$CXX" -std=c++17 -O1 -ffp-contract=off -w ${EMU_CFLAGS:-} -DFXKIT_HAVE_CUDA=1 -I"$ROOT/src" \
-    -I"$ROOT/include" -I"$CUDA_INC" -I"$OUT" -I"$ROOT/tests/emu" -include emu_cuda.h \
-    "$ROOT/tests/emu/walk4_emu.cpp" -o "$OUT/walk4_emu"
-"$OUT/walk4_emu"
+exec sh "$ROOT/tests/emu/emulate.sh" gpu_u8 "${1:-$ROOT/src/filter/gpu_u8.cu}" \
+    '^template <typename K> fx_status allow_shared' "$ROOT/tests/emu/walk4_emu.cpp" -std=c++17
