@@ -1,7 +1,12 @@
 /* GPU benchmarks of the equalize and normalize jobs (the filter has its own), against
  * the same calls on a CPU context with every core, in one run. Prints RESULT lines.
  *
- *   gpu_jobs_bench [WIDTH HEIGHT] [REPEAT]
+ *   gpu_jobs_bench [WIDTH HEIGHT] [REPEAT] [CASES]
+ *
+ * CASES, a comma-separated list, runs those cases alone (their names as in the RESULT
+ * lines: gray, hsv, luma, rgb, hsv-float, gray1, clahe, clahe16_hsv, clahe16_gray,
+ * clahe16_gray_bins65536, gray1_pinned, hsv_pinned, sweep, 20s_mono, 6min_stereo), e.g.
+ * `gpu_jobs_bench 10000 6000 30 gray1,hsv` for two kernels' variants side by side.
  *
  * Equalize: a WIDTHxHEIGHT RGB 8-bit image (10000x6000 by default), resident on the
  * device (the compute of fx_equalize_run on device images) and from host memory (host
@@ -65,11 +70,28 @@ static double time_equalize(fx_equalize_plan *plan, const fx_image *in, fx_image
     return bench_median(ms, repeat);
 }
 
+/* The CASES argument (NULL: every case). */
+static const char *only_cases;
+
+static int wanted(const char *name)
+{
+    if (!only_cases) return 1;
+    const size_t n = strlen(name);
+    for (const char *p = only_cases; *p;) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p += len + (end != NULL);
+    }
+    return 0;
+}
+
 static const char *const space_names[] = {"gray", "hsv", "luma", "rgb", "hsv-float"};
 
 static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host, const char *name,
                           fx_equalize_options *o, int repeat)
 {
+    if (!wanted(name)) return;
     fx_image dev_in, dev_out, host_out, cpu_out;
     int out_ch = fx_equalize_output_channels(o, host->channels);
     const fx_image_desc desc = fx_image_desc_of(host);
@@ -111,6 +133,9 @@ static void equalize_case(fx_context *gpu, fx_context *cpu, const fx_image *host
 static void pinned_case(fx_context *gpu, fx_context *cpu, const fx_image *host, const char *name,
                         fx_equalize_options *o, int repeat)
 {
+    char case_name[64];
+    snprintf(case_name, sizeof case_name, "%s_pinned", name);
+    if (!wanted(case_name)) return;
     const int out_ch = fx_equalize_output_channels(o, host->channels);
     const fx_image_desc desc = fx_image_desc_of(host);
     fx_equalize_plan *pg = NULL;
@@ -148,6 +173,7 @@ static void pinned_case(fx_context *gpu, fx_context *cpu, const fx_image *host, 
 static void normalize_case(fx_context *gpu, fx_context *cpu, const char *name, double seconds,
                            int channels)
 {
+    if (!wanted(name)) return;
     fx_audio in;
     size_t frames = (size_t)(seconds * 44100);
     if (fx_audio_alloc(cpu, &in, frames, channels, 44100) != FX_OK) return;
@@ -196,6 +222,7 @@ int main(int argc, char **argv)
 {
     int w = argc > 2 ? atoi(argv[1]) : 10000, h = argc > 2 ? atoi(argv[2]) : 6000;
     int repeat = argc > 3 ? atoi(argv[3]) : 10;
+    only_cases = argc > 4 ? argv[4] : NULL;
     fx_context *gpu = bench_context(FX_DEVICE_GPU), *cpu = bench_context(FX_DEVICE_CPU);
     if (!gpu || !cpu) {
         fprintf(stderr, "gpu_jobs_bench: needs a GPU\n");
@@ -227,7 +254,7 @@ int main(int argc, char **argv)
      * gray with 65536 bins (its 256 KiB histogram a tile is counted in global memory,
      * not shared: FXI_EQ_GPU_SHARED_HISTOGRAM_BYTES). equalize_cost.c's 16-bit and
      * per-bin CLAHE rates are to be read from these rows. */
-    {
+    if (wanted("clahe16_hsv") || wanted("clahe16_gray") || wanted("clahe16_gray_bins65536")) {
         fx_image rgb16 = {0}, gray16 = {0};
         if (fx_image_alloc(cpu, &rgb16, w, h, 3, FX_U16) == FX_OK &&
             fx_image_alloc(cpu, &gray16, w, h, 1, FX_U16) == FX_OK) {
@@ -252,7 +279,7 @@ int main(int argc, char **argv)
     o.space = FX_EQ_SPACE_HSV;
     pinned_case(gpu, cpu, &rgb, "hsv", &o, repeat);
     /* Block sweeps: the published pipeline (hsv-float, mms) and fxkit's hsv. */
-    for (int sweep = 0; sweep < 2; sweep++)
+    for (int sweep = 0; sweep < 2 && wanted("sweep"); sweep++)
         for (int b = 0; b < EQ_BLOCKS; b++) {
             fx_equalize_options_init(&o);
             o.space = sweep ? FX_EQ_SPACE_HSV : FX_EQ_SPACE_HSV_FLOAT;

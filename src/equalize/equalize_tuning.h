@@ -50,36 +50,45 @@
  * warps to hide memory latency. Not measured against other counts. */
 #define FXI_EQ_GPU_BLOCKS_PER_SM 4
 /* The 8-bit fast histogram of rgb (and of every mode with LANE_COLUMNS 0) counts into
- * this many shared copies (which one: SUB_HIST_BY_LANE). Not measured against other
- * counts. */
+ * this many shared copies (which one: SUB_HIST_BY_LANE). Measured on the H200 (r37,
+ * 10000x6000, LANE_COLUMNS 0): 4 copies against 8, gray1 0.116/0.117 against
+ * 0.114/0.116 ms, hsv 0.198/0.195 against 0.196/0.197: the same. 16 do not fit rgb's
+ * three planes in 48 KiB. */
 #ifndef FXI_EQ_GPU_FAST_SUB_HISTS
 #define FXI_EQ_GPU_FAST_SUB_HISTS 8
 #endif
 /* Which copy a thread counts into: 1, lane % copies (each copy padded a bank further,
  * so lanes of one warp counting the same key -- neighbouring 16-pixel groups of a
  * photo -- hit different addresses and banks); 0, warp % copies (the earlier rule: a
- * warp's 32 lanes in one copy; measured eq_hist_u8<0> 0.074 ms, 10000x6000 gray, on
- * the H200). 1 is not measured yet: sweep 0/1 with SUB_HISTS 4/8/16. */
+ * warp's 32 lanes in one copy). Measured on the H200 (r37, LANE_COLUMNS 0): 0 against
+ * 1, gray1 0.116/0.118 against 0.114/0.116 ms: the same. */
 #ifndef FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE
 #define FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE 1
 #endif
 /* One-plane modes (gray, to-gray, hsv, luma, hsv-float) count into a column of 256
  * 32-bit counters per lane (32 KiB a block; gpu_kernels.cu's hist_layout): a warp's
- * shared atomics never conflict. 0 takes the sub-histograms above instead (measured
- * before: eq_hist_u8<0> 0.074 ms, <2> 0.094 ms, 10000x6000, H200). 1 is not measured
- * yet: compare 0/1 with gpu_jobs_bench. */
+ * shared atomics never conflict, so each key adds on its own, with no branch (0 takes
+ * the sub-histograms above instead, which merge runs of equal keys). Measured on the
+ * H200, 10000x6000: while both merged runs, 0 and 1 were the same (r37, gray1 0.114-0.117
+ * ms); counting without the runs' branches, with the blocks' equal slices
+ * (fxi_eq_fast_hist_geometry), took gray1 from 0.117 to 0.088 ms and hsv from 0.201 to
+ * 0.181 (r38, both changes together; the counting kernel 0.096 -> 0.054 ms under Nsight
+ * Compute: it had run 23 instructions a pixel). */
 #ifndef FXI_EQ_GPU_FAST_LANE_COLUMNS
 #define FXI_EQ_GPU_FAST_LANE_COLUMNS 1
 #endif
 /* Device images, global equalization on the fast path: the last block of the counting
  * pass computes the LUTs (eq_lut measured 0.012-0.019 ms as a launch of its own on the
- * H200, mostly launch latency). 0 launches eq_lut as before. Not measured yet. */
+ * H200, mostly launch latency). 0 launches eq_lut as before. Measured on the H200 (r37,
+ * before the branch-free counting): 0 against 1, gray1 0.112/0.114 against 0.117/0.116
+ * ms, hsv 0.199/0.199 against 0.200/0.203: within noise. */
 #ifndef FXI_EQ_GPU_FOLD_LUT
 #define FXI_EQ_GPU_FOLD_LUT 1
 #endif
 /* Blocks of the folding counting pass resident an SM (its __launch_bounds__, blocks of
  * at most 256 threads: 6 caps its registers at 40, as many as the plain pass uses for
- * gray, and 6 blocks of its 32 KiB of lane columns fit an SM's shared memory). */
+ * gray, and 6 blocks of its 32 KiB of lane columns fit an SM's shared memory). Measured
+ * on the H200 (r37): 4 against 6, gray1 0.119/0.123 against 0.117/0.116 ms. */
 #ifndef FXI_EQ_GPU_FOLD_MIN_BLOCKS
 #define FXI_EQ_GPU_FOLD_MIN_BLOCKS 6
 #endif

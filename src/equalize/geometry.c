@@ -119,7 +119,16 @@ fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned blo
     unsigned per_sm =
         block && FXI_EQ_FAST_THREADS_PER_SM / block ? FXI_EQ_FAST_THREADS_PER_SM / block : 1;
     if (resident > 0 && (unsigned)resident < per_sm) per_sm = (unsigned)resident;
-    return fxi_eq_hist_geometry(tile_h, tiles, (int)block, multiprocessors, (int)per_sm);
+    fxi_eq_hist_launch l;
+    l.threads = block;
+    l.tiles = (unsigned)(tiles > 0 ? tiles : 1);
+    l.rows_per_block = 0;
+    /* the places of one wave, shared out among the tiles (rounded down) */
+    long slices = (long)(multiprocessors > 0 ? multiprocessors : 1) * (long)per_sm / (long)l.tiles;
+    if (slices > tile_h) slices = tile_h;
+    if (slices > FXI_EQ_MAX_GRID_Y) slices = FXI_EQ_MAX_GRID_Y;
+    l.slices = (unsigned)(slices > 0 ? slices : 1);
+    return l;
 }
 
 int fxi_eq_clahe_luts_fit(int tiles, size_t shared_bytes)

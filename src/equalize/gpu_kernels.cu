@@ -295,12 +295,14 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK) eq_map(fxi_eq_kernel_arg
  * input's is stored byte by byte. The thread steps of all rows are one flat index
  * (rows x units), so a grid sized for the GPU has no idle threads at row ends.
  *
- * Counting (eq_hist_u8): per block SUB_HISTS shared copies of the histograms (lane %
- * SUB_HISTS, each copy a bank further: a warp's equal keys spread over the copies'
- * banks; or warp % SUB_HISTS, equalize_tuning.h), and runs of equal keys
- * within a thread's group add once; one global atomic per used bin at the end. The
- * grid is (tile, slice of rows): global equalization is one tile (the image or a
- * host image's band), CLAHE reads its tiles through OpenCV's reflect-101 padding.
+ * Counting (eq_hist_u8): per block, one-plane modes count into a column of counters a
+ * lane (one atomic a key, no branch), rgb into SUB_HISTS shared copies of the histograms
+ * (lane % SUB_HISTS, each copy a bank further: a warp's equal keys spread over the
+ * copies' banks; or warp % SUB_HISTS, equalize_tuning.h), where runs of equal keys
+ * within a thread's group add once (hist_layout); one global atomic per used bin at the
+ * end. The grid is (tile, slice of the tile's thread steps, equal slices): global
+ * equalization is one tile (the image or a host image's band), CLAHE reads its tiles
+ * through OpenCV's reflect-101 padding.
  * Global to-gray also writes its gray keys to the output there, and is then mapped as
  * a gray image in place (one byte read a pixel instead of three).
  * Mapping: the global LUT from shared memory through the equalize_math.h functions
@@ -438,11 +440,85 @@ __device__ __forceinline__ void map_or_copy(bool copy, const uint32_t *px, const
 }
 
 /* What the counting pass covers: the image (or band) as tiles of tile_w x tile_h
- * (one tile for global equalization), rows_per_block rows of a tile per block. */
+ * (one tile for global equalization), each shared out among gridDim.y blocks
+ * (fxi_eq_slice_steps). */
 struct fast_tiles {
     int width, height, tiles_x, tile_w, tile_h;
-    unsigned rows_per_block;
 };
+
+/* Where a block's threads count (shared memory, 32-bit counters):
+ * - lane columns (one-plane modes, FXI_EQ_GPU_FAST_LANE_COLUMNS): word key * 32 + lane,
+ *   a column of 256 counters per lane shared by the block's warps. A warp's atomics
+ *   then hit 32 different banks whatever its keys (no bank or address conflict: one
+ *   pass each), where keys spread over one copy serialise on the busiest bank. 32 KiB
+ *   a block.
+ * - sub-histograms (rgb's three planes: 96 KiB of columns would not fit): SUB_HISTS
+ *   copies of planes x 256, each padded a word (a bank) further, the thread's copy
+ *   lane % SUB_HISTS or warp % SUB_HISTS (FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE).
+ * A thread's counter for (plane k, key) is at base + (k * 256 + key) * step; the block's
+ * count of entry i (plane * 256 + key) the sum of its `copies` words at word(i, c). */
+template <int MODE> struct hist_layout {
+    static constexpr int planes = fast_mode<MODE>::planes;
+    static constexpr bool columns = planes == 1 && FXI_EQ_GPU_FAST_LANE_COLUMNS != 0;
+    static constexpr int copy_words = planes * LEVELS_U8 + 1;
+    static constexpr int copies = columns ? WARP : SUB_HISTS;
+    static constexpr int words = columns ? LEVELS_U8 * WARP : SUB_HISTS * copy_words;
+    static constexpr unsigned step = columns ? WARP : 1u;
+
+    __device__ static unsigned base()
+    {
+        const unsigned lane = threadIdx.x % WARP;
+        if (columns) return lane;
+        const unsigned copy =
+            (FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE ? lane : threadIdx.x / WARP) % SUB_HISTS;
+        return copy * copy_words;
+    }
+    /* Copy c of entry i; for columns, the copies of entry i are read rotated by i, so the
+     * threads of a warp (consecutive i) read 32 different banks. */
+    __device__ static unsigned word(unsigned i, unsigned c)
+    {
+        return columns ? i * WARP + ((c + i) & (WARP - 1)) : c * copy_words + i;
+    }
+};
+
+/* One shared atomic a key, the first n keys of each plane (n: all N where omitted, so that
+ * a whole group's loop has no branch), straight-line code over registers. */
+template <int PLANES, int N>
+__device__ __forceinline__ void count_keys(const uint32_t (&keys)[PLANES][N], uint32_t *h,
+                                           unsigned step, int n = N)
+{
+#pragma unroll
+    for (int k = 0; k < PLANES; k++)
+#pragma unroll
+        for (int p = 0; p < N; p++)
+            if (p < n) atomicAdd(h + (k * LEVELS_U8 + keys[k][p]) * step, 1u);
+}
+
+/* The sub-histograms' counting: runs of equal keys add once (neighbouring pixels of a
+ * photo, in a copy other lanes share), the first n keys of each plane. Constant indices
+ * (no break): keys stay in registers. */
+template <int PLANES, int N>
+__device__ __forceinline__ void count_runs(const uint32_t (&keys)[PLANES][N], uint32_t *h,
+                                           unsigned step, int n)
+{
+#pragma unroll
+    for (int k = 0; k < PLANES; k++) {
+        uint32_t key = keys[k][0], count = 1;
+#pragma unroll
+        for (int p = 1; p < N; p++) {
+            if (p < n) {
+                if (keys[k][p] == key) {
+                    count++;
+                } else {
+                    atomicAdd(h + (k * LEVELS_U8 + key) * step, count);
+                    key = keys[k][p];
+                    count = 1;
+                }
+            }
+        }
+        atomicAdd(h + (k * LEVELS_U8 + key) * step, count);
+    }
+}
 
 /* Count group `unit` of the segment seg (pixels long) into the thread's shared counters
  * (plane k's key at h[(k * 256 + key) * step]: hist_layout); for to-gray with gray_seg,
@@ -492,61 +568,19 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
                 if (p < g.n) dst[p] = static_cast<uint8_t>(keys[0][p]);
         }
     }
-#pragma unroll
-    for (int k = 0; k < PLANES; k++) {
-        /* Runs of equal keys add once. Constant indices (no break): keys stay in
-         * registers. */
-        uint32_t key = keys[k][0], count = 1;
-#pragma unroll
-        for (int p = 1; p < VEC; p++) {
-            if (p < g.n) {
-                if (keys[k][p] == key) {
-                    count++;
-                } else {
-                    atomicAdd(h + (k * LEVELS_U8 + key) * step, count);
-                    key = keys[k][p];
-                    count = 1;
-                }
-            }
-        }
-        atomicAdd(h + (k * LEVELS_U8 + key) * step, count);
+    if (hist_layout<MODE>::columns) {
+        /* Lane columns: no two lanes of a warp share a counter, so each key adds on its own
+         * (merging runs of equal keys saves atomics on flat areas but costs branches on
+         * every pixel: r37, eq-gray ran 23 instructions a pixel, 20 of them around the
+         * atomic; r38, without them, the counting kernel took 0.054 ms, not 0.096). */
+        if (g.vector)
+            count_keys<PLANES, VEC>(keys, h, step);
+        else
+            count_keys<PLANES, VEC>(keys, h, step, g.n);
+        return;
     }
+    count_runs<PLANES, VEC>(keys, h, step, g.n);
 }
-
-/* Where a block's threads count (shared memory, 32-bit counters):
- * - lane columns (one-plane modes, FXI_EQ_GPU_FAST_LANE_COLUMNS): word key * 32 + lane,
- *   a column of 256 counters per lane shared by the block's warps. A warp's atomics
- *   then hit 32 different banks whatever its keys (no bank or address conflict: one
- *   pass each), where keys spread over one copy serialise on the busiest bank. 32 KiB
- *   a block.
- * - sub-histograms (rgb's three planes: 96 KiB of columns would not fit): SUB_HISTS
- *   copies of planes x 256, each padded a word (a bank) further, the thread's copy
- *   lane % SUB_HISTS or warp % SUB_HISTS (FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE).
- * A thread's counter for (plane k, key) is at base + (k * 256 + key) * step; the block's
- * count of entry i (plane * 256 + key) the sum of its `copies` words at word(i, c). */
-template <int MODE> struct hist_layout {
-    static constexpr int planes = fast_mode<MODE>::planes;
-    static constexpr bool columns = planes == 1 && FXI_EQ_GPU_FAST_LANE_COLUMNS != 0;
-    static constexpr int copy_words = planes * LEVELS_U8 + 1;
-    static constexpr int copies = columns ? WARP : SUB_HISTS;
-    static constexpr int words = columns ? LEVELS_U8 * WARP : SUB_HISTS * copy_words;
-    static constexpr unsigned step = columns ? WARP : 1u;
-
-    __device__ static unsigned base()
-    {
-        const unsigned lane = threadIdx.x % WARP;
-        if (columns) return lane;
-        const unsigned copy =
-            (FXI_EQ_GPU_FAST_SUB_HIST_BY_LANE ? lane : threadIdx.x / WARP) % SUB_HISTS;
-        return copy * copy_words;
-    }
-    /* Copy c of entry i; for columns, the copies of entry i are read rotated by i, so the
-     * threads of a warp (consecutive i) read 32 different banks. */
-    __device__ static unsigned word(unsigned i, unsigned c)
-    {
-        return columns ? i * WARP + ((c + i) & (WARP - 1)) : c * copy_words + i;
-    }
-};
 
 /* The counting pass (eq_hist_u8 and, with the LUT folded in, eq_hist_lut_u8).
  * blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
@@ -570,30 +604,41 @@ __device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fas
     uint32_t *mine = sh + layout::base();
     const unsigned tiles = gridDim.x, tile = blockIdx.x;
     const int tx = static_cast<int>(tile) % t.tiles_x, ty = static_cast<int>(tile) / t.tiles_x;
-    const int r0 = static_cast<int>(blockIdx.y * t.rows_per_block);
-    const int rows = min(static_cast<int>(t.rows_per_block), t.tile_h - r0);
     const int x_begin = tx * t.tile_w;
     /* The tile's columns inside the image, then CLAHE's padding beyond its right edge. */
     const int inside = max(0, min(t.tile_w, t.width - x_begin)), pad = t.tile_w - inside;
     const unsigned units = fxi_eq_fast_units(inside);
-    if (rows > 0 && units > 0) {
-        const size_t items = static_cast<size_t>(rows) * units;
-        for (size_t i = threadIdx.x; i < items; i += blockDim.x) {
-            unsigned j, u;
-            split(i, units, &j, &u);
-            const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
+    uint64_t begin, end;
+    if (units > 0) {
+        fxi_eq_slice_steps(static_cast<uint64_t>(t.tile_h) * units, gridDim.y, blockIdx.y, &begin,
+                           &end);
+        /* step i is unit u of tile row j: one division for the thread's first step, then
+         * blockDim.x steps on by whole rows and units (no division a step) */
+        uint64_t i = begin + threadIdx.x;
+        unsigned j, u;
+        split(i, units, &j, &u);
+        const unsigned rows_on = blockDim.x / units, units_on = blockDim.x % units;
+        for (; i < end; i += blockDim.x) {
+            const int sy = fxi_reflect101(ty * t.tile_h + static_cast<int>(j), t.height);
             count_group<MODE>(
                 in + static_cast<size_t>(sy) * stride + static_cast<size_t>(x_begin) * CH, inside,
                 u, unit_of, mine, layout::step,
                 gray ? gray + static_cast<size_t>(sy) * gray_stride + x_begin : nullptr);
+            j += rows_on;
+            u += units_on;
+            if (u >= units) {
+                u -= units;
+                j++;
+            }
         }
     }
-    if (rows > 0 && pad > 0) {
-        const size_t items = static_cast<size_t>(rows) * static_cast<unsigned>(pad);
-        for (size_t i = threadIdx.x; i < items; i += blockDim.x) {
+    if (pad > 0) {
+        fxi_eq_slice_steps(static_cast<uint64_t>(t.tile_h) * static_cast<unsigned>(pad), gridDim.y,
+                           blockIdx.y, &begin, &end);
+        for (uint64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
             unsigned j, k;
             split(i, static_cast<unsigned>(pad), &j, &k);
-            const int sy = fxi_reflect101(ty * t.tile_h + r0 + static_cast<int>(j), t.height);
+            const int sy = fxi_reflect101(ty * t.tile_h + static_cast<int>(j), t.height);
             const int sx = fxi_reflect101(x_begin + inside + static_cast<int>(k), t.width);
             const uint8_t *p = in + static_cast<size_t>(sy) * stride + static_cast<size_t>(sx) * CH;
             uint32_t px[CH];
@@ -837,7 +882,6 @@ fx_status launch_hist_mode(fx_context *ctx, fast_tiles t, int tiles, unsigned bl
                                                       0) != cudaSuccess)
         resident = 0;
     const fxi_eq_hist_launch h = fxi_eq_fast_hist_geometry(t.tile_h, tiles, block, sms, resident);
-    t.rows_per_block = h.rows_per_block;
     kernel<<<dim3(h.tiles, h.slices), block, 0, stream>>>(in, in_stride, t, hist, gray,
                                                           gray_stride, lut);
     return fxi_cuda_check_launch(ctx, FOLD_LUT ? "eq_hist_lut_u8" : "eq_hist_u8");
@@ -881,7 +925,6 @@ fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStr
     t.tiles_x = a.adaptive ? a.grid.tiles_x : 1;
     t.tile_w = a.adaptive ? a.grid.tile_w : a.width;
     t.tile_h = a.adaptive ? a.grid.tile_h : a.height;
-    t.rows_per_block = 0;
     const int tiles = a.adaptive ? a.grid.tiles_x * a.grid.tiles_y : 1;
     /* Global to-gray: the gray image goes to the output here (launch_fast_map). */
     uint8_t *gray = a.mode == FXI_EQ_MODE_TO_GRAY && !a.adaptive ? a.out : nullptr;

@@ -605,28 +605,50 @@ FXT_TEST(gpu_fast_groups_cover_each_pixel_once)
     static const int heights[] = {1, 2, 37, 750, 6000};
     static const int tiles[] = {1, 64, 65536};
     for (int h = 0; h < 5; h++)
-        for (int t = 0; t < 3; t++) {
-            const fxi_eq_hist_launch l = fxi_eq_fast_hist_geometry(heights[h], tiles[t], 256, 132, 0);
-            FXT_CHECK(l.slices >= 1 && l.slices <= FXI_EQ_MAX_GRID_Y &&
-                      l.tiles == (unsigned)tiles[t]);
-            FXT_CHECK((long)l.slices * l.rows_per_block >= heights[h]);
-            FXT_CHECK((long)(l.slices - 1) * l.rows_per_block < heights[h]);
-        }
-    /* 10000x6000 in one tile: the GPU's 8 blocks an SM, 6 rows each. */
-    const fxi_eq_hist_launch whole = fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 0);
-    FXT_CHECK_EQ(whole.rows_per_block, 6);
-    FXT_CHECK_EQ(whole.slices, 1000);
+        for (int t = 0; t < 3; t++)
+            for (int resident = 0; resident <= 6; resident += 6) {
+                const fxi_eq_hist_launch l =
+                    fxi_eq_fast_hist_geometry(heights[h], tiles[t], 256, 132, resident);
+                /* at least a slice a tile, at most a slice a row, one wave at most */
+                FXT_CHECK(l.slices >= 1 && l.slices <= (unsigned)heights[h] &&
+                          l.tiles == (unsigned)tiles[t]);
+                FXT_CHECK(l.slices == 1 ||
+                          (uint64_t)l.slices * l.tiles <= 132u * (resident ? 6u : 8u));
+            }
+    /* 10000x6000 in one tile: the GPU's 8 blocks an SM, a whole wave of them. */
+    FXT_CHECK_EQ(fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 0).slices, 1056);
     /* Six resident blocks an SM (the lane columns' shared memory): one wave of 792. */
-    const fxi_eq_hist_launch six = fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 6);
-    FXT_CHECK_EQ(six.rows_per_block, 8);
-    FXT_CHECK_EQ(six.slices, 750);
-    FXT_CHECK(six.slices <= 132u * 6u);
+    FXT_CHECK_EQ(fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 6).slices, 792);
     /* More resident than wanted changes nothing. */
-    FXT_CHECK_EQ(fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 16).slices, 1000);
+    FXT_CHECK_EQ(fxi_eq_fast_hist_geometry(6000, 1, 256, 132, 16).slices, 1056);
+    /* CLAHE's 8x8 tiles: 12 slices each, 768 blocks in 792 places (not 13: a wave and a bit). */
+    FXT_CHECK_EQ(fxi_eq_fast_hist_geometry(750, 64, 256, 132, 6).slices, 12);
     FXT_CHECK(fxi_eq_clahe_luts_fit(64, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
     FXT_CHECK(fxi_eq_clahe_luts_fit(192, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
     FXT_CHECK(!fxi_eq_clahe_luts_fit(193, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
     FXT_CHECK(!fxi_eq_clahe_luts_fit(0, FXI_EQ_GPU_CLAHE_LUT_SHARED_BYTES));
+}
+
+/* The counting pass's slices of a tile's thread steps: in order, each step once, sizes
+ * within one of each other (equal blocks, so no SM waits on another's longer share). */
+FXT_TEST(gpu_count_slices_cover_every_step_once)
+{
+    static const uint64_t steps[] = {1, 2, 7, 1000, 3750000, (uint64_t)1 << 40};
+    static const unsigned slices[] = {1, 2, 3, 792, 1056, 65535};
+    for (int s = 0; s < 6; s++)
+        for (int n = 0; n < 6; n++) {
+            uint64_t next = 0, shortest = UINT64_MAX, longest = 0;
+            for (unsigned k = 0; k < slices[n]; k++) {
+                uint64_t begin, end;
+                fxi_eq_slice_steps(steps[s], slices[n], k, &begin, &end);
+                if (!FXT_CHECK(begin == next && end >= begin)) break;
+                next = end;
+                shortest = end - begin < shortest ? end - begin : shortest;
+                longest = end - begin > longest ? end - begin : longest;
+            }
+            FXT_CHECK_EQ(next, steps[s]);
+            FXT_CHECK(longest - shortest <= 1);
+        }
 }
 
 /* Host-image staging bands: each fits its buffer (unless one row is larger), and the
@@ -800,5 +822,6 @@ FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_refe
          FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
          FXT_CASE(gpu_geometry_covers_every_row_once),
          FXT_CASE(gpu_fast_groups_cover_each_pixel_once),
+         FXT_CASE(gpu_count_slices_cover_every_step_once),
          FXT_CASE(gpu_staging_bands_cover_every_row_once), FXT_CASE(per_pixel_functions),
          FXT_CASE(options_defaults_and_checks), FXT_CASE(bad_inputs_are_refused_clearly))
