@@ -153,15 +153,6 @@ static FX_HD inline uint32_t fxi_hsv_u8_apply(uint32_t c, uint32_t factor)
     return (c * factor + (1u << (FXI_HSV_U8_SHIFT - 1))) >> FXI_HSV_U8_SHIFT;
 }
 
-/* fxi_hsv_u8_apply with the factor scaled by 2^7 (factor_high = fxi_hsv_u8_factor << 7):
- * the channel is the top byte of the word returned, (c * factor + 2^16) * 2^7, which
- * fits (c * factor < 2^25), so the GPU stores it with a byte permute and no shift. */
-#define FXI_HSV_U8_HIGH_SHIFT 7
-static FX_HD inline uint32_t fxi_hsv_u8_apply_high(uint32_t c, uint32_t factor_high)
-{
-    return c * factor_high + (1u << (FXI_HSV_U8_SHIFT + FXI_HSV_U8_HIGH_SHIFT - 1));
-}
-
 /* ---- bins: key k of `levels` = 2^level_bits values falls in bin k * bins / levels ---- */
 static FX_HD inline uint32_t fxi_bin_of(uint32_t key, uint32_t bins, uint32_t level_bits)
 {

@@ -37,6 +37,12 @@
  * loads in flight to run at memory bandwidth whatever --gpu-block is; eight 256-thread
  * blocks, and the rgb histogram's 24 KiB of shared memory times eight still fits). */
 #define FXI_EQ_FAST_THREADS_PER_SM 2048u
+/* Tried and reverted (r39-r40, H200, 10000x6000): the mapping pass's bytes taken and set
+ * by byte permutes, hsv's channel as the top byte of one multiply-add: eq_map_u8<hsv>
+ * ran 12 instructions a pixel instead of 21 and fewer registers, so 8 blocks an SM fit
+ * instead of 4, and it ran slower (hsv 0.205-0.214 against 0.178-0.180 ms; Nsight
+ * Compute: DRAM 55-59% of peak against 70%). Held to 4 blocks an SM it took 0.178-0.179
+ * again, no gain, and gray1 and CLAHE then lost 5%. */
 /* CLAHE's fast 8-bit gray mapping keeps every tile's LUT in shared memory as bytes
  * (256 a tile): up to this many bytes (192 tiles; 8x8 takes 16 KiB). Larger grids take
  * the general mapping, which reads the LUTs from global memory. 48 KiB is what every

@@ -318,21 +318,14 @@ template <int MODE> struct fast_mode {
     static constexpr int planes = MODE == FXI_EQ_MODE_RGB ? 3 : 1;
 };
 
-/* Byte i of the words w, and byte i set to v (< 256): one byte permute each (PRMT), where
- * a shift and a mask took two; the mapping passes run a few instructions a byte, so
- * these are a fifth of them (r38, eq_map_u8<hsv>: 21 instructions a pixel). i is a
- * constant in the unrolled loops. */
 __device__ __forceinline__ uint32_t byte_of(const uint32_t *w, int i)
 {
-    return __byte_perm(w[i >> 2], 0u, 0x4440u | static_cast<unsigned>(i & 3));
+    return (w[i >> 2] >> (8 * (i & 3))) & 0xFFu;
 }
 
-__device__ __forceinline__ void set_byte(uint32_t *w, int i, uint32_t v, unsigned from = 0)
+__device__ __forceinline__ void set_byte(uint32_t *w, int i, uint32_t v)
 {
-    /* the selector keeps w's bytes and takes v's byte `from` (selector 4 + from) at
-     * position i & 3 */
-    const unsigned at = 4u * static_cast<unsigned>(i & 3);
-    w[i >> 2] = __byte_perm(w[i >> 2], v, (0x3210u & ~(0xFu << at)) | ((4u + from) << at));
+    w[i >> 2] |= v << (8 * (i & 3));
 }
 
 template <int CH> __device__ __forceinline__ void load_vec(const uint8_t *p, uint32_t *w)
@@ -395,21 +388,17 @@ __device__ __forceinline__ uint32_t fast_key(const uint32_t *px, int plane, cons
     return px[plane];
 }
 
-/* hsv's factor per V (fxi_hsv_u8_factor of V and its V', scaled for
- * fxi_hsv_u8_apply_high) in shared memory; one entry elsewhere. */
+/* hsv's factor per V (fxi_hsv_u8_factor of V and its V') in shared memory; one entry
+ * elsewhere. */
 template <int MODE> struct factor_table {
     static constexpr int size = MODE == FXI_EQ_MODE_HSV ? LEVELS_U8 : 1;
 };
 
-/* Which byte of fast_write's results holds the output: hsv's top byte
- * (fxi_hsv_u8_apply_high), every other mode's low byte. */
-template <int MODE> constexpr unsigned result_byte = MODE == FXI_EQ_MODE_HSV ? 3u : 0u;
-
 /* The pixel's result from its channels and the LUT (shared, planes x 256; for
  * hsv-float the float V' per bin in hsv_f; for hsv the factor per V in factor:
- * fxi_hsv_u8_apply_high, one lookup a pixel and a multiply-add a channel, where the
- * float form (fxi_hsv_f32_apply) spent two lookups and two conversions a channel; the
- * same bytes), in byte result_byte<MODE> of res. */
+ * fxi_hsv_u8_apply, one lookup a pixel and a multiply-add and a shift a channel, where
+ * the float form (fxi_hsv_f32_apply) spent two lookups and two conversions a channel;
+ * the same bytes). */
 template <int MODE>
 __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *lut,
                                            const float *hsv_f, const uint32_t *factor,
@@ -423,7 +412,7 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
     } else if (MODE == FXI_EQ_MODE_HSV) {
         const uint32_t f = factor[fxi_max3(px[0], px[1], px[2])];
         for (int c = 0; c < 3; c++)
-            res[c] = fxi_hsv_u8_apply_high(px[c], f);
+            res[c] = fxi_hsv_u8_apply(px[c], f);
     } else if (MODE == FXI_EQ_MODE_LUMA) {
         const uint32_t y = fxi_luma(px[0], px[1], px[2]);
         int32_t cr, cb;
@@ -436,7 +425,7 @@ __device__ __forceinline__ void fast_write(const uint32_t *px, const uint32_t *l
 }
 
 /* fast_write, or the pixel as it is (hsv-float with nothing to stretch: the CPU returns
- * the image unchanged; hsv-float's results are low bytes, as the copy's). */
+ * the image unchanged). */
 template <int MODE, int CH>
 __device__ __forceinline__ void map_or_copy(bool copy, const uint32_t *px, const uint32_t *lut,
                                             const float *hsv_f, const uint32_t *factor,
@@ -742,8 +731,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
         }
         lut[i] = value_lut[i];
         if (MODE == FXI_EQ_MODE_HSV)
-            hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), value_lut[i])
-                            << FXI_HSV_U8_HIGH_SHIFT;
+            hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), value_lut[i]);
     }
     /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
     const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
@@ -770,7 +758,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                     px[c] = byte_of(w, p * CH + c);
                 map_or_copy<MODE, CH>(copy, px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
-                    set_byte(o, p * OCH + c, res[c], result_byte<MODE>);
+                    set_byte(o, p * OCH + c, res[c]);
             }
             store_vec<OCH>(dst, o);
         } else {
@@ -780,7 +768,7 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
                     px[c] = src[p * CH + c];
                 map_or_copy<MODE, CH>(copy, px, lut, hsv_f, hsv_factor, unit, res);
                 for (int c = 0; c < OCH; c++)
-                    dst[p * OCH + c] = static_cast<uint8_t>(res[c] >> (8 * result_byte<MODE>));
+                    dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
             }
         }
     }

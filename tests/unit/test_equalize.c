@@ -702,11 +702,8 @@ FXT_TEST(per_pixel_functions)
     for (uint32_t v = 0; v < 256; v++)
         for (uint32_t v2 = 0; v2 < 256; v2++) {
             const uint32_t factor = fxi_hsv_u8_factor(v, v2);
-            for (uint32_t c = 0; c <= v; c++) {
-                const uint32_t want = fxi_hsv_channel(c, v, v2, 255);
-                u8_bad += fxi_hsv_u8_apply(c, factor) != want;
-                u8_bad += fxi_hsv_u8_apply_high(c, factor << FXI_HSV_U8_HIGH_SHIFT) >> 24 != want;
-            }
+            for (uint32_t c = 0; c <= v; c++)
+                u8_bad += fxi_hsv_u8_apply(c, factor) != fxi_hsv_channel(c, v, v2, 255);
         }
     FXT_CHECK_EQ(u8_bad, 0);
     FXT_CHECK_EQ(fxi_hsv_channel(40000, 65535, 65535, 65535), 40000);
