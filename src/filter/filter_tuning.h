@@ -242,16 +242,24 @@
 #define FXI_GPU_U8_WALK_TILE_ROWS 32
 #endif
 /* two-pass rows: threads per channel across a block, and the outputs each computes (odd:
- * threads whose windows start this many floats apart hit distinct shared-memory banks) */
+ * threads whose windows start this many floats apart hit distinct shared-memory banks).
+ * Measured on the H200, gaussian:121 on 10000x6000 RGB (three rounds each): 11 outputs
+ * against 9, 3.022-3.026 against 3.041-3.066 ms (r41; r37 3.029-3.031 against
+ * 3.046-3.049); 13 took 3.13, 15 3.26-3.28 (r37); 128 threads a channel 3.34 (r41). */
 #ifndef FXI_GPU_U8_ROW_TX
 #define FXI_GPU_U8_ROW_TX 64
 #endif
 #ifndef FXI_GPU_U8_ROW_OUTPUTS
-#define FXI_GPU_U8_ROW_OUTPUTS 9
+#define FXI_GPU_U8_ROW_OUTPUTS 11
 #endif
-/* two-pass columns: threads a block, output rows each computes (multiply-adds) */
+/* two-pass columns: threads a block, output rows each computes (multiply-adds).
+ * Measured on the H200, gaussian:121 (r41, three rounds): 256 threads against 128,
+ * 2.999-3.001 against 3.041-3.066 ms; with 11 row outputs, 2.976-2.981 ms. 24 rows a
+ * thread against 16: 3.148 against 3.18 ms (r3, within noise). Tried and reverted:
+ * the taps in whole rounds of the outputs (no remainder) and 8 rows a rows-pass block,
+ * 3.27 ms (r38). */
 #ifndef FXI_GPU_U8_COL_THREADS
-#define FXI_GPU_U8_COL_THREADS 128
+#define FXI_GPU_U8_COL_THREADS 256
 #endif
 #ifndef FXI_GPU_U8_COL_OUTPUTS
 #define FXI_GPU_U8_COL_OUTPUTS 16
