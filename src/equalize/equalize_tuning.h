@@ -42,7 +42,9 @@
  * ran 12 instructions a pixel instead of 21 and fewer registers, so 8 blocks an SM fit
  * instead of 4, and it ran slower (hsv 0.205-0.214 against 0.178-0.180 ms; Nsight
  * Compute: DRAM 55-59% of peak against 70%). Held to 4 blocks an SM it took 0.178-0.179
- * again, no gain, and gray1 and CLAHE then lost 5%. */
+ * again, no gain, and gray1 and CLAHE then lost 5%. Also tried (r44): the next thread
+ * step's words loaded while this one maps, two items' loads in flight a thread: hsv
+ * 0.33 ms, its mapping kernel 0.245 against 0.101 ms (DRAM 48% of peak). */
 /* CLAHE's fast 8-bit gray mapping keeps every tile's LUT in shared memory as bytes
  * (256 a tile): up to this many bytes (192 tiles; 8x8 takes 16 KiB). Larger grids take
  * the general mapping, which reads the LUTs from global memory. 48 KiB is what every
