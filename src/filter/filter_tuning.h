@@ -213,9 +213,11 @@
  * (gpu_u8_geometry.c) and the kernel's template (gpu_u8.cu) both take it from here. */
 #define FXI_GPU_U8_WALK_ELEMENTS(k) ((k) == 3 ? FXI_GPU_U8_WALK3_ELEMENTS : 4)
 /* k_u8_walk4 (3x3, 5x5) keeps at least this many threads an SM resident, its registers
- * capped to fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85).
- * Read from the SASS, not measured: 3x3 fits 64 registers with one spilled value, 5x5
- * needs up to 78 (64 spill about two values an output). Sweep 1024 and 768 on the H200. */
+ * capped to fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85;
+ * 512: 128). 3x3 fits 64 registers with one spilled value, 5x5 needs up to 78 (64 spill
+ * about two values an output). Measured for 5x5 on the H200 (r45, a batch of 1000
+ * 256x256 RGB, gaussian:5, three rounds): 768 0.779-0.849 ms, 1024 0.860-0.861 (64
+ * registers, 32-180 bytes of spills), 512 1.159-1.251 (up to 128 registers, none). */
 #ifndef FXI_GPU_U8_WALK3_SM_THREADS
 #define FXI_GPU_U8_WALK3_SM_THREADS 1024
 #endif
