@@ -239,7 +239,8 @@
  * box:3 10000x6000 0.265 against 0.279-0.284 ms, gaussian:3 0.276 against 0.290-0.293,
  * a batch of 1000 256x256 gaussian:5 0.783 against 0.892, box:3 0.545 against 0.701
  * (more blocks: 4 of 64 rows left a 256-row image 4 blocks a column, and the batch a
- * tail of partly filled waves). */
+ * tail of partly filled waves). Fewer rows were no better (r41, that batch): 16 rows
+ * 0.839-0.906 ms, 24 rows 0.808-0.920, against 0.788-0.842 for 32. */
 #ifndef FXI_GPU_U8_WALK_TILE_ROWS
 #define FXI_GPU_U8_WALK_TILE_ROWS 32
 #endif
