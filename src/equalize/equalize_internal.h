@@ -54,7 +54,8 @@ typedef struct fxi_eq_hist_launch {
     unsigned threads;        /* per block */
     unsigned slices;         /* blocks per tile (grid y) */
     unsigned tiles;          /* grid x */
-    unsigned rows_per_block; /* rows of the tile one block covers */
+    unsigned rows_per_block; /* rows of the tile one block covers (0: the fast pass's equal
+                              * slices of thread steps, fxi_eq_fast_hist_geometry) */
 } fxi_eq_hist_launch;
 
 fxi_eq_hist_launch fxi_eq_hist_geometry(int tile_h, int tiles, int block, int multiprocessors,

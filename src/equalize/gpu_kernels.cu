@@ -583,7 +583,7 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
 }
 
 /* The counting pass (eq_hist_u8 and, with the LUT folded in, eq_hist_lut_u8).
- * blockIdx.x: the tile; blockIdx.y: the slice of its rows. Global layout of hist:
+ * blockIdx.x: the tile; blockIdx.y: the slice of its thread steps. Global layout of hist:
  * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
  * gray (global to-gray only, else null): where the gray keys are written, the output
  * image, so that the mapping pass reads one byte a pixel instead of three. */

@@ -42,14 +42,6 @@ static uint32_t shfl_up(uint32_t v, int offset)
     return r;
 }
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint32_t next_random()
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 32);
-}
 
 enum finish_case { SUM_EXACT, U32_RULE, FLOAT_RULE, ALPHA_KEPT };
 
@@ -66,8 +58,8 @@ static int run_case(int64_t width, int64_t height, int kw, int kh, int border, f
     const int area = kw * kh;
     for (size_t i = 0; i < stride * height; i++) /* exact sums: ones so sparse that a sum stays below 256 */
         src[i] = fin == SUM_EXACT || fin == ALPHA_KEPT || fin == U32_RULE
-                     ? (next_random() % (uint32_t)(area * 2 + 2) == 0)
-                     : (uint8_t)next_random();
+                     ? (emu_random() % (uint32_t)(area * 2 + 2) == 0)
+                     : (uint8_t)emu_random();
     fxi_filter_args a;
     memset(&a, 0, sizeof a);
     a.src = src;
@@ -80,7 +72,7 @@ static int run_case(int64_t width, int64_t height, int kw, int kh, int border, f
     a.filter_channels = fin == ALPHA_KEPT && (C == 2 || C == 4) ? C - 1 : C;
     a.border = border;
     for (int c = 0; c < 4; c++)
-        a.border_value[c] = fin == FLOAT_RULE ? (double)(next_random() & 0xFF) : (double)(c & 1);
+        a.border_value[c] = fin == FLOAT_RULE ? (double)(emu_random() & 0xFF) : (double)(c & 1);
     a.dst = dst.data();
     a.dst_stride = stride;
     a.rows = height;

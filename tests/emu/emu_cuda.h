@@ -29,6 +29,15 @@ inline void (*emu_barrier_hook)() = nullptr;
 inline uint32_t (*emu_shfl_up_hook)(uint32_t v, int offset) = nullptr;
 using std::max;
 using std::min;
+/* The emulation drivers' test data: a 32-bit xorshift, one stream a process. */
+inline uint32_t emu_random()
+{
+    static uint32_t state = 12345;
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+}
 template <class T> inline T __ldg(const T *p)
 {
     return *p;

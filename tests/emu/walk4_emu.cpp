@@ -11,14 +11,6 @@
 #include <cstdio>
 #include <vector>
 
-static uint32_t rng = 12345;
-static uint32_t next_random()
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng;
-}
 
 /* One image through k_u8_walk4<K, C, BOX, BATCH, E>: E elements a thread, the build's
  * (FXI_GPU_U8_WALK_ELEMENTS) or for 3x3 the other (4 or 8), launched as the library
@@ -33,7 +25,7 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     uint8_t *src = reinterpret_cast<uint8_t *>(srcw.data()),
             *dst = reinterpret_cast<uint8_t *>(dstw.data());
     for (size_t i = 0; i < stride * height; i++)
-        src[i] = (uint8_t)next_random();
+        src[i] = (uint8_t)emu_random();
     static const float t3[3] = {1, 2, 1}, t5[5] = {1, 4, 6, 4, 1};
     fxi_filter_args a;
     memset(&a, 0, sizeof a);
@@ -48,7 +40,7 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     a.filter_channels = C;
     a.border = border;
     for (int c = 0; c < 4; c++)
-        a.border_value[c] = (double)(next_random() & 0xFF);
+        a.border_value[c] = (double)(emu_random() & 0xFF);
     a.dst = dst;
     a.dst_stride = stride;
     a.rows = height;
