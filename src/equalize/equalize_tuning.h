@@ -105,12 +105,17 @@
  * FXI_EQ_STAGE_BAND_BYTES. Measured on the H200 (docs/BENCHMARKS.md, "equalize on
  * the GPU", 10000x6000 RGB): 8 MiB bands on 4 streams gave hsv host to host 7.43 ms,
  * against 6.5 ms for the two transfers alone at 55 GB/s; a restructured staging (one
- * pinned block, one banded path) measured 9.75 ms and was reverted. */
+ * pinned block, one banded path) measured 9.75 ms and was reverted. r47 (3 rounds,
+ * with 256 KiB copy tasks, gpu_tuning.h): 16 MiB bands hsv 7.41-7.97 ms, 8 MiB
+ * 7.70-7.99; 4 MiB 11.8-12.1 (with the streaming stores below). The bands are copied
+ * with memcpy: fxi_copy_streaming's non-temporal stores measured slower here (8 MiB
+ * bands: hsv 8.61-9.02 ms, 16 MiB: 8.22-8.30), though faster for the filter's larger
+ * bands; a band of a few MiB likely stays in the last-level cache for the DMA. */
 #ifndef FXI_EQ_STAGE_SLOTS
 #define FXI_EQ_STAGE_SLOTS 4
 #endif
 #ifndef FXI_EQ_STAGE_BAND_BYTES
-#define FXI_EQ_STAGE_BAND_BYTES ((size_t)8 << 20)
+#define FXI_EQ_STAGE_BAND_BYTES ((size_t)16 << 20)
 #endif
 /* Host images whose memory is page-locked (the caller's cudaHostAlloc/cudaHostRegister)
  * cross PCIe straight from and to their rows, with no packing (gpu_cuda.c's host_rows):

@@ -519,6 +519,12 @@ typedef struct pack_job {
     bool unpack;
 } pack_job;
 
+/* Rows go with non-temporal stores (fxi_copy_streaming): a band's staging (up to
+ * FXI_GPU_BAND_TARGET_BYTES in and out, on FXI_GPU_MAX_STREAMS streams) is larger than
+ * the host's last-level cache, so a cached copy's reads of each destination line are
+ * pure cost. Measured on the H200 machine (docs/BENCHMARKS.md r47): box:5 to box:255
+ * 10000x6000 host to host 7.0-8.7 ms against 7.9-9.9 ms with memcpy. Equalize's
+ * smaller bands measured the other way and stay with memcpy (equalize_tuning.h). */
 static void pack_rows(void *arg, size_t begin, size_t end, int worker)
 {
     (void)worker;
@@ -527,12 +533,13 @@ static void pack_rows(void *arg, size_t begin, size_t end, int worker)
     for (size_t q = begin; q < end; q++) {
         uint8_t *stage = p->staging + q * p->row_bytes;
         if (p->unpack) {
-            memcpy(fx_image_row(p->img, (int)(p->v0 + (int64_t)q)), stage, p->row_bytes);
+            fxi_copy_streaming(fx_image_row(p->img, (int)(p->v0 + (int64_t)q)), stage,
+                               p->row_bytes);
             continue;
         }
         int64_t yy = fxi_border_index(p->v0 + (int64_t)q, a->height, a->border);
         if (yy >= 0) {
-            memcpy(stage, fx_image_row(p->img, (int)yy), p->row_bytes);
+            fxi_copy_streaming(stage, fx_image_row(p->img, (int)yy), p->row_bytes);
             continue;
         }
         const int64_t n = a->width * a->channels;
@@ -551,8 +558,7 @@ static void copy_rows(gpu_state *s, const fx_image *img, uint8_t *staging, size_
                       int64_t first, int64_t rows, bool unpack)
 {
     pack_job p = {s, img, staging, row_bytes, first, unpack};
-    size_t grain = ((size_t)1 << 20) / row_bytes + 1;
-    fxi_parallel_for(s->ctx, (size_t)rows, grain, pack_rows, &p);
+    fxi_parallel_for(s->ctx, (size_t)rows, fxi_copy_grain(row_bytes), pack_rows, &p);
 }
 
 /* A band's input rows straight from a pinned image (no staging copy): its virtual rows

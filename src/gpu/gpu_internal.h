@@ -153,6 +153,11 @@ fx_status fxi_copy_d2h_2d(fx_context *ctx, void *dst_host, size_t dst_pitch, con
  * the bus). Contiguous rows go as one memcpy per task. */
 void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const void *src,
                             size_t src_stride, size_t row_bytes, size_t rows);
+/* Rows per task of a parallel staging copy of rows of row_bytes. */
+static inline size_t fxi_copy_grain(size_t row_bytes)
+{
+    return FXI_COPY_BYTES_PER_TASK / row_bytes + 1;
+}
 
 /* Whether ptr is page-locked host memory (cudaHostAlloc'd or registered), which the GPU
  * reads and writes by DMA where it is, with no copy through staging. */

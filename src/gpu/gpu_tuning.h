@@ -13,8 +13,13 @@
 #define FXI_PINNED_POOL_BLOCKS 16
 
 /* Bytes per task of a parallel host copy (fxi_parallel_copy_rows, filling and
- * emptying pinned staging): 1 MiB. Smaller tasks cost more scheduling, larger ones
- * leave threads idle on small images. Not measured. */
-#define FXI_COPY_BYTES_PER_TASK ((size_t)1 << 20)
+ * emptying pinned staging, and the filter's band packing): 256 KiB, so that a band of
+ * a few MiB keeps all of a machine's threads copying. Measured on the H200 machine
+ * (16 cores, docs/BENCHMARKS.md r47, 3 rounds): equalize hsv 10000x6000 host to host
+ * 7.70-7.99 ms against 10.61-12.38 ms with 1 MiB tasks, which left half the threads
+ * idle on each 8 MiB band. */
+#ifndef FXI_COPY_BYTES_PER_TASK
+#define FXI_COPY_BYTES_PER_TASK ((size_t)1 << 18)
+#endif
 
 #endif

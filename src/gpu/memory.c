@@ -204,7 +204,7 @@ void fxi_parallel_copy_rows(fx_context *ctx, void *dst, size_t dst_stride, const
 {
     if (rows == 0 || row_bytes == 0) return;
     row_copy c = {dst, dst_stride, src, src_stride, row_bytes};
-    fxi_parallel_for(ctx, rows, FXI_COPY_BYTES_PER_TASK / row_bytes + 1, copy_rows, &c);
+    fxi_parallel_for(ctx, rows, fxi_copy_grain(row_bytes), copy_rows, &c);
 }
 
 bool fxi_page_locked(const void *ptr)

@@ -1,6 +1,8 @@
 /* Image and audio buffers: sizes, overflow checks, limits, sample conversion. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "fxtest.h"
@@ -192,6 +194,34 @@ FXT_TEST(device_images_need_a_gpu_context)
     fx_context_destroy(ctx);
 }
 
+/* fxi_copy_streaming: every byte of every length and alignment (its aligned head,
+ * 64-byte body and tail), nothing outside the block touched. */
+FXT_TEST(streaming_copy_copies_every_byte_and_no_more)
+{
+    enum { MAX = 70000, GUARD = 64 };
+    static uint8_t src[MAX + 2 * GUARD], dst[MAX + 2 * GUARD];
+    static const size_t lengths[] = {0, 1, 15, 63, 64, 4095, 4096, 4097, 4111, 4160, 65536 + 37};
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)(i * 131u + (i >> 8));
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++) {
+        for (size_t so = 0; so < 17; so++) {
+            for (size_t d0 = 0; d0 < 17; d0++) {
+                const size_t n = lengths[li];
+                memset(dst, 0xA5, sizeof dst);
+                fxi_copy_streaming(dst + GUARD + d0, src + GUARD + so, n);
+                size_t bad = 0;
+                for (size_t i = 0; i < sizeof dst; i++) {
+                    const size_t at = i - (GUARD + d0);
+                    const int inside = i >= GUARD + d0 && at < n;
+                    bad += dst[i] != (inside ? src[GUARD + so + at] : 0xA5);
+                }
+                if (!FXT_CHECK_EQ(bad, 0)) return;
+            }
+        }
+    }
+}
+
 FXT_MAIN(FXT_CASE(image_sizes_and_overflow), FXT_CASE(image_limits_are_enforced_before_allocation),
          FXT_CASE(convert_matches_reference_for_every_pair), FXT_CASE(audio_buffers),
-         FXT_CASE(device_images_need_a_gpu_context))
+         FXT_CASE(device_images_need_a_gpu_context),
+         FXT_CASE(streaming_copy_copies_every_byte_and_no_more))
