@@ -212,6 +212,20 @@
 /* The elements a k_u8_walk4 thread computes for a k x k kernel: the launch geometry
  * (gpu_u8_geometry.c) and the kernel's template (gpu_u8.cu) both take it from here. */
 #define FXI_GPU_U8_WALK_ELEMENTS(k) ((k) == 3 ? FXI_GPU_U8_WALK3_ELEMENTS : 4)
+/* 1: k_u8_walk4's edge threads (the image's left and right edges, walk4_edge.h) leave
+ * their elements to edge blocks appended to each grid row, whose lanes each walk one
+ * 4-element group of a strip, packed across strips; 0: each edge thread walks its own
+ * elements after its warp's inside lanes. Nsight Compute on the H200 (r43, the batch of
+ * 1000 256x256 RGB gaussian:5): the edge threads' border path costs about 237
+ * instructions a row against 124 for an inside thread's, and their warps (2 of a row's
+ * 6) ran 38% of the kernel's warp instructions with 1 or 2 lanes active. Measured on
+ * the H200 (r48, three rounds, medians of 9): that batch 0.622-0.691 ms with edge
+ * blocks against 0.810-0.905 without (box:3 0.370-0.442 against 0.595-0.664); one
+ * 10000x6000 RGB image on the device, box:3 0.199-0.202 against 0.231-0.234, gaussian:3
+ * 0.218-0.221 against 0.250-0.252. */
+#ifndef FXI_GPU_U8_WALK_EDGE_BLOCKS
+#define FXI_GPU_U8_WALK_EDGE_BLOCKS 1
+#endif
 /* k_u8_walk4 (3x3, 5x5) keeps at least this many threads an SM resident, its registers
  * capped to fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85;
  * 512: 128). 3x3 fits 64 registers with one spilled value, 5x5 needs up to 78 (64 spill

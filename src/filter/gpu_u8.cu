@@ -241,8 +241,8 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
     }
 }
 
-/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment), E elements from e0.
- * EDGE false: a thread whose bytes lie inside every row (aligned words, two sums a
+/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment), E elements from e0,
+ * the tiles of strip `strip` (tiles strip, strip + gridDim.y ...). EDGE false: a thread whose bytes lie inside every row (aligned words, two sums a
  * register). EDGE true (E = 4: walk4_edge.h's): the image's left and right edges, with
  * `columns` the pixels its elements lie in, resolved by the border rule once, and its
  * elements starting at channel `phase` (walk4_edge.h): a row is independent byte loads and
@@ -252,8 +252,9 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
 template <int K, int C, bool BOX, bool BATCH, int E, bool EDGE>
 __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
-                                           int64_t e0, int64_t first, const int32_t *columns,
-                                           int phase, uint32_t border_bytes)
+                                           int64_t e0, int64_t first, int64_t strip,
+                                           const int32_t *columns, int phase,
+                                           uint32_t border_bytes)
 {
     static_assert(!EDGE || E == 4, "the edge's row sums are 4 elements (walk4_edge.h)");
     constexpr int NW = walk4_row_words<K, C, E>;
@@ -266,7 +267,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
         wc[j] = static_cast<uint32_t>(tp.col[j]);
     }
     const uint32_t add_mul = tp.add * tp.mul;
-    for (int64_t ty = blockIdx.y; ty < g.tiles_y; ty += gridDim.y) {
+    for (int64_t ty = strip; ty < g.tiles_y; ty += gridDim.y) { /* the strip's tiles */
         const int64_t r0 = ty * g.tile_h;
         const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
         const int total = rows + K - 1;
@@ -352,7 +353,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
 template <int K, int C, bool BOX, bool BATCH>
 __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
-                                           int64_t e0, int64_t first)
+                                           int64_t e0, int64_t first, int64_t strip)
 {
     constexpr int NP = FXI_WALK4_PIXELS(K, C);
     const int64_t px0 = fxi_walk4_first_pixel(first, C);
@@ -362,8 +363,33 @@ __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_g
 #pragma unroll
     for (int i = 0; i < NP; i++) /* int32: rows of at most INT32_MAX elements */
         columns[i] = fxi_walk4_edge_column(px0 + i, a.width, C, a.border);
-    walk4_rows<K, C, BOX, BATCH, 4, true>(a, g, tp, im, e0, first, columns, phase,
+    walk4_rows<K, C, BOX, BATCH, 4, true>(a, g, tp, im, e0, first, strip, columns, phase,
                                           fxi_walk4_border_bytes(a.border_value, C));
+}
+
+/* An edge block of k_u8_walk4 (blockIdx.x >= g.walk_grid_x, where g.walk_edge_blocks):
+ * the edge threads' work of a run of strips, one lane for each 4-element group of each
+ * strip (walk4_edge.h's groups), so that the edge's longer walk fills warps of its own
+ * and no inside warp waits on it. The block at strip y takes strips y .. y + S - 1, S =
+ * its lanes over a strip's groups; the other blocks of its column leave at once. */
+template <int K, int C, bool BOX, bool BATCH, int E>
+__device__ __forceinline__ void walk4_edge_lanes(const fxi_filter_args &a,
+                                                 const fxi_gpu_u8_launch &g,
+                                                 const fxi_gpu_u8_taps &tp, const u8_image &im)
+{
+    const int64_t n = a.width * C, lead = static_cast<int64_t>(a.ax) * C;
+    int64_t lo, hi;
+    fxi_walk4_inside_threads(n, E, lead, walk4_row_words<K, C, E>, &lo, &hi);
+    const int64_t groups = fxi_walk4_edge_groups(n, E, lo, hi);
+    const int64_t per_block = max(static_cast<int64_t>(blockDim.x) / groups, int64_t{1});
+    if (blockIdx.y % per_block != 0) return;
+#pragma unroll 1
+    for (int64_t i = threadIdx.x; i < per_block * groups; i += blockDim.x) {
+        const int64_t strip = blockIdx.y + i / groups;
+        if (strip >= gridDim.y) return; /* i only grows */
+        const int64_t e0 = fxi_walk4_edge_group_e0(i % groups, E, lo, hi);
+        if (e0 < n) walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0, e0 - lead, strip);
+    }
 }
 
 /* fused 3x3 and 5x5, walking, E = FXI_GPU_U8_WALK_ELEMENTS(K) adjacent elements a thread
@@ -376,7 +402,10 @@ __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_g
  * each half stays <= 65535); the other threads (the image's left and right edges) resolve
  * their elements' border rule once and load them as bytes (walk4_rows); constant rows take
  * the border value. The column sum of K row sums (a ring of registers, unrolled by K) is
- * an exact uint32, finished as fxi_finish_u32_product and stored as E / 4 words. */
+ * an exact uint32, finished as fxi_finish_u32_product and stored as E / 4 words. Where
+ * g.walk_edge_blocks, the edge threads leave at once and the blocks after the
+ * g.walk_grid_x of each grid row walk their elements instead (walk4_edge_lanes), so that
+ * no inside warp waits on an edge lane's longer walk. */
 template <int K, int C, bool BOX, bool BATCH, int E>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
                                                                     : FXI_GPU_U8_WALK5_SM_THREADS) /
@@ -388,24 +417,30 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8
     static_assert(E % 4 == 0, "whole output words");
     constexpr int NW = walk4_row_words<K, C, E>;
     const int64_t n = a.width * C;
-    const int64_t e0 = E * (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
-    if (e0 >= n) return;
     /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
      * its rows in the parameter bank, where the batch's would take registers this kernel
      * spills for (5x5: 80 registers under its launch bounds) */
-    const u8_image im = image_of(a, BATCH ? batch : nullptr);
-    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
-    const bool inside = first >= 0 && e0 + E <= n && (first >> 2) * 4 + 4 * NW <= n;
-    if (inside) {
-        walk4_rows<K, C, BOX, BATCH, E, false>(a, g, tp, im, e0, first, nullptr, 0, 0);
+    if (blockIdx.x >= g.walk_grid_x) { /* an edge block (g.walk_edge_blocks) */
+        walk4_edge_lanes<K, C, BOX, BATCH, E>(a, g, tp, image_of(a, BATCH ? batch : nullptr));
         return;
     }
+    const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t e0 = E * t;
+    if (e0 >= n) return;
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
+    if (fxi_walk4_thread_inside(t, n, E, static_cast<int64_t>(a.ax) * C, NW)) {
+        walk4_rows<K, C, BOX, BATCH, E, false>(a, g, tp, im, e0, first, blockIdx.y, nullptr, 0,
+                                               0);
+        return;
+    }
+    if (g.walk_edge_blocks) return; /* the edge blocks walk this thread's elements */
     /* an edge thread of 8 elements walks its tiles twice, 4 elements each time: the
      * edge's registers of 4 (an 8-element edge walk spilled some 300 bytes under the 3x3
      * launch bounds), and the time of about one 8-element inside walk */
 #pragma unroll 1
     for (int b = 0; b < E / 4 && e0 + 4 * b < n; b++)
-        walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0 + 4 * b, first + 4 * b);
+        walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0 + 4 * b, first + 4 * b, blockIdx.y);
 }
 
 /* One tap of R outputs from a window of R consecutive inputs in registers (the two-pass
@@ -636,8 +671,8 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
         return fxi_filter_launch_u8_box(ctx, ap, gp, tp, images, count, rows_aligned, stream);
     if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, g, *tp, rows_aligned)) {
         /* tile_w threads of walk_elements elements a block (gpu_u8_geometry.c) */
-        const dim3 grid(static_cast<unsigned>(g.walk_grid_x), static_cast<unsigned>(g.grid_y),
-                        count);
+        const dim3 grid(static_cast<unsigned>(g.walk_grid_x + g.walk_edge_blocks),
+                        static_cast<unsigned>(g.grid_y), count);
         const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0, images != nullptr);
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 or 8 elements a thread)");

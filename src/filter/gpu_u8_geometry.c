@@ -53,12 +53,13 @@ static int walk_threads(int64_t n, int elements)
 }
 
 /* k_u8_walk4's blocks for a row of n elements, `elements` a thread: their threads
- * (tile_w) and how many across (walk_grid_x). */
+ * (tile_w), how many across (walk_grid_x) and the edge blocks after them. */
 static void size_walk4(fxi_gpu_u8_launch *g, int64_t n, int elements)
 {
     g->walk_elements = elements;
     g->tile_w = walk_threads(n, elements);
     g->walk_grid_x = div_up(n, (int64_t)elements * g->tile_w);
+    g->walk_edge_blocks = FXI_GPU_U8_WALK_EDGE_BLOCKS;
 }
 
 void fxi_gpu_u8_slide_strips(fxi_gpu_u8_launch *g, int64_t rows, int64_t resident_blocks,
@@ -106,6 +107,10 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         g->tiles_y = div_up(rows, g->tile_h);
         g->grid_x = g->tiles_x;
         g->grid_y = min64(g->tiles_y, max_grid_y);
+        if (g->walk_grid_x + g->walk_edge_blocks > max_grid_x) {
+            *why = "the image is too wide for one grid";
+            return false;
+        }
     } else if (layout == FXI_U8_FUSED) {
         g->tile_w = FXI_GPU_U8_FUSED_THREADS;
         g->tile_h = FXI_GPU_U8_FUSED_TILE_ROWS;

@@ -70,6 +70,11 @@ typedef struct fxi_gpu_u8_launch {
      * walk's grid_x, tiles of tile_w elements, is below) */
     int walk_elements;
     int64_t walk_grid_x;
+    /* k_u8_walk4's edge blocks after the walk_grid_x blocks of each grid row
+     * (FXI_GPU_U8_WALK_EDGE_BLOCKS): 1, their lanes walk the row's edge elements
+     * (walk4_edge.h) and the blocks' edge threads leave; 0, the edge threads walk their
+     * own elements */
+    int walk_edge_blocks;
     /* fused: blocks of tile_w threads, one output element each, tile_h rows per tile;
      * in_w staged samples per row (tile_w + (kw - 1) * channels); shared memory: the
      * row-filtered tile then the staged samples, floats */

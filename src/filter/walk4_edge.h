@@ -126,4 +126,56 @@ static inline FX_HD void fxi_walk4_constant_row_sums(int phase, int k, int chann
     }
 }
 
+/* ---- which threads are edge threads, and the edge blocks' lanes ----
+ * A row of n elements has threads t = 0 .. T - 1 (T = ceil(n / E)) of E elements each
+ * (e0 = E * t). Thread t is inside (aligned word loads, gpu_u8.cu's inside_row_sums)
+ * when its first tap element first = e0 - lead (lead = ax * C) is >= 0, its E outputs
+ * are all in the row, and its row_words aligned words from first & ~3 end in the row.
+ * The three conditions are monotone in t, so the inside threads are one run [lo, hi)
+ * and the edge threads the rest: a prefix [0, lo) and a suffix [hi, T). */
+static inline FX_HD int fxi_walk4_thread_inside(int64_t t, int64_t n, int elements, int64_t lead,
+                                                int row_words)
+{
+    const int64_t e0 = (int64_t)elements * t, first = e0 - lead;
+    return first >= 0 && e0 + elements <= n && (first >> 2) * 4 + 4 * (int64_t)row_words <= n;
+}
+
+/* The run of inside threads [*lo, *hi) of a row (the comment above); no inside thread:
+ * *lo = *hi = T. A few steps from each end (lead is below 4 pixels of 4 channels). */
+static inline FX_HD void fxi_walk4_inside_threads(int64_t n, int elements, int64_t lead,
+                                                  int row_words, int64_t *lo, int64_t *hi)
+{
+    const int64_t threads = (n + elements - 1) / elements;
+    int64_t l = 0;
+    while (l < threads && !fxi_walk4_thread_inside(l, n, elements, lead, row_words))
+        l++;
+    int64_t h = threads;
+    if (l < threads)
+        while (!fxi_walk4_thread_inside(h - 1, n, elements, lead, row_words))
+            h--;
+    else
+        h = threads;
+    *lo = l;
+    *hi = h;
+}
+
+/* The 4-element groups of a row's edge threads: E / 4 for each of the lo + T - hi edge
+ * threads. The edge blocks give each such group a lane of its own (gpu_u8.cu,
+ * walk4_edge_lanes). */
+static inline FX_HD int64_t fxi_walk4_edge_groups(int64_t n, int elements, int64_t lo, int64_t hi)
+{
+    const int64_t threads = (n + elements - 1) / elements;
+    return (lo + threads - hi) * (elements / 4);
+}
+
+/* Edge group g (0 .. fxi_walk4_edge_groups - 1) of a row: its first element e0, a
+ * multiple of 4 (the prefix's threads first, then the suffix's, E / 4 groups each, in
+ * order). e0 may be >= n: the last thread's groups past the row, which store nothing. */
+static inline FX_HD int64_t fxi_walk4_edge_group_e0(int64_t g, int elements, int64_t lo, int64_t hi)
+{
+    const int per_thread = elements / 4;
+    const int64_t k = g / per_thread, t = k < lo ? k : hi + (k - lo);
+    return (int64_t)elements * t + 4 * (g % per_thread);
+}
+
 #endif

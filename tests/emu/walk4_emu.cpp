@@ -2,7 +2,8 @@
 // compares every output byte with a plain 2-D reference: every K, C, box/weighted,
 // border, anchor, and awkward widths/heights (edges, partial last thread, several tiles),
 // and for 3x3 threads of 4 and of 8 elements (FXI_GPU_U8_WALK3_ELEMENTS) whichever the
-// build's.
+// build's, with the edge elements walked by edge blocks and by the edge threads
+// (fxi_gpu_u8_launch.walk_edge_blocks 1 and 0).
 #include "emu_cuda.h"
 #include "gpu_u8_kernels.inc" /* gpu_u8.cu cut before its host code: run_walk4_emu.sh */
 /* the launch geometry (block width) as the library computes it: plain C, built here too */
@@ -16,7 +17,8 @@
  * (FXI_GPU_U8_WALK_ELEMENTS) or for 3x3 the other (4 or 8), launched as the library
  * built with FXI_GPU_U8_WALK3_ELEMENTS = E would launch it. */
 template <int K, int C, bool BOX, bool BATCH, int E>
-static int run_case(int64_t width, int64_t height, int border, int ax, int ay, int tile_h)
+static int run_case(int64_t width, int64_t height, int border, int ax, int ay, int tile_h,
+                    int edge_blocks)
 {
     const int64_t n = width * C;
     const size_t stride = (size_t)((n + 3) / 4 * 4);
@@ -88,8 +90,9 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
         return 1;
     }
     if (E != FXI_GPU_U8_WALK_ELEMENTS(K)) size_walk4(&g, n, E); /* the other build's geometry */
+    g.walk_edge_blocks = edge_blocks; /* both ways the kernel can take its edges */
     blockDim = dim3((unsigned)g.tile_w, 1, 1);
-    gridDim = dim3((unsigned)g.walk_grid_x, (unsigned)g.grid_y, 1);
+    gridDim = dim3((unsigned)(g.walk_grid_x + g.walk_edge_blocks), (unsigned)g.grid_y, 1);
     for (unsigned by = 0; by < gridDim.y; by++)
         for (unsigned bx = 0; bx < gridDim.x; bx++)
             for (unsigned tx = 0; tx < blockDim.x; tx++) {
@@ -123,10 +126,10 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
             if (got != want) {
                 if (bad < 3)
                     fprintf(stderr,
-                            "K %d C %d box %d %lldx%lld border %d anchor %d,%d: (%lld, %lld) %u "
-                            "want %u\n",
+                            "K %d C %d box %d %lldx%lld border %d anchor %d,%d edge blocks "
+                            "%d: (%lld, %lld) %u want %u\n",
                             K, C, BOX, (long long)width, (long long)height, border, ax, ay,
-                            (long long)y, (long long)e, got, want);
+                            edge_blocks, (long long)y, (long long)e, got, want);
                 bad++;
             }
         }
@@ -154,8 +157,11 @@ template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
             for (int border = 0; border < 5; border++)
                 for (int ax = 0; ax < K; ax++) {
                     const int ay = (ax + (int)h) % K;
-                    bad += run_case<K, C, BOX, BATCH, E>(w, h, border, ax, ay, h > 3 ? 4 : 64) != 0;
-                    cases++;
+                    for (int edge_blocks = 0; edge_blocks < 2; edge_blocks++) {
+                        bad += run_case<K, C, BOX, BATCH, E>(w, h, border, ax, ay,
+                                                             h > 3 ? 4 : 64, edge_blocks) != 0;
+                        cases++;
+                    }
                 }
     printf("K %d C %d box %d batch %d, %d elements a thread%s: %d cases, %d bad\n", K, C, BOX,
            BATCH, E, E == FXI_GPU_U8_WALK_ELEMENTS(K) ? " (the build's)" : "", cases, bad);

@@ -139,5 +139,46 @@ FXT_TEST(walk4_edge_row_sums_read_only_the_resolved_pixels)
             }
 }
 
+/* The edge threads of a row (walk4_edge.h's fxi_walk4_inside_threads) against the
+ * predicate thread by thread, and the edge blocks' groups: each edge thread's E / 4
+ * groups exactly once, no inside thread's, for rows of 1 to 300 elements, E = 4 and 8,
+ * K = 3 and 5, C = 1..4, every anchor. */
+FXT_TEST(walk4_edge_groups_are_the_edge_threads_once)
+{
+    enum { MAX_N = 300 };
+    int bad = 0;
+    for (int elements = 4; elements <= 8; elements += 4)
+        for (int k = 3; k <= 5; k += 2)
+            for (int channels = 1; channels <= MAX_CHANNELS; channels++)
+                for (int ax = 0; ax < k; ax++)
+                    for (int64_t n = 1; n <= MAX_N; n++) {
+                        /* gpu_u8.cu's walk4_row_words */
+                        const int row_words = ((k - 1) * channels + elements + 3) / 4 + 1;
+                        const int64_t lead = (int64_t)ax * channels;
+                        const int64_t threads = (n + elements - 1) / elements;
+                        int64_t lo, hi;
+                        fxi_walk4_inside_threads(n, elements, lead, row_words, &lo, &hi);
+                        int seen[MAX_N + 8] = {0}; /* groups by e0 / 4 */
+                        const int64_t groups = fxi_walk4_edge_groups(n, elements, lo, hi);
+                        for (int64_t g = 0; g < groups; g++) {
+                            const int64_t e0 = fxi_walk4_edge_group_e0(g, elements, lo, hi);
+                            if (e0 < 0 || e0 % 4 || e0 >= threads * elements) {
+                                bad++;
+                                continue;
+                            }
+                            seen[e0 / 4]++;
+                        }
+                        for (int64_t t = 0; t < threads; t++) {
+                            const int inside =
+                                fxi_walk4_thread_inside(t, n, elements, lead, row_words);
+                            bad += inside != (t >= lo && t < hi);
+                            for (int b = 0; b < elements / 4; b++)
+                                bad += seen[(elements * t) / 4 + b] != !inside;
+                        }
+                    }
+    FXT_CHECK_EQ(bad, 0);
+}
+
 FXT_MAIN(FXT_CASE(walk4_edge_row_sums_match_the_reference),
-         FXT_CASE(walk4_edge_row_sums_read_only_the_resolved_pixels))
+         FXT_CASE(walk4_edge_row_sums_read_only_the_resolved_pixels),
+         FXT_CASE(walk4_edge_groups_are_the_edge_threads_once))
