@@ -199,9 +199,10 @@
  * issue: Nsight Compute on the H200, box:3 10000x6000, SM 65%, DRAM 23%). Measured on the
  * H200 (r11, 2026-11-26, 10000x6000 RGB on the device, three rounds): 8 takes box:3 from
  * 0.264 to 0.225 ms and gaussian:3 from 0.276 to 0.239; the batch of 1000 256x256 box:3
- * the same within noise (0.53 ms). At 64 registers (WALK3_SM_THREADS 1024) ptxas spills
+ * the same within noise (0.53 ms). At 64 registers (WALK3_SM_THREADS 1024) ptxas spilled
  * a few values a row (RGB box 80 bytes stored), yet 768 threads at 80 registers, with no
- * spill, was slower (0.233 ms). 5x5 stays at 4 (its ring of 5 row-sum sets already takes
+ * spill, was slower (0.233 ms); with edge blocks, 768 is faster for weighted taps (the
+ * launch bounds below). 5x5 stays at 4 (its ring of 5 row-sum sets already takes up to
  * 80 registers). */
 #ifndef FXI_GPU_U8_WALK3_ELEMENTS
 #define FXI_GPU_U8_WALK3_ELEMENTS 8
@@ -226,17 +227,24 @@
 #ifndef FXI_GPU_U8_WALK_EDGE_BLOCKS
 #define FXI_GPU_U8_WALK_EDGE_BLOCKS 1
 #endif
-/* k_u8_walk4 (3x3, 5x5) keeps at least this many threads an SM resident, its registers
- * capped to fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85;
- * 512: 128). 3x3 fits 64 registers with one spilled value, 5x5 needs up to 78 (64 spill
- * about two values an output). Measured for 5x5 on the H200 (r45, a batch of 1000
- * 256x256 RGB, gaussian:5, three rounds): 768 0.779-0.849 ms, 1024 0.860-0.861 (64
- * registers, 32-180 bytes of spills), 512 1.159-1.251 (up to 128 registers, none). */
+/* k_u8_walk4 keeps at least this many threads an SM resident, its registers capped to
+ * fit (1024 threads of 256-thread blocks: 64 registers a thread; 768: 85; 512: 128):
+ * weighted 3x3 (WALK3), box 3x3 (WALK3_BOX) and 5x5 (WALK5). With the edge threads in
+ * the inside warps, measured for 5x5 on the H200 (r45, a batch of 1000 256x256 RGB,
+ * gaussian:5, three rounds): 768 0.779-0.849 ms, 1024 0.860-0.861 (64 registers, 32-180
+ * bytes of spills), 512 1.159-1.251. With edge blocks (FXI_GPU_U8_WALK_EDGE_BLOCKS) the
+ * 5x5 walk fits 64 registers without spills, and r49 (three rounds against main
+ * 8e8411c's 1024 / 768 / 768) measured: that batch at 5x5 1024 0.553-0.619 ms against
+ * 0.663-0.685; 3x3 at 768 (80 registers, no spills), 10000x6000 RGB on the device,
+ * gaussian:3 0.202-0.203 against 0.214, but box:3 0.200-0.202 against 0.195. */
 #ifndef FXI_GPU_U8_WALK3_SM_THREADS
-#define FXI_GPU_U8_WALK3_SM_THREADS 1024
+#define FXI_GPU_U8_WALK3_SM_THREADS 768
+#endif
+#ifndef FXI_GPU_U8_WALK3_BOX_SM_THREADS
+#define FXI_GPU_U8_WALK3_BOX_SM_THREADS 1024
 #endif
 #ifndef FXI_GPU_U8_WALK5_SM_THREADS
-#define FXI_GPU_U8_WALK5_SM_THREADS 768
+#define FXI_GPU_U8_WALK5_SM_THREADS 1024
 #endif
 /* k_u8_walk4's inside threads of kernels up to this size load row q + 1 before they sum
  * row q (two rows' loads in flight a thread); larger ones, and 0, each row just before

@@ -407,9 +407,11 @@ __device__ __forceinline__ void walk4_edge_lanes(const fxi_filter_args &a,
  * g.walk_grid_x of each grid row walk their elements instead (walk4_edge_lanes), so that
  * no inside warp waits on an edge lane's longer walk. */
 template <int K, int C, bool BOX, bool BATCH, int E>
-__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS, (K == 3 ? FXI_GPU_U8_WALK3_SM_THREADS
-                                                                    : FXI_GPU_U8_WALK5_SM_THREADS) /
-                                                                FXI_GPU_U8_FUSED_THREADS)
+__global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
+                                  (K == 3 ? (BOX ? FXI_GPU_U8_WALK3_BOX_SM_THREADS
+                                                 : FXI_GPU_U8_WALK3_SM_THREADS)
+                                          : FXI_GPU_U8_WALK5_SM_THREADS) /
+                                      FXI_GPU_U8_FUSED_THREADS)
     k_u8_walk4(const __grid_constant__ fxi_filter_args a,
                const __grid_constant__ fxi_gpu_u8_launch g,
                const __grid_constant__ fxi_gpu_u8_taps tp, const fxi_gpu_u8_image *batch)
