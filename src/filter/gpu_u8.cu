@@ -241,14 +241,15 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
     }
 }
 
-/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment), E elements from e0,
- * the tiles of strip `strip` (tiles strip, strip + gridDim.y ...). EDGE false: a thread whose bytes lie inside every row (aligned words, two sums a
- * register). EDGE true (E = 4: walk4_edge.h's): the image's left and right edges, with
- * `columns` the pixels its elements lie in, resolved by the border rule once, and its
- * elements starting at channel `phase` (walk4_edge.h): a row is independent byte loads and
- * the sums, about the cost of an inside row, where resolving the border for every row made
- * the edge warps the slowest of their blocks. Both instances are inlined into the kernel:
- * `columns` is live only in the edge's walk. */
+/* One k_u8_walk4 thread's walk down its tiles (the kernel's comment), E elements from
+ * e0, the tiles of strip `strip` (tiles strip, strip + gridDim.y ...). EDGE false: a
+ * thread whose bytes lie inside every row (aligned words, two sums a register). EDGE
+ * true (E = 4: walk4_edge.h's): the image's left and right edges, with `columns` the
+ * pixels its elements lie in, resolved by the border rule once, and its elements
+ * starting at channel `phase` (walk4_edge.h): a row is independent byte loads and the
+ * sums, about the cost of an inside row, where resolving the border for every row made
+ * the edge warps the slowest of their blocks. Both instances are inlined into the
+ * kernel: `columns` is live only in the edge's walk. */
 template <int K, int C, bool BOX, bool BATCH, int E, bool EDGE>
 __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
@@ -381,6 +382,7 @@ __device__ __forceinline__ void walk4_edge_lanes(const fxi_filter_args &a,
     int64_t lo, hi;
     fxi_walk4_inside_threads(n, E, lead, walk4_row_words<K, C, E>, &lo, &hi);
     const int64_t groups = fxi_walk4_edge_groups(n, E, lo, hi);
+    /* groups >= 1: a row's last thread is always an edge thread (unit-tested) */
     const int64_t per_block = max(static_cast<int64_t>(blockDim.x) / groups, int64_t{1});
     if (blockIdx.y % per_block != 0) return;
 #pragma unroll 1
@@ -421,7 +423,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
     const int64_t n = a.width * C;
     /* BATCH: a template argument here, not a run-time choice: the one-image kernel keeps
      * its rows in the parameter bank, where the batch's would take registers this kernel
-     * spills for (5x5: 80 registers under its launch bounds) */
+     * spills for (image_of) */
     if (blockIdx.x >= g.walk_grid_x) { /* an edge block (g.walk_edge_blocks) */
         walk4_edge_lanes<K, C, BOX, BATCH, E>(a, g, tp, image_of(a, BATCH ? batch : nullptr));
         return;
