@@ -18,7 +18,7 @@
  * built with FXI_GPU_U8_WALK3_ELEMENTS = E would launch it. */
 template <int K, int C, bool BOX, bool BATCH, int E>
 static int run_case(int64_t width, int64_t height, int border, int ax, int ay, int tile_h,
-                    int edge_blocks)
+                    int edge_blocks, int64_t strips = 2)
 {
     const int64_t n = width * C;
     const size_t stride = (size_t)((n + 3) / 4 * 4);
@@ -75,7 +75,7 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     }
     g.tile_h = tile_h; /* the library's block width, the test's tile heights */
     g.tiles_y = (height + tile_h - 1) / tile_h;
-    g.grid_y = std::min<int64_t>(g.tiles_y, 2); /* the tile loop's stride too */
+    g.grid_y = std::min<int64_t>(g.tiles_y, strips); /* the tile loop's stride too */
     /* BATCH: the rows come from the table (image 0), the args' are not to be read */
     const fxi_gpu_u8_image image = {src, dst, stride, stride};
     if (BATCH) {
@@ -163,6 +163,17 @@ template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
                         cases++;
                     }
                 }
+    /* many strips: more than an edge block's lanes take (blockDim / groups), so that
+     * several edge blocks of a grid column work and the others leave, with strips of one
+     * tile and of several (the tile loop) */
+    static const int64_t tall_widths[] = {5, 40, 257};
+    for (int64_t w : tall_widths)
+        for (int64_t strips : {int64_t{7}, int64_t{1000}})
+            for (int border = 0; border < 5; border += 2) {
+                bad += run_case<K, C, BOX, BATCH, E>(w, 300, border, K / 2, K / 2, 1, 1,
+                                                     strips) != 0;
+                cases++;
+            }
     printf("K %d C %d box %d batch %d, %d elements a thread%s: %d cases, %d bad\n", K, C, BOX,
            BATCH, E, E == FXI_GPU_U8_WALK_ELEMENTS(K) ? " (the build's)" : "", cases, bad);
     return bad;
