@@ -364,11 +364,11 @@
  * that is larger): cuFFT transforms a row of up to 1024 points in one pass through
  * shared memory, so a 2-D transform of such tiles is two passes over memory. */
 #define FXI_GPU_FFT_MAX_SIDE 1024
-/* Data bytes of one batch need be no larger than this to keep the GPU busy. Not
- * measured against other sizes: to be measured on the H200, among them batches that
- * stay in its 50 MB L2 cache from pack to extract (e.g. rebuild with
- * -DCMAKE_C_FLAGS=-DFXI_GPU_FFT_MAX_BATCH_BYTES=25165824, 24 MiB: more launches, and
- * the six passes over the planes from L2 instead of memory). */
+/* Data bytes of one batch need be no larger than this to keep the GPU busy. Batches
+ * small enough to stay in the H200's 50 MB L2 cache from pack to extract measured
+ * slower (r52, 10000x6000 RGB on the device, three rounds): 24 MiB float 31x31 4.32-4.38
+ * ms, 121x121 6.01-6.12; 40 MiB 4.12-4.14 / 4.78-4.80; 96 MiB 4.02-4.04 / 4.68-4.69;
+ * 512 MiB 3.69-3.70 / 4.06-4.07. */
 #ifndef FXI_GPU_FFT_MAX_BATCH_BYTES
 #define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
 #endif
@@ -398,14 +398,14 @@
 #define FXI_GPU_FFT_MULTIPLY_BLOCKS 1024u
 /* Plane rows one pack block writes and output rows one extract block finishes: a block
  * finds its tile and biases once (a 64-bit division and a border-ruled fetch per
- * channel), then each thread walks ROWS / BLOCK_Y rows of its column. Not measured
- * (32 keeps the setup under a tenth of a block's work and still gives 34k blocks on the
- * 31x31 benchmark): to be measured on the H200. */
+ * channel), then each thread walks ROWS / BLOCK_Y rows of its column. Measured on the
+ * H200 (r52, 10000x6000 RGB on the device, three rounds): 64 float 31x31 3.66-3.67 ms,
+ * 121x121 4.06; 32 3.69-3.70 / 4.06-4.07; 16 3.71-3.73 / 4.08-4.10. */
 #ifndef FXI_GPU_FFT_PACK_ROWS
-#define FXI_GPU_FFT_PACK_ROWS 32
+#define FXI_GPU_FFT_PACK_ROWS 64
 #endif
 #ifndef FXI_GPU_FFT_EXTRACT_ROWS
-#define FXI_GPU_FFT_EXTRACT_ROWS 32
+#define FXI_GPU_FFT_EXTRACT_ROWS 64
 #endif
 /* Two complex values (16 bytes) a thread an iteration in the spectrum multiply, and
  * about this many iterations a thread: the blocks per plane are sized for it. Not
