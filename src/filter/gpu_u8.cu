@@ -181,10 +181,8 @@ __device__ __noinline__ walk_row_sums<E> constant_row_sums(const fxi_filter_args
     return s;
 }
 
-/* The aligned words an inside k_u8_walk4 thread loads a row: bytes first .. first +
- * (K - 1) * C + E - 1 feed its E outputs, held in that span's words rounded up, from one
- * more loaded word (the realignment's). */
-template <int K, int C, int E> constexpr int walk4_row_words = ((K - 1) * C + E + 3) / 4 + 1;
+/* The aligned words an inside k_u8_walk4 thread loads a row (walk4_edge.h). */
+template <int K, int C, int E> constexpr int walk4_row_words = FXI_WALK4_ROW_WORDS(K, C, E);
 
 /* The NW aligned words from which an inside k_u8_walk4 thread's row q of the tile at r0
  * is summed (first: tap 0's element); false, with w untouched, for a constant row. */
@@ -432,8 +430,9 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
     const int64_t e0 = E * t;
     if (e0 >= n) return;
     const u8_image im = image_of(a, BATCH ? batch : nullptr);
-    const int64_t first = e0 - static_cast<int64_t>(a.ax) * C; /* tap 0's element */
-    if (fxi_walk4_thread_inside(t, n, E, static_cast<int64_t>(a.ax) * C, NW)) {
+    const int64_t lead = static_cast<int64_t>(a.ax) * C;
+    const int64_t first = e0 - lead; /* tap 0's element */
+    if (fxi_walk4_thread_inside(t, n, E, lead, NW)) {
         walk4_rows<K, C, BOX, BATCH, E, false>(a, g, tp, im, e0, first, blockIdx.y, nullptr, 0,
                                                0);
         return;

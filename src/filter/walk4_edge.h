@@ -126,9 +126,15 @@ static inline FX_HD void fxi_walk4_constant_row_sums(int phase, int k, int chann
     }
 }
 
+/* The aligned words an inside thread of E elements loads a row (gpu_u8.cu): bytes first ..
+ * first + (K - 1) * C + E - 1 feed its E outputs, held in that span's words rounded up,
+ * from one more loaded word (the realignment's). */
+#define FXI_WALK4_ROW_WORDS(k, channels, elements) \
+    ((((k)-1) * (channels) + (elements) + 3) / 4 + 1)
+
 /* ---- which threads are edge threads, and the edge blocks' lanes ----
  * A row of n elements has threads t = 0 .. T - 1 (T = ceil(n / E)) of E elements each
- * (e0 = E * t). Thread t is inside (aligned word loads, gpu_u8.cu's inside_row_sums)
+ * (e0 = E * t). Thread t is inside (aligned word loads, gpu_u8.cu's inside_row_sums; row_words: FXI_WALK4_ROW_WORDS)
  * when its first tap element first = e0 - lead (lead = ax * C) is >= 0, its E outputs
  * are all in the row, and its row_words aligned words from first & ~3 end in the row.
  * The three conditions are monotone in t, so the inside threads are one run [lo, hi)
@@ -150,11 +156,9 @@ static inline FX_HD void fxi_walk4_inside_threads(int64_t n, int elements, int64
     while (l < threads && !fxi_walk4_thread_inside(l, n, elements, lead, row_words))
         l++;
     int64_t h = threads;
-    if (l < threads)
+    if (l < threads) /* then thread l is inside: the walk down stops there at the latest */
         while (!fxi_walk4_thread_inside(h - 1, n, elements, lead, row_words))
             h--;
-    else
-        h = threads;
     *lo = l;
     *hi = h;
 }

@@ -152,8 +152,7 @@ FXT_TEST(walk4_edge_groups_are_the_edge_threads_once)
             for (int channels = 1; channels <= MAX_CHANNELS; channels++)
                 for (int ax = 0; ax < k; ax++)
                     for (int64_t n = 1; n <= MAX_N; n++) {
-                        /* gpu_u8.cu's walk4_row_words */
-                        const int row_words = ((k - 1) * channels + elements + 3) / 4 + 1;
+                        const int row_words = FXI_WALK4_ROW_WORDS(k, channels, elements);
                         const int64_t lead = (int64_t)ax * channels;
                         const int64_t threads = (n + elements - 1) / elements;
                         int64_t lo, hi;
