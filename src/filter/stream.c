@@ -392,14 +392,17 @@ static bool write_from_thread(fx_context *ctx, const char *out_path,
     return fx_context_threads(ctx) > 1 && (fmt == FX_IMAGE_PNM || fmt == FX_IMAGE_PFM);
 }
 
-/* A context of one thread for the writer thread's errors; NULL when it cannot be made
- * (the file is then written on the caller's thread). */
+/* A context for the writer thread: its errors, and threads of its own to copy a band
+ * into the file's pages (io/file_parallel.c: one thread writes a 3 GB PPM into the page
+ * cache in 1.2-1.5 s on the H200 machine, 16 in 0.2 s), as many as the caller's, which
+ * are busy with the next band meanwhile; NULL when it cannot be made (the file is then
+ * written on the caller's thread). */
 static fx_context *writer_context(fx_context *ctx)
 {
     fx_context_options co;
     fx_context_options_init(&co);
     co.device = FX_DEVICE_CPU;
-    co.threads = 1;
+    co.threads = fx_context_threads(ctx);
     co.limits = *fx_context_limits(ctx);
     fx_context *wctx = NULL;
     return fx_context_create(&co, &wctx) == FX_OK ? wctx : NULL;

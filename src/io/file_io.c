@@ -14,12 +14,6 @@
 
 #include "io/io_internal.h"
 
-/* Fewest iovec entries every POSIX system takes in one call (_XOPEN_IOV_MAX). */
-#ifdef IOV_MAX
-#define IOV_BATCH IOV_MAX
-#else
-#define IOV_BATCH 16
-#endif
 /* Permissions of a new file before the umask, as fopen(…, "w") gives. */
 #define NEW_FILE_MODE 0666
 /* The part of a temporary name that mkstemp replaces. */
@@ -53,8 +47,7 @@ fx_status fxi_in_open(fx_context *ctx, const char *path, fxi_in_file *f)
     return FX_OK;
 }
 
-/* Advance an iovec array past `done` bytes (a partial transfer). */
-static void iov_advance(struct iovec **iov, int *count, size_t done)
+void fxi_iov_advance(struct iovec **iov, int *count, size_t done)
 {
     while (*count > 0 && done >= (*iov)->iov_len) {
         done -= (*iov)->iov_len;
@@ -71,14 +64,17 @@ fx_status fxi_in_readv_at(fx_context *ctx, const fxi_in_file *f, uint64_t offset
                           struct iovec *iov, int count, size_t *got)
 {
     *got = 0;
+    bool taken;
+    fx_status st = fxi_in_readv_parallel(ctx, f, offset, iov, count, got, &taken);
+    if (taken) return st;
     while (count > 0) {
-        int batch = count < IOV_BATCH ? count : IOV_BATCH;
+        int batch = count < FXI_IOV_BATCH ? count : FXI_IOV_BATCH;
         ssize_t n = preadv(f->fd, iov, batch, (off_t)(offset + *got));
         if (n < 0 && errno == EINTR) continue;
         FXI_RETURN_IF(n < 0, FX_EIO, "read error: %s", strerror(errno));
         if (n == 0) return FX_OK; /* end of file: the caller names what is missing */
         *got += (size_t)n;
-        iov_advance(&iov, &count, (size_t)n);
+        fxi_iov_advance(&iov, &count, (size_t)n);
     }
     return FX_OK;
 }
@@ -135,6 +131,7 @@ fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out
         umask(mask);
         fchmod(f->fd, NEW_FILE_MODE & ~mask);
         f->regular = true;
+        f->writable_map = fxi_out_maps_well(f->fd); /* mkstemp opens read-write */
         return FX_OK;
     }
     f->final_path = strdup(path);
@@ -143,7 +140,12 @@ fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out
      * such as the CLI's own new temporary, makes the close start writeback of the whole
      * file on our clock (close took 9-100 ms after 183 MiB, bench/write_commit). Only
      * a file that holds bytes is emptied. */
-    f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, NEW_FILE_MODE);
+    /* Read-write when the file allows it: only then may its pages be mapped for large
+     * writes (file_parallel.c). */
+    f->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, NEW_FILE_MODE);
+    f->writable_map = f->fd >= 0 && fxi_out_maps_well(f->fd);
+    if (f->fd < 0 && errno == EACCES)
+        f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, NEW_FILE_MODE);
     int err = f->fd < 0 ? errno : 0;
     if (!err) {
         f->regular = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -171,26 +173,25 @@ static fx_status out_transfer(fxi_out_file *f, struct iovec *iov, int count, int
 {
     if (f->failed) return fxi_error(f->ctx, FX_EBADSTATE, "the output already failed");
     while (count > 0) {
-        int batch = count < IOV_BATCH ? count : IOV_BATCH;
+        int batch = count < FXI_IOV_BATCH ? count : FXI_IOV_BATCH;
         ssize_t n = offset < 0 ? writev(f->fd, iov, batch) : pwritev(f->fd, iov, batch, offset);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return write_failed(f, errno);
         if (n == 0) return write_failed(f, EIO);
         if (offset >= 0) offset += n;
-        iov_advance(&iov, &count, (size_t)n);
+        fxi_iov_advance(&iov, &count, (size_t)n);
     }
     return FX_OK;
-}
-
-fx_status fxi_out_writev(fxi_out_file *f, struct iovec *iov, int count)
-{
-    return out_transfer(f, iov, count, -1);
 }
 
 fx_status fxi_out_pwritev(fxi_out_file *f, struct iovec *iov, int count, uint64_t offset)
 {
     fx_context *ctx = f->ctx;
     FXI_RETURN_IF(offset > INT64_MAX, FX_EOVERFLOW, "file offset overflows");
+    if (f->failed) return fxi_error(ctx, FX_EBADSTATE, "the output already failed");
+    bool taken;
+    fx_status st = fxi_out_pwritev_mapped(f, iov, count, offset, &taken);
+    if (taken) return st;
     return out_transfer(f, iov, count, (int64_t)offset);
 }
 
@@ -224,6 +225,7 @@ fx_status fxi_out_close(fxi_out_file *f)
         fxi_out_abort(f);
         return fxi_error(ctx, FX_EBADSTATE, "the output already failed");
     }
+    fxi_out_parallel_end(f);
     /* close reports the errors of delayed writes (NFS, quotas). */
     int err = close(f->fd) != 0 ? errno : 0;
     f->fd = -1;
@@ -239,6 +241,7 @@ fx_status fxi_out_close(fxi_out_file *f)
 
 void fxi_out_abort(fxi_out_file *f)
 {
+    fxi_out_parallel_end(f);
     if (f->fd >= 0) close(f->fd);
     f->fd = -1;
     if (f->temp_path)

@@ -300,7 +300,7 @@ static fx_status write_netpbm(fx_context *ctx, const char *path, const fx_image 
     fxi_out_file out;
     FXI_TRY(fxi_out_open(ctx, path, via_temp(opts), &out));
     fx_status st = fxi_out_write(&out, header, header_len);
-    if (st == FX_OK) st = fxi_pnm_write_band(ctx, &out, &lay, img, 0, header_len, false);
+    if (st == FX_OK) st = fxi_pnm_write_band(ctx, &out, &lay, img, 0, header_len);
     if (st != FX_OK) {
         fxi_out_abort(&out);
         return st;

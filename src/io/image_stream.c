@@ -289,7 +289,11 @@ static fx_status start_format(fx_image_writer *w, const fx_image_write_options *
         char header[FXI_PNM_HEADER_MAX];
         w->pnm = fxi_pnm_layout_for(w->width, w->height, w->channels, w->type);
         w->header_len = fxi_pnm_header_text(&w->pnm, header, sizeof header);
-        return fxi_out_write(&w->out, header, w->header_len);
+        size_t data = 0;
+        FXI_TRY(fxi_pnm_data_bytes(ctx, &w->pnm, &data));
+        FXI_TRY(fxi_out_write(&w->out, header, w->header_len));
+        fxi_out_expect_size(&w->out, w->header_len + (uint64_t)data);
+        return FX_OK;
     }
     }
 }
@@ -339,9 +343,7 @@ static fx_status write_band(fx_image_writer *w, const fx_image *band)
         return FX_OK;
     }
     default:
-        /* PFM's rows run bottom-up in the file: each band goes to its own place. */
-        return fxi_pnm_write_band(ctx, &w->out, &w->pnm, band, w->rows_done, w->header_len,
-                                  w->pnm.pfm);
+        return fxi_pnm_write_band(ctx, &w->out, &w->pnm, band, w->rows_done, w->header_len);
     }
 }
 

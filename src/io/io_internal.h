@@ -102,6 +102,13 @@ void fxi_png_stream_discard(fxi_png_stream *s);
 
 /* ---- files (file_io.c): descriptors, one system call per large transfer ---- */
 
+/* Fewest iovec entries every POSIX system takes in one call (_XOPEN_IOV_MAX). */
+#ifdef IOV_MAX
+#define FXI_IOV_BATCH IOV_MAX
+#else
+#define FXI_IOV_BATCH 16
+#endif
+
 /* An input file: open, regular, not empty (FX_EIO / FX_EFORMAT details as the
  * whole-image reader has always given them). */
 typedef struct fxi_in_file {
@@ -124,18 +131,26 @@ void fxi_in_close(fxi_in_file *f);
  * target that close renames into place, so the target is never half-written;
  * without, the target is written directly and removed on failure (when it is a
  * regular file: a device such as /dev/full is left alone). */
+typedef struct fxi_out_reserve fxi_out_reserve; /* file_parallel.c */
 typedef struct fxi_out_file {
     fx_context *ctx;
     int fd;
-    bool regular; /* ours to remove on failure */
-    bool failed;  /* a write failed: close fails too */
+    bool regular;      /* ours to remove on failure */
+    bool failed;       /* a write failed: close fails too */
+    bool writable_map; /* large positioned writes map its pages (fxi_out_maps_well) */
     char *temp_path, *final_path;
+    /* Large positioned writes (file_parallel.c): the window of the file mapped now, and
+     * the thread that reserves the file's blocks ahead of them (NULL: none). */
+    uint8_t *window;
+    uint64_t window_offset;
+    size_t window_bytes;
+    fxi_out_reserve *reserve;
 } fxi_out_file;
 
 fx_status fxi_out_open(fx_context *ctx, const char *path, bool via_temp, fxi_out_file *f);
 fx_status fxi_out_write(fxi_out_file *f, const void *data, size_t size);
-/* Sequential and positioned writes of whole iovec arrays (iov is modified). */
-fx_status fxi_out_writev(fxi_out_file *f, struct iovec *iov, int count);
+/* A positioned write of a whole iovec array (iov is modified); a large one goes on the
+ * context's threads (fxi_out_pwritev_mapped). */
 fx_status fxi_out_pwritev(fxi_out_file *f, struct iovec *iov, int count, uint64_t offset);
 /* A byte sink that appends to the file. */
 fxi_byte_sink fxi_out_sink(fxi_out_file *f);
@@ -144,6 +159,32 @@ fxi_byte_sink fxi_out_sink(fxi_out_file *f);
 fx_status fxi_out_close(fxi_out_file *f);
 /* Give up: close and remove what was written. */
 void fxi_out_abort(fxi_out_file *f);
+/* The file's final size, when the writer knows it (a Netpbm stream): a large output's
+ * blocks are then reserved ahead of its writes by a thread of its own (file_parallel.c).
+ * Nothing is promised by it: a failure to reserve shows up at the write it concerns. */
+void fxi_out_expect_size(fxi_out_file *f, uint64_t size);
+
+/* ---- large transfers on the context's threads (file_parallel.c) ----
+ *
+ * One thread copying between the page cache and memory moves 2-4 GB/s; a 3 GB PPM then
+ * spends a second each way. A positioned transfer of at least FXI_IO_PARALLEL_MIN_BYTES
+ * is split over the context's threads: reads as preadv calls of their own (any file
+ * system); writes to tmpfs as copies into the file's pages, mapped (parallel write()
+ * calls serialise on the file's lock), after fallocate has reserved them so that a full
+ * file system is an error, never a SIGBUS. Each returns false in *taken when the
+ * transfer is not for it (small, one thread, another file system, a file that cannot be
+ * mapped or reserved): the caller then makes the plain system calls. */
+fx_status fxi_in_readv_parallel(fx_context *ctx, const fxi_in_file *f, uint64_t offset,
+                                struct iovec *iov, int count, size_t *got, bool *taken);
+fx_status fxi_out_pwritev_mapped(fxi_out_file *f, const struct iovec *iov, int count,
+                                 uint64_t offset, bool *taken);
+/* Whether large writes to this descriptor (opened read-write) go through mapped pages:
+ * on tmpfs only, where they were measured to pay (file_parallel.c). */
+bool fxi_out_maps_well(int fd);
+/* Unmap the window and stop the reserving thread (close and abort call it). */
+void fxi_out_parallel_end(fxi_out_file *f);
+/* The shared part of both: advance an iovec array past `done` bytes. */
+void fxi_iov_advance(struct iovec **iov, int *count, size_t done);
 
 /* ---- PGM/PPM/PFM in parts (pnm.c), for the fast file paths and the row streams ---- */
 
@@ -190,12 +231,12 @@ fxi_pnm_layout fxi_pnm_layout_for(int width, int height, int channels, fx_sample
 #define FXI_PNM_HEADER_MAX 64 /* "P6\n2147483647 2147483647\n65535\n" fits */
 size_t fxi_pnm_header_text(const fxi_pnm_layout *lay, char *buf, size_t size);
 /* Write a band of rows (any stride) of an image written in layout `lay` whose
- * header took header_len bytes. positioned: at the band's own place in the file
- * (PFM bands as they come); else appended (rows in file order: any PNM band in
- * order, a whole PFM image). 16-bit and big-endian hosts go through a bounded buffer. */
+ * header took header_len bytes, at the band's own place in the file (PFM's rows run
+ * bottom-up: its bands go below the ones before). Positioned writes, so that a large
+ * band is written on the context's threads (fxi_out_pwritev). 16-bit and big-endian
+ * hosts go through a bounded buffer. */
 fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_layout *lay,
-                             const fx_image *band, int image_row, size_t header_len,
-                             bool positioned);
+                             const fx_image *band, int image_row, size_t header_len);
 
 /* ---- shared by the whole-image and the row-stream writers (image_io.c) ---- */
 

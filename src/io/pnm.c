@@ -424,15 +424,8 @@ static void swapped_row(const fxi_pnm_layout *lay, const fx_image *band, int y, 
         swap32((uint32_t *)(void *)dst, n);
 }
 
-static fx_status put(fxi_out_file *out, struct iovec *iov, int count, bool positioned,
-                     uint64_t offset)
-{
-    return positioned ? fxi_out_pwritev(out, iov, count, offset) : fxi_out_writev(out, iov, count);
-}
-
 fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_layout *lay,
-                             const fx_image *band, int image_row, size_t header_len,
-                             bool positioned)
+                             const fx_image *band, int image_row, size_t header_len)
 {
     int rows = band->height;
     uint64_t offset = header_len + fxi_pnm_band_offset(lay, image_row, rows);
@@ -444,7 +437,7 @@ fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_l
         struct iovec *iov;
         FXI_TRY(fxi_malloc(ctx, (size_t)rows * sizeof *iov, (void **)&iov));
         fxi_pnm_band_iovecs(lay, band, rows, iov);
-        fx_status st = put(out, iov, rows, positioned, offset);
+        fx_status st = fxi_out_pwritev(out, iov, rows, offset);
         free(iov);
         return st;
     }
@@ -461,7 +454,7 @@ fx_status fxi_pnm_write_band(fx_context *ctx, fxi_out_file *out, const fxi_pnm_l
             swapped_row(lay, band, y, bounce + (size_t)i * lay->file_row_bytes);
         }
         struct iovec one = {bounce, (size_t)n * lay->file_row_bytes};
-        st = put(out, &one, 1, positioned, offset + (uint64_t)k * lay->file_row_bytes);
+        st = fxi_out_pwritev(out, &one, 1, offset + (uint64_t)k * lay->file_row_bytes);
         k += n;
     }
     free(bounce);
