@@ -177,6 +177,7 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
         u->shift = -ilogb(f->unit);
     }
     u->pair_row_sums = 255.0 * (k.box ? (double)t->kw : k.row_sum) <= 65535.0;
+    if (!k.box) fxi_gpu_u8_taps_binomial3(u, t->kw, t->kh);
     if (layout == FXI_U8_BOX_SLIDE)
         s->u8_resident = fxi_filter_u8_box_resident_blocks(d->desc.channels, g.tile_w,
                                                            g.shared_bytes);

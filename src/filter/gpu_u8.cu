@@ -151,6 +151,24 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
     }
 }
 
+/* The taps a k_u8_walk4 instance sums with: the plan's (multiply-adds), a box's (adds),
+ * or 3x3 taps in the ratios 1 : 2 : 1 both ways (gaussian:3, fxi_gpu_u8_taps.binomial3),
+ * summed with those weights known here (a shift and adds) and finished from the unit sum. */
+enum walk_taps { WALK_WEIGHTED, WALK_BOX, WALK_121 };
+
+/* Tap j of a row (or, alike, of a column) as the walk sums with it. */
+template <int K, int TAPS>
+__device__ __forceinline__ uint32_t walk_row_tap(const fxi_gpu_u8_taps &tp, int j)
+{
+    static_assert(TAPS != WALK_121 || K == 3, "1 : 2 : 1 is a 3-tap kernel");
+    return TAPS == WALK_121 ? (j == 1 ? 2u : 1u) : static_cast<uint32_t>(tp.row[j]);
+}
+template <int K, int TAPS>
+__device__ __forceinline__ uint32_t walk_col_tap(const fxi_gpu_u8_taps &tp, int i)
+{
+    return TAPS == WALK_121 ? (i == 1 ? 2u : 1u) : static_cast<uint32_t>(tp.col[i]);
+}
+
 /* A k_u8_walk4 thread's E row sums of one row (the out-of-line constant_row_sums'). */
 template <int E> struct walk_row_sums {
     uint32_t v[E];
@@ -162,14 +180,14 @@ template <int E> struct walk_row_sums {
  * come here, and its arithmetic (a division for C = 3) would otherwise take registers
  * from the walk. One call for the E sums: a call for each 4 of them, in the walk's
  * unrolled loop, cost the 4-element walk spills (3x3: 8 bytes became 60). */
-template <int K, int C, int E>
+template <int K, int C, int TAPS, int E>
 __device__ __noinline__ walk_row_sums<E> constant_row_sums(const fxi_filter_args &a,
                                                            const fxi_gpu_u8_taps &tp, int64_t first)
 {
     uint32_t taps[K];
 #pragma unroll
     for (int j = 0; j < K; j++)
-        taps[j] = static_cast<uint32_t>(tp.row[j]); /* box: 1 each */
+        taps[j] = walk_row_tap<K, TAPS>(tp, j); /* box: 1 each */
     const uint32_t border_bytes = fxi_walk4_border_bytes(a.border_value, C);
     walk_row_sums<E> s;
 #pragma unroll
@@ -205,7 +223,7 @@ __device__ __forceinline__ bool row_words(const fxi_filter_args &a, const u8_ima
  * from first & ~3 on; shift: (first & 3) * 8): the words realigned with funnel shifts,
  * two elements summed at once in the 16-bit halves of a register (no carry crosses: each
  * half stays <= 65535), E / 2 such pairs. */
-template <int K, int C, bool BOX, int NW, int E>
+template <int K, int C, int TAPS, int NW, int E>
 __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shift,
                                                 const uint32_t (&wr)[K], uint32_t (&sums)[E])
 {
@@ -224,7 +242,7 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
             const uint32_t x =
                 (o & 3) ? __funnelshift_r(al[o >> 2], al[(o >> 2) + 1], (o & 3) * 8) : al[o >> 2];
             const uint32_t pl = __byte_perm(x, 0u, 0x5150), ph = __byte_perm(x, 0u, 0x5352);
-            if (BOX) {
+            if (TAPS == WALK_BOX) {
                 lo += pl;
                 hi += ph;
             } else {
@@ -248,7 +266,7 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
  * sums, about the cost of an inside row, where resolving the border for every row made
  * the edge warps the slowest of their blocks. Both instances are inlined into the
  * kernel: `columns` is live only in the edge's walk. */
-template <int K, int C, bool BOX, bool BATCH, int E, bool EDGE>
+template <int K, int C, int TAPS, bool BATCH, int E, bool EDGE>
 __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
                                            int64_t e0, int64_t first, int64_t strip,
@@ -262,10 +280,12 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
     uint32_t wr[K], wc[K];
 #pragma unroll
     for (int j = 0; j < K; j++) {
-        wr[j] = static_cast<uint32_t>(tp.row[j]);
-        wc[j] = static_cast<uint32_t>(tp.col[j]);
+        wr[j] = walk_row_tap<K, TAPS>(tp, j);
+        wc[j] = walk_col_tap<K, TAPS>(tp, j);
     }
-    const uint32_t add_mul = tp.add * tp.mul;
+    /* the finish of the sums as summed: WALK_121's are the unit sums */
+    const uint32_t mul = TAPS == WALK_121 ? tp.unit_mul : tp.mul;
+    const uint32_t add_mul = TAPS == WALK_121 ? tp.unit_add_mul : tp.add * tp.mul;
     for (int64_t ty = strip; ty < g.tiles_y; ty += gridDim.y) { /* the strip's tiles */
         const int64_t r0 = ty * g.tile_h;
         const int rows = static_cast<int>(min(static_cast<int64_t>(g.tile_h), a.rows - r0));
@@ -300,16 +320,17 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                     } else {
                         stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, w);
                     }
-                    if (stored) inside_row_sums<K, C, BOX, NW, E>(w, shift, wr, win[u]);
+                    if (stored) inside_row_sums<K, C, TAPS, NW, E>(w, shift, wr, win[u]);
                 } else {
                     const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
                     stored = row >= 0;
                     if (stored) /* the pixels resolved once */
                         fxi_walk4_edge_row_sums(im.src + row * im.src_stride, columns, phase, K,
-                                                C, BOX ? nullptr : wr, border_bytes, win[u]);
+                                                C, TAPS == WALK_BOX ? nullptr : wr,
+                                                border_bytes, win[u]);
                 }
                 if (!stored) {
-                    const walk_row_sums<E> rs = constant_row_sums<K, C, E>(a, tp, first);
+                    const walk_row_sums<E> rs = constant_row_sums<K, C, TAPS, E>(a, tp, first);
 #pragma unroll
                     for (int m = 0; m < E; m++)
                         win[u][m] = rs.v[m];
@@ -327,9 +348,9 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
 #pragma unroll
                             for (int i = 0; i < K; i++) { /* row r + i: slot (u + 1 + i) % K */
                                 const uint32_t x = win[(u + 1 + i) % K][m];
-                                s += BOX ? x : wc[i] * x;
+                                s += TAPS == WALK_BOX ? x : wc[i] * x;
                             }
-                            v[k] = fxi_finish_u32_premul(s, add_mul, tp.mul, tp.shift, 255u);
+                            v[k] = fxi_finish_u32_premul(s, add_mul, mul, tp.shift, 255u);
                         }
                         if (e0 + 4 * b + 4 <= n) {
                             *reinterpret_cast<uint32_t *>(d + 4 * b) =
@@ -349,7 +370,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
 
 /* walk4_rows for 4 elements of an edge thread, from e0 (a multiple of 4): their pixels
  * resolved by the border rule first (they depend on the column only, not on the row). */
-template <int K, int C, bool BOX, bool BATCH>
+template <int K, int C, int TAPS, bool BATCH>
 __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
                                            const fxi_gpu_u8_taps &tp, const u8_image &im,
                                            int64_t e0, int64_t first, int64_t strip)
@@ -362,8 +383,8 @@ __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_g
 #pragma unroll
     for (int i = 0; i < NP; i++) /* int32: rows of at most INT32_MAX elements */
         columns[i] = fxi_walk4_edge_column(px0 + i, a.width, C, a.border);
-    walk4_rows<K, C, BOX, BATCH, 4, true>(a, g, tp, im, e0, first, strip, columns, phase,
-                                          fxi_walk4_border_bytes(a.border_value, C));
+    walk4_rows<K, C, TAPS, BATCH, 4, true>(a, g, tp, im, e0, first, strip, columns, phase,
+                                           fxi_walk4_border_bytes(a.border_value, C));
 }
 
 /* An edge block of k_u8_walk4 (blockIdx.x >= g.walk_grid_x, where g.walk_edge_blocks):
@@ -371,7 +392,7 @@ __device__ __forceinline__ void walk4_edge(const fxi_filter_args &a, const fxi_g
  * strip (walk4_edge.h's groups), so that the edge's longer walk fills warps of its own
  * and no inside warp waits on it. The block at strip y takes strips y .. y + S - 1, S =
  * its lanes over a strip's groups; the other blocks of its column leave at once. */
-template <int K, int C, bool BOX, bool BATCH, int E>
+template <int K, int C, int TAPS, bool BATCH, int E>
 __device__ __forceinline__ void walk4_edge_lanes(const fxi_filter_args &a,
                                                  const fxi_gpu_u8_launch &g,
                                                  const fxi_gpu_u8_taps &tp, const u8_image &im)
@@ -388,7 +409,7 @@ __device__ __forceinline__ void walk4_edge_lanes(const fxi_filter_args &a,
         const int64_t strip = blockIdx.y + i / groups;
         if (strip >= gridDim.y) return; /* i only grows */
         const int64_t e0 = fxi_walk4_edge_group_e0(i % groups, E, lo, hi);
-        if (e0 < n) walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0, e0 - lead, strip);
+        if (e0 < n) walk4_edge<K, C, TAPS, BATCH>(a, g, tp, im, e0, e0 - lead, strip);
     }
 }
 
@@ -406,10 +427,11 @@ __device__ __forceinline__ void walk4_edge_lanes(const fxi_filter_args &a,
  * g.walk_edge_blocks, the edge threads leave at once and the blocks after the
  * g.walk_grid_x of each grid row walk their elements instead (walk4_edge_lanes), so that
  * no inside warp waits on an edge lane's longer walk. */
-template <int K, int C, bool BOX, bool BATCH, int E>
+template <int K, int C, int TAPS, bool BATCH, int E>
 __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
-                                  (K == 3 ? (BOX ? FXI_GPU_U8_WALK3_BOX_SM_THREADS
-                                                 : FXI_GPU_U8_WALK3_SM_THREADS)
+                                  (K == 3 ? (TAPS == WALK_BOX   ? FXI_GPU_U8_WALK3_BOX_SM_THREADS
+                                             : TAPS == WALK_121 ? FXI_GPU_U8_WALK3_121_SM_THREADS
+                                                                : FXI_GPU_U8_WALK3_SM_THREADS)
                                           : FXI_GPU_U8_WALK5_SM_THREADS) /
                                       FXI_GPU_U8_FUSED_THREADS)
     k_u8_walk4(const __grid_constant__ fxi_filter_args a,
@@ -423,7 +445,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
      * its rows in the parameter bank, where the batch's would take registers this kernel
      * spills for (image_of) */
     if (blockIdx.x >= g.walk_grid_x) { /* an edge block (g.walk_edge_blocks) */
-        walk4_edge_lanes<K, C, BOX, BATCH, E>(a, g, tp, image_of(a, BATCH ? batch : nullptr));
+        walk4_edge_lanes<K, C, TAPS, BATCH, E>(a, g, tp, image_of(a, BATCH ? batch : nullptr));
         return;
     }
     const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -433,8 +455,8 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
     const int64_t lead = static_cast<int64_t>(a.ax) * C;
     const int64_t first = e0 - lead; /* tap 0's element */
     if (fxi_walk4_thread_inside(t, n, E, lead, NW)) {
-        walk4_rows<K, C, BOX, BATCH, E, false>(a, g, tp, im, e0, first, blockIdx.y, nullptr, 0,
-                                               0);
+        walk4_rows<K, C, TAPS, BATCH, E, false>(a, g, tp, im, e0, first, blockIdx.y, nullptr,
+                                                0, 0);
         return;
     }
     if (g.walk_edge_blocks) return; /* the edge blocks walk this thread's elements */
@@ -443,7 +465,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS,
      * launch bounds), and the time of about one 8-element inside walk */
 #pragma unroll 1
     for (int b = 0; b < E / 4 && e0 + 4 * b < n; b++)
-        walk4_edge<K, C, BOX, BATCH>(a, g, tp, im, e0 + 4 * b, first + 4 * b, blockIdx.y);
+        walk4_edge<K, C, TAPS, BATCH>(a, g, tp, im, e0 + 4 * b, first + 4 * b, blockIdx.y);
 }
 
 /* One tap of R outputs from a window of R consecutive inputs in registers (the two-pass
@@ -588,29 +610,30 @@ bool walk4_fits(const fxi_filter_args &a, const fxi_gpu_u8_launch &g, const fxi_
 using walk4_fn = void (*)(fxi_filter_args, fxi_gpu_u8_launch, fxi_gpu_u8_taps,
                           const fxi_gpu_u8_image *);
 
-template <int K, bool BOX, bool BATCH> walk4_fn walk4_for_channels(int channels)
+template <int K, int TAPS, bool BATCH> walk4_fn walk4_for_channels(int channels)
 {
     constexpr int E = FXI_GPU_U8_WALK_ELEMENTS(K);
     switch (channels) {
-    case 1: return k_u8_walk4<K, 1, BOX, BATCH, E>;
-    case 2: return k_u8_walk4<K, 2, BOX, BATCH, E>;
-    case 3: return k_u8_walk4<K, 3, BOX, BATCH, E>;
-    default: return k_u8_walk4<K, 4, BOX, BATCH, E>;
+    case 1: return k_u8_walk4<K, 1, TAPS, BATCH, E>;
+    case 2: return k_u8_walk4<K, 2, TAPS, BATCH, E>;
+    case 3: return k_u8_walk4<K, 3, TAPS, BATCH, E>;
+    default: return k_u8_walk4<K, 4, TAPS, BATCH, E>;
     }
 }
 
-template <bool BATCH> walk4_fn walk4_for(int k, int channels, bool box)
+template <bool BATCH> walk4_fn walk4_for(int k, int channels, walk_taps taps)
 {
     if (k == 3)
-        return box ? walk4_for_channels<3, true, BATCH>(channels)
-                   : walk4_for_channels<3, false, BATCH>(channels);
-    return box ? walk4_for_channels<5, true, BATCH>(channels)
-               : walk4_for_channels<5, false, BATCH>(channels);
+        return taps == WALK_BOX   ? walk4_for_channels<3, WALK_BOX, BATCH>(channels)
+               : taps == WALK_121 ? walk4_for_channels<3, WALK_121, BATCH>(channels)
+                                  : walk4_for_channels<3, WALK_WEIGHTED, BATCH>(channels);
+    return taps == WALK_BOX ? walk4_for_channels<5, WALK_BOX, BATCH>(channels)
+                            : walk4_for_channels<5, WALK_WEIGHTED, BATCH>(channels);
 }
 
-walk4_fn walk4_kernel(int k, int channels, bool box, bool batch)
+walk4_fn walk4_kernel(int k, int channels, walk_taps taps, bool batch)
 {
-    return batch ? walk4_for<true>(k, channels, box) : walk4_for<false>(k, channels, box);
+    return batch ? walk4_for<true>(k, channels, taps) : walk4_for<false>(k, channels, taps);
 }
 
 /* The fused (staged or walking) or two-pass launches of one image (BATCH false) or of a
@@ -676,7 +699,8 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
         /* tile_w threads of walk_elements elements a block (gpu_u8_geometry.c) */
         const dim3 grid(static_cast<unsigned>(g.walk_grid_x + g.walk_edge_blocks),
                         static_cast<unsigned>(g.grid_y), count);
-        const auto kernel = walk4_kernel(a.kw, a.channels, g.box != 0, images != nullptr);
+        const walk_taps taps = g.box ? WALK_BOX : tp->binomial3 ? WALK_121 : WALK_WEIGHTED;
+        const auto kernel = walk4_kernel(a.kw, a.channels, taps, images != nullptr);
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 or 8 elements a thread)");
     }

@@ -25,7 +25,31 @@ typedef struct fxi_gpu_u8_taps {
     /* 1: 255 * the row taps' sum <= 65535, so two row sums share a register's 16-bit
      * halves without a carry between them (k_u8_walk4) */
     int pair_row_sums;
+    /* 1: 3x3 taps c * (1, 2, 1) along rows and d * (1, 2, 1) down columns (gaussian:3)
+     * with the integer finish: k_u8_walk4 sums them as 1, 2, 1 known at compile time (a
+     * shift and adds, no multiplies) and finishes the unit sum S as
+     * (S * unit_mul + unit_add_mul) >> shift, the same 32 bits as the plan's finish of
+     * the whole sum c * d * S (fxi_gpu_u8_taps_binomial3). */
+    int binomial3;
+    uint32_t unit_mul, unit_add_mul;
 } fxi_gpu_u8_taps;
+
+/* Set u's binomial3 (and its unit finish) when its kw x kh taps qualify: every other
+ * field set, int_finish among them. (c * d * S + add) * mul = S * (c * d * mul) +
+ * add * mul, and the plan's int_finish already bounds the left side below 2^32 for every
+ * sum, so neither product on the right wraps and the result is the same. */
+static inline void fxi_gpu_u8_taps_binomial3(fxi_gpu_u8_taps *u, int kw, int kh)
+{
+    u->binomial3 = 0;
+    if (kw != 3 || kh != 3 || !u->int_finish) return;
+    const float c = u->row[0], d = u->col[0];
+    if (!(c >= 1.0f && d >= 1.0f) || u->row[1] != 2.0f * c || u->row[2] != c ||
+        u->col[1] != 2.0f * d || u->col[2] != d)
+        return;
+    u->binomial3 = 1;
+    u->unit_mul = (uint32_t)c * (uint32_t)d * u->mul;
+    u->unit_add_mul = u->add * u->mul;
+}
 
 /* One image of a batch (fx_filter_run_batch): its rows on the device. */
 typedef struct fxi_gpu_u8_image {

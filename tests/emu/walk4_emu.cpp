@@ -1,5 +1,6 @@
 // Runs k_u8_walk4 (gpu_u8.cu, cut before its host code) thread by thread on the CPU and
-// compares every output byte with a plain 2-D reference: every K, C, box/weighted,
+// compares every output byte with a plain 2-D reference: every K, C, box/weighted (and the
+// 1 : 2 : 1 walk of 3x3 taps in those ratios, gaussian:3's, from taps 64 : 128 : 64),
 // border, anchor, and awkward widths/heights (edges, partial last thread, several tiles),
 // and for 3x3 threads of 4 and of 8 elements (FXI_GPU_U8_WALK3_ELEMENTS) whichever the
 // build's, with the edge elements walked by edge blocks and by the edge threads
@@ -13,10 +14,10 @@
 #include <vector>
 
 
-/* One image through k_u8_walk4<K, C, BOX, BATCH, E>: E elements a thread, the build's
+/* One image through k_u8_walk4<K, C, TAPS, BATCH, E>: E elements a thread, the build's
  * (FXI_GPU_U8_WALK_ELEMENTS) or for 3x3 the other (4 or 8), launched as the library
  * built with FXI_GPU_U8_WALK3_ELEMENTS = E would launch it. */
-template <int K, int C, bool BOX, bool BATCH, int E>
+template <int K, int C, int TAPS, bool BATCH, int E>
 static int run_case(int64_t width, int64_t height, int border, int ax, int ay, int tile_h,
                     int edge_blocks, int64_t strips = 2)
 {
@@ -28,7 +29,8 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
             *dst = reinterpret_cast<uint8_t *>(dstw.data());
     for (size_t i = 0; i < stride * height; i++)
         src[i] = (uint8_t)emu_random();
-    static const float t3[3] = {1, 2, 1}, t5[5] = {1, 4, 6, 4, 1};
+    /* weighted 3x3: uneven taps (an anchor or a side mixed up shows), not in 1 : 2 : 1 */
+    static const float t3[3] = {1, 3, 2}, t121[3] = {1, 2, 1}, t5[5] = {1, 4, 6, 4, 1};
     fxi_filter_args a;
     memset(&a, 0, sizeof a);
     a.src = src;
@@ -51,8 +53,13 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     a.ay = ay;
     fxi_gpu_u8_taps tp;
     memset(&tp, 0, sizeof tp);
+    constexpr bool BOX = TAPS == WALK_BOX;
+    /* WALK_121: gaussian:3's taps as the plan has them (64 : 128 : 64 each way) */
+    const float unit = TAPS == WALK_121 ? 64.f : 1.f;
     for (int j = 0; j < K; j++)
-        tp.row[j] = tp.col[j] = BOX ? 1.f : (K == 3 ? t3[j] : t5[j]);
+        tp.row[j] = tp.col[j] = BOX                ? 1.f
+                                : TAPS == WALK_121 ? unit * t121[j]
+                                                   : (K == 3 ? t3[j] : t5[j]);
     /* about S / den, so that outputs rarely saturate (every byte tells) */
     uint32_t den = 0;
     for (int j = 0; j < K; j++)
@@ -63,7 +70,17 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     tp.add = den / 2;
     tp.mul = (65536 + den - 1) / den;
     tp.shift = 16;
+    if (TAPS == WALK_121) { /* OpenCV's finish of gaussian:3: (S + 2^15) >> 16 */
+        tp.add = 1u << 15;
+        tp.mul = 1;
+    }
     tp.pair_row_sums = 1;
+    /* the plan's test for the 1 : 2 : 1 walk, which must take these taps and no others */
+    fxi_gpu_u8_taps_binomial3(&tp, K, K);
+    if (tp.binomial3 != (TAPS == WALK_121)) {
+        fprintf(stderr, "K %d taps %d: binomial3 %d\n", K, TAPS, tp.binomial3);
+        return 1;
+    }
     fxi_gpu_u8_launch g;
     const char *why = nullptr;
     if (!fxi_gpu_u8_geometry(FXI_U8_FUSED, BOX, width, C, height, K, K, 1 << 20, INT_MAX, 65535,
@@ -101,7 +118,7 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
                 blockIdx.z = 0;
                 threadIdx.x = tx;
                 threadIdx.y = threadIdx.z = 0;
-                k_u8_walk4<K, C, BOX, BATCH, E>(a, g, tp, BATCH ? &image : nullptr);
+                k_u8_walk4<K, C, TAPS, BATCH, E>(a, g, tp, BATCH ? &image : nullptr);
             }
     int bad = 0;
     for (int64_t y = 0; y < height; y++)
@@ -126,9 +143,9 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
             if (got != want) {
                 if (bad < 3)
                     fprintf(stderr,
-                            "K %d C %d box %d %lldx%lld border %d anchor %d,%d edge blocks "
+                            "K %d C %d taps %d %lldx%lld border %d anchor %d,%d edge blocks "
                             "%d: (%lld, %lld) %u want %u\n",
-                            K, C, BOX, (long long)width, (long long)height, border, ax, ay,
+                            K, C, TAPS, (long long)width, (long long)height, border, ax, ay,
                             edge_blocks, (long long)y, (long long)e, got, want);
                 bad++;
             }
@@ -136,18 +153,18 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
     return bad;
 }
 
-template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of();
+template <int K, int C, int TAPS, bool BATCH, int E> static int run_all_of();
 /* 3x3: both element counts a thread (FXI_GPU_U8_WALK3_ELEMENTS 4 and 8), whichever the
  * build's; 5x5: 4 */
-template <int K, int C, bool BOX> static int run_all()
+template <int K, int C, int TAPS> static int run_all()
 {
-    int bad = run_all_of<K, C, BOX, false, 4>() + run_all_of<K, C, BOX, true, 4>();
+    int bad = run_all_of<K, C, TAPS, false, 4>() + run_all_of<K, C, TAPS, true, 4>();
     if constexpr (K == 3)
-        bad += run_all_of<K, C, BOX, false, 8>() + run_all_of<K, C, BOX, true, 8>();
+        bad += run_all_of<K, C, TAPS, false, 8>() + run_all_of<K, C, TAPS, true, 8>();
     return bad;
 }
 
-template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
+template <int K, int C, int TAPS, bool BATCH, int E> static int run_all_of()
 {
     static const int64_t widths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 37, 40, 255, 256, 257, 300, 1030};
     static const int64_t heights[] = {1, 2, 3, 7, 11};
@@ -158,7 +175,7 @@ template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
                 for (int ax = 0; ax < K; ax++) {
                     const int ay = (ax + (int)h) % K;
                     for (int edge_blocks = 0; edge_blocks < 2; edge_blocks++) {
-                        bad += run_case<K, C, BOX, BATCH, E>(w, h, border, ax, ay,
+                        bad += run_case<K, C, TAPS, BATCH, E>(w, h, border, ax, ay,
                                                              h > 3 ? 4 : 64, edge_blocks) != 0;
                         cases++;
                     }
@@ -170,11 +187,12 @@ template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
     for (int64_t w : tall_widths)
         for (int64_t strips : {int64_t{7}, int64_t{1000}})
             for (int border = 0; border < 5; border += 2) {
-                bad += run_case<K, C, BOX, BATCH, E>(w, 300, border, K / 2, K / 2, 1, 1,
+                bad += run_case<K, C, TAPS, BATCH, E>(w, 300, border, K / 2, K / 2, 1, 1,
                                                      strips) != 0;
                 cases++;
             }
-    printf("K %d C %d box %d batch %d, %d elements a thread%s: %d cases, %d bad\n", K, C, BOX,
+    printf("K %d C %d taps %s batch %d, %d elements a thread%s: %d cases, %d bad\n", K, C,
+           TAPS == WALK_BOX ? "box" : TAPS == WALK_121 ? "1:2:1" : "weighted",
            BATCH, E, E == FXI_GPU_U8_WALK_ELEMENTS(K) ? " (the build's)" : "", cases, bad);
     return bad;
 }
@@ -182,14 +200,16 @@ template <int K, int C, bool BOX, bool BATCH, int E> static int run_all_of()
 int main()
 {
     int bad = 0;
-    bad += run_all<3, 1, false>() + run_all<3, 2, false>() + run_all<3, 3, false>() +
-           run_all<3, 4, false>();
-    bad += run_all<3, 1, true>() + run_all<3, 2, true>() + run_all<3, 3, true>() +
-           run_all<3, 4, true>();
-    bad += run_all<5, 1, false>() + run_all<5, 2, false>() + run_all<5, 3, false>() +
-           run_all<5, 4, false>();
-    bad += run_all<5, 1, true>() + run_all<5, 2, true>() + run_all<5, 3, true>() +
-           run_all<5, 4, true>();
+    bad += run_all<3, 1, WALK_WEIGHTED>() + run_all<3, 2, WALK_WEIGHTED>() +
+           run_all<3, 3, WALK_WEIGHTED>() + run_all<3, 4, WALK_WEIGHTED>();
+    bad += run_all<3, 1, WALK_BOX>() + run_all<3, 2, WALK_BOX>() + run_all<3, 3, WALK_BOX>() +
+           run_all<3, 4, WALK_BOX>();
+    bad += run_all<3, 1, WALK_121>() + run_all<3, 2, WALK_121>() + run_all<3, 3, WALK_121>() +
+           run_all<3, 4, WALK_121>();
+    bad += run_all<5, 1, WALK_WEIGHTED>() + run_all<5, 2, WALK_WEIGHTED>() +
+           run_all<5, 3, WALK_WEIGHTED>() + run_all<5, 4, WALK_WEIGHTED>();
+    bad += run_all<5, 1, WALK_BOX>() + run_all<5, 2, WALK_BOX>() + run_all<5, 3, WALK_BOX>() +
+           run_all<5, 4, WALK_BOX>();
     printf("%s\n", bad ? "FAIL" : "all match");
     return bad != 0;
 }
