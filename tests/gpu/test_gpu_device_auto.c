@@ -43,11 +43,15 @@ FXT_TEST(rates_are_measured_once)
     printf("  upload %.1f GB/s, download %.1f GB/s, on the device %.0f GB/s, %d SMs, %.1f ms\n",
            r.upload_bytes_per_s / GB, r.download_bytes_per_s / GB, r.device_bytes_per_s / GB,
            r.multiprocessors, r.measured_ms);
-    FXT_CHECK(r.upload_bytes_per_s > 1 * GB && r.upload_bytes_per_s < 1000 * GB);
-    FXT_CHECK(r.download_bytes_per_s > 1 * GB && r.download_bytes_per_s < 1000 * GB);
-    /* compute-sanitizer slows the device copy to ~17 GB/s (instrumented): the comparison
-     * measures the tool there (check.sh sets FXKIT_UNDER_SANITIZER). */
-    if (!getenv("FXKIT_UNDER_SANITIZER")) FXT_CHECK(r.device_bytes_per_s > r.upload_bytes_per_s);
+    /* compute-sanitizer slows the copies (instrumented): the device copy to ~17 GB/s, and
+     * with 8 tools at a time on one GPU, initcheck's PCIe copies to 0.9 GB/s (r61, check.sh
+     * with FXKIT_CHECK_JOBS=8), so the comparisons measure the tool there and the floor is
+     * only a sanity bound (check.sh sets FXKIT_UNDER_SANITIZER). */
+    const bool tool = getenv("FXKIT_UNDER_SANITIZER") != NULL;
+    const double least = tool ? 0.01 * GB : 1 * GB;
+    FXT_CHECK(r.upload_bytes_per_s > least && r.upload_bytes_per_s < 1000 * GB);
+    FXT_CHECK(r.download_bytes_per_s > least && r.download_bytes_per_s < 1000 * GB);
+    if (!tool) FXT_CHECK(r.device_bytes_per_s > r.upload_bytes_per_s);
     FXT_CHECK(r.multiprocessors > 0 && r.measured_ms > 0);
     /* Another context of the process: the cached rates (asking for them starts the auto
      * context's GPU). */
