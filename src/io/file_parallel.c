@@ -70,7 +70,7 @@ static bool worth_splitting(fx_context *ctx, const struct iovec *iov, int count,
         sum += iov[k].iov_len;
     }
     *total = sum;
-    return count > 0 && sum >= FXI_IO_PARALLEL_MIN_BYTES && fx_context_threads(ctx) > 1;
+    return count > 0 && sum >= FXI_IO_PARALLEL_MIN_BYTES && ctx && fx_context_threads(ctx) > 1;
 }
 
 /* at[k]: where entry k starts in the transfer (at[count]: its length); NULL when out
@@ -222,7 +222,7 @@ static void *reserve_main(void *arg)
 void fxi_out_expect_size(fxi_out_file *f, uint64_t size)
 {
     if (f->reserve || !f->regular || !f->writable_map || size < FXI_OUT_RESERVE_MIN_BYTES ||
-        size > INT64_MAX || fx_context_threads(f->ctx) < 2)
+        size > INT64_MAX || !f->ctx || fx_context_threads(f->ctx) < 2)
         return;
     fxi_out_reserve *r = calloc(1, sizeof *r);
     if (!r) return; /* the writes reserve their own ranges */
