@@ -5,8 +5,10 @@
 source "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || { echo "skipped: no 'script' command for a terminal"; exit 77; }
 
-# About 1.5 s of work (230 MB), well past the bar's half-second delay.
-long_audio=(gen audio --kind white --duration 2400 --rate 48000 --channels 1 --sample-format s16)
+# Well past the bar's half-second delay: 40 minutes of synthesised speech (230 MB) took
+# 1.2-1.9 s on the 2-core dev machine; white noise, which took 0.4-1.1 s there, sometimes
+# ended before the bar was drawn twice (2026-11-27).
+long_audio=(gen audio --kind speech --duration 2400 --rate 48000 --channels 1 --sample-format s16)
 
 t "on a terminal, one long file shows a moving bar"
 run script -qec "$FXKIT ${long_audio[*]} -o $WORK/long.wav" "$WORK/typescript"
