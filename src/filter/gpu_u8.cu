@@ -156,17 +156,12 @@ __global__ void __launch_bounds__(FXI_GPU_U8_FUSED_THREADS)
  * summed with those weights known here (a shift and adds) and finished from the unit sum. */
 enum walk_taps { WALK_WEIGHTED, WALK_BOX, WALK_121 };
 
-/* Tap j of a row (or, alike, of a column) as the walk sums with it. */
+/* Tap j of a row's or a column's taps (tp.row or tp.col) as the walk sums with it. */
 template <int K, int TAPS>
-__device__ __forceinline__ uint32_t walk_row_tap(const fxi_gpu_u8_taps &tp, int j)
+__device__ __forceinline__ uint32_t walk_tap(const float *taps, int j)
 {
     static_assert(TAPS != WALK_121 || K == 3, "1 : 2 : 1 is a 3-tap kernel");
-    return TAPS == WALK_121 ? (j == 1 ? 2u : 1u) : static_cast<uint32_t>(tp.row[j]);
-}
-template <int K, int TAPS>
-__device__ __forceinline__ uint32_t walk_col_tap(const fxi_gpu_u8_taps &tp, int i)
-{
-    return TAPS == WALK_121 ? (i == 1 ? 2u : 1u) : static_cast<uint32_t>(tp.col[i]);
+    return TAPS == WALK_121 ? (j == 1 ? 2u : 1u) : static_cast<uint32_t>(taps[j]);
 }
 
 /* A k_u8_walk4 thread's E row sums of one row (the out-of-line constant_row_sums'). */
@@ -187,7 +182,7 @@ __device__ __noinline__ walk_row_sums<E> constant_row_sums(const fxi_filter_args
     uint32_t taps[K];
 #pragma unroll
     for (int j = 0; j < K; j++)
-        taps[j] = walk_row_tap<K, TAPS>(tp, j); /* box: 1 each */
+        taps[j] = walk_tap<K, TAPS>(tp.row, j); /* box: 1 each */
     const uint32_t border_bytes = fxi_walk4_border_bytes(a.border_value, C);
     walk_row_sums<E> s;
 #pragma unroll
@@ -280,8 +275,8 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
     uint32_t wr[K], wc[K];
 #pragma unroll
     for (int j = 0; j < K; j++) {
-        wr[j] = walk_row_tap<K, TAPS>(tp, j);
-        wc[j] = walk_col_tap<K, TAPS>(tp, j);
+        wr[j] = walk_tap<K, TAPS>(tp.row, j);
+        wc[j] = walk_tap<K, TAPS>(tp.col, j);
     }
     /* the finish of the sums as summed: WALK_121's are the unit sums */
     const uint32_t mul = TAPS == WALK_121 ? tp.unit_mul : tp.mul;

@@ -134,9 +134,10 @@ static inline FX_HD void fxi_walk4_constant_row_sums(int phase, int k, int chann
 
 /* ---- which threads are edge threads, and the edge blocks' lanes ----
  * A row of n elements has threads t = 0 .. T - 1 (T = ceil(n / E)) of E elements each
- * (e0 = E * t). Thread t is inside (aligned word loads, gpu_u8.cu's inside_row_sums; row_words: FXI_WALK4_ROW_WORDS)
+ * (e0 = E * t). Thread t is inside (aligned word loads, gpu_u8.cu's inside_row_sums)
  * when its first tap element first = e0 - lead (lead = ax * C) is >= 0, its E outputs
- * are all in the row, and its row_words aligned words from first & ~3 end in the row.
+ * are all in the row, and its row_words (FXI_WALK4_ROW_WORDS) aligned words from
+ * first & ~3 end in the row.
  * The three conditions are monotone in t, so the inside threads are one run [lo, hi)
  * and the edge threads the rest: a prefix [0, lo) and a suffix [hi, T). */
 static inline FX_HD int fxi_walk4_thread_inside(int64_t t, int64_t n, int elements, int64_t lead,

@@ -314,16 +314,16 @@ fx_status fxi_out_pwritev_mapped(fxi_out_file *f, const struct iovec *iov, int c
         offset > (uint64_t)INT64_MAX - total)
         return FX_OK;
     const int err = reserve_for(f, offset, total);
-    /* Any failure to map (no mmap on this file system, no address space): plain writes
-     * from now on, as for a file system that cannot reserve. */
-    if ((err && cannot_reserve(err)) || (!err && map_window(f, offset, total) != 0)) {
-        f->writable_map = false;
-        return FX_OK;
-    }
-    if (err) {
+    if (err && !cannot_reserve(err)) { /* no space, too large: the write's own failure */
         *taken = true;
         f->failed = true;
         return fxi_error(ctx, FX_EIO, "write error: %s", strerror(err));
+    }
+    /* A file system that cannot reserve, or any failure to map (no mmap there, no address
+     * space): plain writes from now on. */
+    if (err || map_window(f, offset, total) != 0) {
+        f->writable_map = false;
+        return FX_OK;
     }
     write_job j = {.iov = iov, .at = entry_starts(iov, count)};
     if (!j.at) return FX_OK; /* out of memory for the offsets: plain writes */
