@@ -43,6 +43,7 @@ struct batch {
     uint64_t *estimates;         /* per item, bytes; NULL: no budget */
     bool memory_bound;           /* the budget cut the workers below the CPUs */
     fxcli_item_record *records;  /* per item, with --report; NULL otherwise */
+    atomic_bool device_failed;   /* a worker's GPU did not start (gpu_failed): stop */
 };
 
 void fxcli_result_device(fxcli_result *res, const char *explained)
@@ -86,8 +87,6 @@ static void on_library_log(void *user, fx_log_level level, const char *message)
         fxcli_error("%s: %s", kind, message);
 }
 
-/* False when the context cannot be made; *usage set when that is the command line's
- * fault (--device gpu where no GPU is: exit 2, nothing done). */
 /* The command line's image limits (zeros keep the library's defaults). */
 static void set_limits(fx_context_options *o, const fxcli_common *c)
 {
@@ -110,6 +109,22 @@ static uint64_t batch_input_bytes(const fxcli_worklist *list)
     return bytes;
 }
 
+/* --device gpu with every worker on the same GPU: CUDA's start (~0.3 s on the H200
+ * machine) overlaps the first item's own start (opening its files, reserving the
+ * output's pages, reading its first rows) instead of coming before it. A GPU that
+ * cannot start then fails the first item that needs it, and the batch stops there as
+ * it does when a context cannot be made (gpu_failed). Several GPUs start before any
+ * item, so that one of them failing stops the batch before the others have done any. */
+static bool start_gpu_early(const fxcli_run *run)
+{
+    if (run->device != FX_DEVICE_GPU) return false;
+    for (int i = 1; i < run->gpu_count; i++)
+        if (run->gpus[i] != run->gpus[0]) return false;
+    return true;
+}
+
+/* False when the context cannot be made; *usage set when that is the command line's
+ * fault (--device gpu where no GPU is: exit 2, nothing done). */
 static bool create_context(worker *w, const fxcli_run *run, uint64_t batch_bytes, int threads,
                            bool *usage)
 {
@@ -122,6 +137,7 @@ static bool create_context(worker *w, const fxcli_run *run, uint64_t batch_bytes
     o.log = on_library_log;
     o.log_user = w;
     o.log_level = run->log_level;
+    o.start_gpu_in_background = start_gpu_early(run);
     set_limits(&o, &run->common);
     fx_status st = fx_context_create(&o, &w->ctx);
     *usage = st == FX_ENODEVICE;
@@ -198,6 +214,23 @@ static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_
     fxcli_console_unlock();
 }
 
+/* After an item, before its output is kept: whether the worker's GPU, started in the
+ * background (start_gpu_early), failed to start (an item that never needed the GPU, a
+ * plain conversion, waits here for the start). The first worker to find it says so, as
+ * create_context would have (--device gpu:N: why), and the batch stops; the item is
+ * neither kept nor counted as failed: it never had its device. */
+static bool gpu_failed(worker *w)
+{
+    if (fx_context_gpu_ready(w->ctx) == FX_OK) return false;
+    batch *b = w->owner;
+    fxcli_console_lock();
+    if (!atomic_exchange(&b->device_failed, true)) {
+        fxcli_error_locked("--device %s: %s", b->run->common.device, fx_context_error(w->ctx));
+    }
+    fxcli_console_unlock();
+    return true;
+}
+
 /* Write the item's output to a temp file, then rename it into place. */
 static void run_one(worker *w, const fxcli_item *item)
 {
@@ -211,30 +244,35 @@ static void run_one(worker *w, const fxcli_item *item)
     fx_context_clear_error(w->ctx);
 
     fxcli_temp temp;
-    fx_status st;
+    fx_status st = FX_OK;
     int err = fxcli_temp_create(&temp, item->output, w->id);
-    if (err) {
-        char buf[FXCLI_MESSAGE_MAX];
-        st = fxcli_fail(&res, FX_EIO, "cannot create a file in '%s': %s",
-                        folder_of(item->output, buf, sizeof buf), strerror(err));
-    } else {
+    if (!err) {
         /* The old output's clean pages go before the new one's are written (not an
          * input's, which the item is about to read). */
         if (!run->common.in_place) fxi_file_release_cache(item->output);
         st = run->job->run_item(run, w->ctx, item, temp.path, &res);
-        if (st == FX_OK) {
-            int mode = -1;
-            struct stat in;
-            /* A replaced input keeps its permissions. */
-            if (run->common.in_place && item->input && stat(item->input, &in) == 0)
-                mode = (int)(in.st_mode & PERMISSION_BITS);
-            err = fxcli_temp_commit(&temp, item->output, mode);
-            if (err)
-                st = fxcli_fail(&res, FX_EIO, "cannot move the result to '%s': %s", item->output,
-                                strerror(err));
-        } else {
-            fxcli_temp_discard(&temp);
-        }
+    }
+    if (gpu_failed(w)) {
+        if (!err) fxcli_temp_discard(&temp);
+        w->current = NULL;
+        return;
+    }
+    if (err) {
+        char buf[FXCLI_MESSAGE_MAX];
+        st = fxcli_fail(&res, FX_EIO, "cannot create a file in '%s': %s",
+                        folder_of(item->output, buf, sizeof buf), strerror(err));
+    } else if (st == FX_OK) {
+        int mode = -1;
+        struct stat in;
+        /* A replaced input keeps its permissions. */
+        if (run->common.in_place && item->input && stat(item->input, &in) == 0)
+            mode = (int)(in.st_mode & PERMISSION_BITS);
+        err = fxcli_temp_commit(&temp, item->output, mode);
+        if (err)
+            st = fxcli_fail(&res, FX_EIO, "cannot move the result to '%s': %s", item->output,
+                            strerror(err));
+    } else {
+        fxcli_temp_discard(&temp);
     }
     double total_ms = fx_elapsed_ms(start, fx_time_ns());
     w->current = NULL;
@@ -246,6 +284,7 @@ static void *worker_main(void *arg)
     worker *w = arg;
     batch *b = w->owner;
     for (;;) {
+        if (atomic_load(&b->device_failed)) break;
         size_t i = atomic_fetch_add(&b->next, 1);
         if (i >= b->list->count) break;
         if (b->list->items[i].skip) continue;
@@ -346,6 +385,7 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     size_t runnable = fxcli_worklist_runnable(list);
     batch b = {.run = run, .list = list};
     atomic_init(&b.next, 0);
+    atomic_init(&b.device_failed, false);
     int code = FXCLI_EXIT_OK;
     worker *workers = NULL;
     int count = 0;
@@ -414,6 +454,10 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     run_workers(workers, count);
     fxcli_cleanup_remove();
     fxcli_progress_end();
+    if (atomic_load(&b.device_failed)) {
+        code = FXCLI_EXIT_USAGE; /* as create_context's failure: the device, not an item */
+        goto done;
+    }
 
     if (c->verbose && b.estimates)
         fxcli_note("memory: at most %d file%s at once, %llu MiB estimated at the peak",

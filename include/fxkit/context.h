@@ -73,6 +73,15 @@ typedef struct fx_context_options {
      * items in proportion to their bytes, rather than charged whole to each item that
      * could start them. 0 (the default): every item as if alone. */
     uint64_t batch_bytes;
+    /* FX_DEVICE_GPU: 1 starts the GPU (CUDA's start: ~0.3 s for a process's first
+     * context on the H200 machine) on a thread of the context's own, so that
+     * fx_context_create returns at once and the caller's first work (opening files,
+     * reading the first rows) overlaps it. The first call that needs the GPU waits for
+     * the start; a GPU that is not there or cannot start is then that call's error
+     * (FX_ENODEVICE, FX_ECUDA), and every later GPU call's, never a silent fall back to
+     * the CPU. fx_context_gpu_ready waits for the start and says how it went. 0 (the
+     * default): the GPU is started inside fx_context_create, which fails if it cannot. */
+    int start_gpu_in_background;
 } fx_context_options;
 
 /* Fill *opts with the defaults (auto device, all CPUs, default limits). */
@@ -95,6 +104,10 @@ FX_API void fx_context_clear_error(fx_context *ctx);
  * still chooses between it and the CPU. Asking an FX_DEVICE_AUTO context whose GPU no
  * item has needed yet starts that GPU (the CUDA start, ~0.3 s for a process's first). */
 FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
+/* A context made with start_gpu_in_background: wait until its GPU has started and
+ * return how the start went (FX_OK, or its error, whose detail fx_context_error then
+ * gives). FX_OK at once on any other context. May be called from any thread. */
+FX_API fx_status fx_context_gpu_ready(fx_context *ctx);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);
 

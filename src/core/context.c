@@ -1,4 +1,5 @@
 /* The context: device resolution, threads, limits, GPU state. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +73,95 @@ bool fxi_gpu_start(fx_context *ctx)
     return ctx->device == FX_DEVICE_GPU;
 }
 
+/* FX_DEVICE_GPU's GPU `index`: there, and started. */
+static fx_status open_asked_gpu(fx_context *ctx, int index)
+{
+    int count = 0;
+    FXI_TRY(fx_gpu_count(ctx, &count));
+    FXI_RETURN_IF(count == 0, FX_ENODEVICE, "a GPU was requested but none is present");
+    FXI_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
+                 "GPU %d was requested but only %d GPU%s present (0..%d)", index, count,
+                 count == 1 ? " is" : "s are", count - 1);
+    return open_gpu(ctx, index);
+}
+
+/* ---- start_gpu_in_background: open_asked_gpu on a thread of the context's own ----
+ * The thread works on a context of its own (`start`), so that it never writes the
+ * caller's, which the caller goes on using: its error detail and, on success, its GPU
+ * state, which fxi_gpu_join moves into the caller's context. */
+struct fxi_gpu_background {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    bool joined;
+    fx_status status;
+    fx_context start;
+};
+
+static void *background_start(void *arg)
+{
+    fxi_gpu_background *b = arg;
+    b->status = open_asked_gpu(&b->start, b->start.gpu_index);
+    return NULL;
+}
+
+static fx_status start_in_background(fx_context *ctx, int index)
+{
+    fxi_gpu_background *b = calloc(1, sizeof *b);
+    FXI_RETURN_IF(!b, FX_ENOMEM, "cannot allocate the GPU's start");
+    b->start.gpu_index = index;
+    b->start.limits = ctx->limits;
+    pthread_mutex_init(&b->lock, NULL);
+    const int err = pthread_create(&b->thread, NULL, background_start, b);
+    if (err) {
+        pthread_mutex_destroy(&b->lock);
+        free(b);
+        return fxi_error(ctx, FX_ENOMEM, "cannot start a thread for the GPU's start: %s",
+                         strerror(err));
+    }
+    ctx->device = FX_DEVICE_GPU; /* as asked: a failed start is an error, never the CPU */
+    ctx->gpu_index = index;
+    ctx->gpu_background = b;
+    return FX_OK;
+}
+
+fx_status fxi_gpu_join(fx_context *ctx)
+{
+    fxi_gpu_background *b = ctx ? ctx->gpu_background : NULL;
+    if (!b) return FX_OK;
+    pthread_mutex_lock(&b->lock);
+    if (!b->joined) {
+        pthread_join(b->thread, NULL);
+        b->joined = true;
+        ctx->cuda = b->start.cuda;
+        b->start.cuda = NULL;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (b->status != FX_OK) return fxi_error(ctx, b->status, "%s", b->start.error);
+    return FX_OK;
+}
+
+/* The start, waited for and forgotten (fx_context_destroy: its state, if any, is in
+ * ctx->cuda now and released with it). */
+static void background_free(fx_context *ctx)
+{
+    if (!ctx->gpu_background) return;
+    (void)fxi_gpu_join(ctx);
+    pthread_mutex_destroy(&ctx->gpu_background->lock);
+    free(ctx->gpu_background);
+    ctx->gpu_background = NULL;
+}
+
+fx_status fx_context_gpu_ready(fx_context *ctx)
+{
+    return fxi_gpu_join(ctx);
+}
+
 /* Decide CPU or GPU. An explicit GPU request that cannot be met is an error. AUTO makes
  * no CUDA call here: its GPU is started by the first item that could use it
  * (fxi_gpu_start), so that a process whose items all run on the CPU never pays the CUDA
  * start (~0.3 s on the H200 machine, issue 25) nor carries a CUDA context. */
-static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int index)
+static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int index,
+                                bool background)
 {
     ctx->requested = wanted;
     ctx->device = FX_DEVICE_CPU;
@@ -90,16 +175,11 @@ static fx_status resolve_device(fx_context *ctx, fx_device_kind wanted, int inde
             ctx->gpu_pending = true;
         return FX_OK;
     }
-    int count = 0;
-    FXI_TRY(fx_gpu_count(ctx, &count));
     if (!fx_gpu_built())
         return fxi_error(ctx, FX_ENODEVICE,
                          "a GPU was requested but this build has no CUDA support");
-    FXI_RETURN_IF(count == 0, FX_ENODEVICE, "a GPU was requested but none is present");
-    FXI_RETURN_IF(index < 0 || index >= count, FX_ENODEVICE,
-                 "GPU %d was requested but only %d GPU%s present (0..%d)", index, count,
-                 count == 1 ? " is" : "s are", count - 1);
-    return open_gpu(ctx, index);
+    if (background) return start_in_background(ctx, index);
+    return open_asked_gpu(ctx, index);
 }
 
 fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
@@ -129,7 +209,8 @@ fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
 
     fx_status st = FX_OK;
     if (ctx->threads > 1) st = fxi_pool_create(ctx->threads, &ctx->pool);
-    if (st == FX_OK) st = resolve_device(ctx, opts->device, opts->gpu_index);
+    if (st == FX_OK)
+        st = resolve_device(ctx, opts->device, opts->gpu_index, opts->start_gpu_in_background);
     if (st != FX_OK) {
         fx_context_destroy(ctx);
         return st;
@@ -141,6 +222,7 @@ fx_status fx_context_create(const fx_context_options *opts, fx_context **out)
 void fx_context_destroy(fx_context *ctx)
 {
     if (!ctx) return;
+    background_free(ctx);
     fxi_gpu_context_release(ctx);
     fxi_pool_destroy(ctx->pool);
     free(ctx->scratch);

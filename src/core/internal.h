@@ -14,6 +14,7 @@
 
 typedef struct fxi_pool fxi_pool;
 typedef struct fxi_cuda_state fxi_cuda_state;
+typedef struct fxi_gpu_background fxi_gpu_background;
 
 struct fx_context {
     fx_device_kind device; /* resolved: CPU or GPU (CPU while gpu_pending) */
@@ -31,7 +32,10 @@ struct fx_context {
     fxi_pool *pool; /* NULL when threads == 1 */
     void *scratch;  /* host scratch, grown on demand */
     size_t scratch_size;
-    fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU */
+    fxi_cuda_state *cuda; /* stream and device buffers; NULL on the CPU (and while a
+                           * background start runs: see gpu_background) */
+    fxi_gpu_background *gpu_background; /* non-NULL: made with start_gpu_in_background;
+                                         * fxi_gpu_join waits for the start */
     bool gpu_warm; /* FX_DEVICE_AUTO: an item chose the GPU (core/device_cost.h) */
     int machine_cpus; /* fx_cpu_count() when the context was made */
     uint64_t batch_bytes; /* fx_context_options.batch_bytes (0: items alone) */
@@ -148,6 +152,13 @@ int fxi_gpu_runtime_asks(void);
  * ctx has a GPU ready; on any other context it only answers that, without CUDA. A
  * context is used by one thread at a time, so no lock: each worker starts its own. */
 bool fxi_gpu_start(fx_context *ctx);
+/* A context made with start_gpu_in_background (its ctx->device is FX_DEVICE_GPU from the
+ * start): wait for the start, once, and install its GPU state in ctx->cuda; return its
+ * outcome, the start's error recorded on ctx again on every call after a failure (so
+ * that each GPU call reports why). FX_OK at once on every other context. Thread-safe.
+ * fxi_cuda_require (every GPU entry point's gate) calls it: code below the gates reads
+ * ctx->cuda as before. */
+fx_status fxi_gpu_join(fx_context *ctx);
 /* Whether a context of this process has started a GPU (explicitly or by fxi_gpu_start):
  * after that, CUDA's own start is paid. */
 bool fxi_gpu_started_in_process(void);

@@ -28,6 +28,8 @@ fx_status fxi_cuda_check_launch(fx_context *ctx, const char *kernel)
 
 fx_status fxi_cuda_require(fx_context *ctx, const char *what)
 {
+    /* A background start (fx_context_options.start_gpu_in_background) ends here. */
+    FXI_TRY(fxi_gpu_join(ctx));
     FXI_RETURN_IF(!ctx || !ctx->cuda, FX_ENODEVICE,
                  "%s needs a GPU context (this context runs on the CPU)", what);
     return FX_OK;

@@ -158,13 +158,14 @@ void *fx_context_stream(const fx_context *ctx)
     /* The stream is the GPU's state: asking for it starts a pending auto context's GPU
      * (as fx_context_device does; the context is the caller's). */
     if (ctx && ctx->gpu_pending) (void)fxi_gpu_start((fx_context *)ctx);
+    (void)fxi_gpu_join((fx_context *)ctx); /* a background start: its stream */
     return ctx && ctx->cuda ? (void *)ctx->cuda->stream : NULL;
 }
 
 fx_status fx_context_wait_stream(fx_context *ctx, void *stream)
 {
     (void)fxi_gpu_start(ctx);
-    FXI_RETURN_IF(!ctx->cuda, FX_ENODEVICE, "waiting for a CUDA stream needs a GPU context");
+    FXI_TRY(fxi_cuda_require(ctx, "waiting for a CUDA stream"));
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(ctx, &guard));
     /* An event marks the producer's work so far; the context's stream waits for it on
@@ -183,6 +184,7 @@ fx_status fx_context_wait_stream(fx_context *ctx, void *stream)
 
 fx_status fx_context_synchronize(fx_context *ctx)
 {
+    FXI_TRY(fxi_gpu_join(ctx));
     if (!ctx->cuda) return FX_OK;
     fxi_device_guard guard;
     FXI_TRY(fxi_device_enter(ctx, &guard));

@@ -199,6 +199,95 @@ FXT_TEST(two_contexts_on_one_gpu)
     fx_context_destroy(b);
 }
 
+static fx_context *background_context(int gpu_index)
+{
+    fx_context_options opts;
+    fx_context_options_init(&opts);
+    opts.device = FX_DEVICE_GPU;
+    opts.gpu_index = gpu_index;
+    opts.threads = 2;
+    opts.start_gpu_in_background = 1;
+    fx_context *ctx = NULL;
+    return fx_context_create(&opts, &ctx) == FX_OK ? ctx : NULL;
+}
+
+/* gaussian:5 of a random 301x77 RGB u8 image through a plan made on ctx into *out. */
+static fx_status gaussian5(fx_context *ctx, const fx_image *in, fx_image *out, fx_timings *t)
+{
+    fx_kernel *k = NULL;
+    fx_filter_plan *plan = NULL;
+    const fx_image_desc d = fx_image_desc_of(in);
+    fx_status st = fx_kernel_parse(ctx, "gaussian:5", &k);
+    if (st == FX_OK) st = fx_filter_plan_create(ctx, k, NULL, &d, &plan);
+    if (st == FX_OK) st = fx_filter_run(plan, in, out, t);
+    fx_filter_plan_free(plan);
+    fx_kernel_free(k);
+    return st;
+}
+
+/* start_gpu_in_background: the context says GPU at once, and the work done on it runs
+ * on the GPU (an upload is timed) with the CPU's bytes; a context destroyed before any
+ * use waits for its start and leaks nothing (the sanitizers' leak check). */
+FXT_TEST(background_start_runs_on_the_gpu)
+{
+    fx_context *cpu = fxt_context(FX_DEVICE_CPU, 1);
+    fx_image in = gpu_padded_image(301, 77, 3, FX_U8, 3);
+    fx_image want = gpu_padded_image(301, 77, 3, FX_U8, 0);
+    fx_image got = gpu_padded_image(301, 77, 3, FX_U8, 0);
+    gpu_fill_random(&in, 41);
+    FXT_CHECK_OK(gaussian5(cpu, &in, &want, NULL), cpu);
+    for (int round = 0; round < 2; round++) {
+        fx_context *ctx = background_context(0);
+        if (!FXT_CHECK(ctx != NULL)) break;
+        int index = -1;
+        FXT_CHECK_EQ(fx_context_device(ctx, &index), FX_DEVICE_GPU);
+        FXT_CHECK_EQ(index, 0);
+        /* Round 0 asks first; round 1 lets the plan's first GPU call wait for the start. */
+        if (round == 0) FXT_CHECK_OK(fx_context_gpu_ready(ctx), ctx);
+        fx_timings t = {0};
+        memset(got.data, 0, got.stride * (size_t)got.height);
+        FXT_CHECK_OK(gaussian5(ctx, &in, &got, &t), ctx);
+        FXT_CHECK(t.upload_ms > 0);
+        FXT_CHECK(fxt_images_equal(&got, &want));
+        FXT_CHECK(fx_context_stream(ctx) != NULL);
+        FXT_CHECK_OK(fx_context_gpu_ready(ctx), ctx);
+        fx_context_destroy(ctx);
+    }
+    for (int i = 0; i < 8; i++)
+        fx_context_destroy(background_context(0));
+    free(in.data);
+    free(want.data);
+    free(got.data);
+    fx_context_destroy(cpu);
+}
+
+/* A GPU that is not there, started in the background: the context is made, and then
+ * every call that needs the GPU fails with the start's reason, never a silent run on
+ * the CPU. */
+FXT_TEST(background_start_of_a_missing_gpu_fails_each_gpu_call)
+{
+    fx_context *ctx = background_context(99);
+    if (!FXT_CHECK(ctx != NULL)) return;
+    FXT_CHECK_EQ(fx_context_device(ctx, NULL), FX_DEVICE_GPU);
+    fx_image in = gpu_padded_image(31, 17, 1, FX_U8, 0), out = gpu_padded_image(31, 17, 1, FX_U8, 0);
+    gpu_fill_random(&in, 5);
+    for (int i = 0; i < 2; i++) { /* the second time too, with the same reason */
+        fx_context_clear_error(ctx);
+        FXT_CHECK_STATUS(gaussian5(ctx, &in, &out, NULL), FX_ENODEVICE, ctx);
+        FXT_CHECK_CONTAINS(fx_context_error(ctx), "GPU 99 was requested");
+    }
+    fx_context_clear_error(ctx);
+    FXT_CHECK_STATUS(fx_context_gpu_ready(ctx), FX_ENODEVICE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "GPU 99 was requested");
+    fx_image dev = {0};
+    FXT_CHECK_STATUS(fx_image_alloc_device(ctx, &dev, 8, 8, 1, FX_U8), FX_ENODEVICE, ctx);
+    FXT_CHECK(fx_context_stream(ctx) == NULL);
+    printf("  detail: %s\n", fx_context_error(ctx));
+    free(in.data);
+    free(out.data);
+    fx_context_destroy(ctx);
+}
+
 /* The library leaves the caller's current device as it found it. */
 FXT_TEST(current_device_is_restored)
 {
@@ -218,7 +307,8 @@ GPU_TEST_MAIN(FXT_CASE(info_is_sane), FXT_CASE(auto_and_gpu_contexts_use_the_gpu
               FXT_CASE(missing_gpu_index_is_enodevice),
               FXT_CASE(absurd_device_alloc_is_enomem_and_context_survives),
               FXT_CASE(many_contexts_leak_nothing), FXT_CASE(two_contexts_on_one_gpu),
-              FXT_CASE(current_device_is_restored))
+              FXT_CASE(current_device_is_restored), FXT_CASE(background_start_runs_on_the_gpu),
+              FXT_CASE(background_start_of_a_missing_gpu_fails_each_gpu_call))
 #else
 int main(void)
 {

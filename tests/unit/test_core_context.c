@@ -92,6 +92,39 @@ FXT_TEST(gpu_request_without_gpu_is_an_error)
     fx_context_destroy(ctx);
 }
 
+/* start_gpu_in_background where there is no GPU: a build with CUDA makes the context
+ * and fails its first GPU call with the reason; one without fails at once. */
+FXT_TEST(background_gpu_start_without_gpu)
+{
+    int count = -1;
+    FXT_CHECK_OK(fx_gpu_count(NULL, &count), NULL);
+    if (count > 0) {
+        printf("  (a GPU is present: the no-GPU case is not testable here)\n");
+        return;
+    }
+    fx_context_options opts;
+    fx_context_options_init(&opts);
+    opts.device = FX_DEVICE_GPU;
+    opts.start_gpu_in_background = 1;
+    fx_context *ctx = NULL;
+    if (!fx_gpu_built()) {
+        FXT_CHECK_STATUS(fx_context_create(&opts, &ctx), FX_ENODEVICE, NULL);
+        FXT_CHECK(ctx == NULL);
+        return;
+    }
+    FXT_CHECK_OK(fx_context_create(&opts, &ctx), NULL);
+    if (!ctx) return;
+    FXT_CHECK_EQ(fx_context_device(ctx, NULL), FX_DEVICE_GPU);
+    fx_image dev = {0};
+    FXT_CHECK_STATUS(fx_image_alloc_device(ctx, &dev, 8, 8, 1, FX_U8), FX_ENODEVICE, ctx);
+    FXT_CHECK_CONTAINS(fx_context_error(ctx), "none is present");
+    FXT_CHECK_STATUS(fx_context_gpu_ready(ctx), FX_ENODEVICE, ctx);
+    fx_context_destroy(ctx);
+    /* Destroyed before anything waited for the start. */
+    FXT_CHECK_OK(fx_context_create(&opts, &ctx), NULL);
+    fx_context_destroy(ctx);
+}
+
 FXT_TEST(bad_context_options)
 {
     fx_context_options opts;
@@ -151,5 +184,6 @@ FXT_TEST(stream_interop_on_a_cpu_context)
 }
 
 FXT_MAIN(FXT_CASE(parse_device_names), FXT_CASE(stream_interop_on_a_cpu_context), FXT_CASE(cpu_context_and_error_detail),
-         FXT_CASE(gpu_request_without_gpu_is_an_error), FXT_CASE(bad_context_options),
+         FXT_CASE(gpu_request_without_gpu_is_an_error), FXT_CASE(background_gpu_start_without_gpu),
+         FXT_CASE(bad_context_options),
          FXT_CASE(scratch_grows_and_is_reused), FXT_CASE(status_strings_and_version))
