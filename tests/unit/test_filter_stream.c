@@ -269,32 +269,36 @@ FXT_TEST(stream_reports_progress)
 }
 
 /* A file shorter than its header says: the reader's error, and nothing at the output,
- * with the file written on the caller's thread (1 thread) or a writer thread (2). */
+ * with the file written on the caller's thread (1 thread) or a writer thread (2), cut in
+ * its first band or in its middle (after bands were written). */
 FXT_TEST(truncated_input_leaves_no_output)
 {
-    for (int threads = 1; threads <= 2; threads++) {
-        fx_context *ctx = fxt_context(FX_DEVICE_CPU, threads);
-        const char *dir = fxt_tmpdir("filter_stream_truncated");
-        const image_case *c = &images[0];
-        fx_image in = random_image(ctx, c, 9);
-        const char *in_path = fxt_path(dir, "cut.ppm"), *out_path = fxt_path(dir, "out.ppm");
-        fx_kernel *k = NULL;
-        if (FXT_CHECK_OK(fx_image_write_file(ctx, in_path, &in, NULL), ctx) &&
-            FXT_CHECK(truncate(in_path, 200) == 0) &&
-            FXT_CHECK_OK(fx_kernel_parse(ctx, "box:3", &k), ctx)) {
-            fx_filter_stream_options so;
-            fx_filter_stream_options_init(&so);
-            so.band_rows = 3;
-            FXT_CHECK_STATUS(
-                fx_filter_file(ctx, k, NULL, &so, in_path, out_path, NULL, NULL, NULL),
-                FX_EFORMAT, ctx);
-            FXT_CHECK_CONTAINS(fx_context_error(ctx), "truncated");
-            FXT_CHECK(access(out_path, F_OK) != 0);
+    for (int threads = 1; threads <= 2; threads++)
+        for (int middle = 0; middle <= 1; middle++) {
+            fx_context *ctx = fxt_context(FX_DEVICE_CPU, threads);
+            const char *dir = fxt_tmpdir("filter_stream_truncated");
+            const image_case *c = &images[0];
+            fx_image in = random_image(ctx, c, 9);
+            const char *in_path = fxt_path(dir, "cut.ppm"), *out_path = fxt_path(dir, "out.ppm");
+            const off_t cut = middle ? (off_t)(c->w * c->h * c->channels / 2) : 200;
+            fx_kernel *k = NULL;
+            if (FXT_CHECK_OK(fx_image_write_file(ctx, in_path, &in, NULL), ctx) &&
+                FXT_CHECK(truncate(in_path, cut) == 0) &&
+                FXT_CHECK_OK(fx_kernel_parse(ctx, "box:3", &k), ctx)) {
+                fx_filter_stream_options so;
+                fx_filter_stream_options_init(&so);
+                so.band_rows = 3;
+                FXT_CHECK_STATUS(
+                    fx_filter_file(ctx, k, NULL, &so, in_path, out_path, NULL, NULL, NULL),
+                    FX_EFORMAT, ctx);
+                FXT_CHECK_CONTAINS(fx_context_error(ctx), "truncated");
+                FXT_CHECK(access(out_path, F_OK) != 0);
+                FXT_CHECK_EQ(files_in(dir), 1); /* the input alone */
+            }
+            fx_kernel_free(k);
+            fx_image_free(&in);
+            fx_context_destroy(ctx);
         }
-        fx_kernel_free(k);
-        fx_image_free(&in);
-        fx_context_destroy(ctx);
-    }
 }
 
 /* A write that fails on the writer thread (past a file size limit, after some bands
