@@ -126,4 +126,22 @@ fx convert --device gpu:999 "$SAMPLES/coffee.png" -o out/gpu.png
 expect_exit 2
 expect_no_file out/gpu.png
 
+# Workers sharing one GPU start it beside their first items (CUDA's start in the
+# background); workers on different GPUs start theirs before any item. Either way a GPU
+# that is not there stops the batch with one message, exit 2, nothing kept.
+for device in gpu gpu:0,0 gpu:999,999 gpu:0,999; do
+    t "--device $device without that GPU, 3 workers: one message, exit 2, no output, no temp"
+    if [ "${device#*999}" != "$device" ] || "$FXKIT" info | grep -q '^GPU: none'; then
+        rm -rf gpuout
+        mkdir gpuout
+        fx filter -k box:3 --device "$device" -j 3 "$SAMPLES/coffee.png" "$SAMPLES/astronaut.png" \
+            "$SAMPLES/hubble_deep_field.jpg" -o gpuout/
+        expect_exit 2
+        expect_stderr_contains "--device $device: "
+        expect_equal "$(grep -c -- "--device" "$ERR")" 1 "lines naming --device"
+        expect_equal "$(find gpuout -type f | wc -l)" 0 "files in the output folder"
+        expect_no_temp gpuout
+    fi
+done
+
 finish
