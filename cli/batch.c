@@ -44,6 +44,7 @@ struct batch {
     bool memory_bound;           /* the budget cut the workers below the CPUs */
     fxcli_item_record *records;  /* per item, with --report; NULL otherwise */
     atomic_bool device_failed;   /* a worker's GPU did not start (gpu_failed): stop */
+    fx_status device_status;     /* that start's status (set with device_failed) */
 };
 
 void fxcli_result_device(fxcli_result *res, const char *explained)
@@ -216,16 +217,20 @@ static void report(worker *w, const fxcli_item *item, fx_status st, const fxcli_
 
 /* After an item, before its output is kept: whether the worker's GPU, started in the
  * background (start_gpu_early), failed to start (an item that never needed the GPU, a
- * plain conversion, waits here for the start). The first worker to find it says so, as
- * create_context would have (--device gpu:N: why), and the batch stops; the item is
- * neither kept nor counted as failed: it never had its device. */
+ * plain conversion, waits here for the start), or another worker's did. The first worker
+ * to find its own failed says so, as create_context would have (--device gpu:N: why), and
+ * the batch stops; the item is neither kept nor counted as failed: the batch did not have
+ * its devices. */
 static bool gpu_failed(worker *w)
 {
-    if (fx_context_gpu_ready(w->ctx) == FX_OK) return false;
     batch *b = w->owner;
+    const fx_status st = fx_context_gpu_ready(w->ctx);
+    if (st == FX_OK) return atomic_load(&b->device_failed); /* another worker's: nothing kept */
     fxcli_console_lock();
-    if (!atomic_exchange(&b->device_failed, true)) {
+    if (!atomic_load(&b->device_failed)) {
+        b->device_status = st;
         fxcli_error_locked("--device %s: %s", b->run->common.device, fx_context_error(w->ctx));
+        atomic_store(&b->device_failed, true);
     }
     fxcli_console_unlock();
     return true;
@@ -455,7 +460,9 @@ int fxcli_batch_run(fxcli_run *run, fxcli_worklist *list)
     fxcli_cleanup_remove();
     fxcli_progress_end();
     if (atomic_load(&b.device_failed)) {
-        code = FXCLI_EXIT_USAGE; /* as create_context's failure: the device, not an item */
+        /* as create_context's failure: a GPU that is not there is the command line's
+         * fault (exit 2), one that cannot start a failure (exit 1) */
+        code = b.device_status == FX_ENODEVICE ? FXCLI_EXIT_USAGE : FXCLI_EXIT_FAILED;
         goto done;
     }
 

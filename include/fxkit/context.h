@@ -79,8 +79,10 @@ typedef struct fx_context_options {
      * reading the first rows) overlaps it. The first call that needs the GPU waits for
      * the start; a GPU that is not there or cannot start is then that call's error
      * (FX_ENODEVICE, FX_ECUDA), and every later GPU call's, never a silent fall back to
-     * the CPU. fx_context_gpu_ready waits for the start and says how it went. 0 (the
-     * default): the GPU is started inside fx_context_create, which fails if it cannot. */
+     * the CPU (fx_context_device still says FX_DEVICE_GPU; fx_context_stream gives
+     * NULL). fx_context_gpu_ready waits for the start and says how it went. 0 (the
+     * default): the GPU is started inside fx_context_create, which fails if it cannot.
+     * Where no thread can be made, the start runs inside fx_context_create, as with 0. */
     int start_gpu_in_background;
 } fx_context_options;
 
@@ -106,7 +108,8 @@ FX_API void fx_context_clear_error(fx_context *ctx);
 FX_API fx_device_kind fx_context_device(const fx_context *ctx, int *gpu_index);
 /* A context made with start_gpu_in_background: wait until its GPU has started and
  * return how the start went (FX_OK, or its error, whose detail fx_context_error then
- * gives). FX_OK at once on any other context. May be called from any thread. */
+ * gives). FX_OK at once on any other context. Like every call on a context, from the
+ * thread that uses it. */
 FX_API fx_status fx_context_gpu_ready(fx_context *ctx);
 FX_API int fx_context_threads(const fx_context *ctx);
 FX_API const fx_limits *fx_context_limits(const fx_context *ctx);

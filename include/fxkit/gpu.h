@@ -52,7 +52,9 @@ FX_API fx_status fx_gpu_rates_get(fx_context *ctx, fx_gpu_rates *rates);
  * (DLPack, __cuda_array_interface__): a GPU context queues its work on its own CUDA
  * stream, which these calls name, order after a producer's stream and wait for. */
 
-/* The context's CUDA stream (a cudaStream_t); NULL on a CPU context. */
+/* The context's CUDA stream (a cudaStream_t); NULL on a CPU context, and on a GPU context
+ * made with start_gpu_in_background whose start failed (fx_context_gpu_ready says why):
+ * never pass that NULL on to CUDA, which would take it for the legacy default stream. */
 FX_API void *fx_context_stream(const fx_context *ctx);
 /* Queue the context's later work behind everything queued so far on `stream` (a
  * cudaStream_t of the context's GPU, or 0 for the legacy default stream) without

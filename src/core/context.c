@@ -107,16 +107,14 @@ static void *background_start(void *arg)
 static fx_status start_in_background(fx_context *ctx, int index)
 {
     fxi_gpu_background *b = calloc(1, sizeof *b);
-    FXI_RETURN_IF(!b, FX_ENOMEM, "cannot allocate the GPU's start");
+    /* Without a thread the start runs here, as without the option. */
+    if (!b) return open_asked_gpu(ctx, index);
     b->start.gpu_index = index;
-    b->start.limits = ctx->limits;
     pthread_mutex_init(&b->lock, NULL);
-    const int err = pthread_create(&b->thread, NULL, background_start, b);
-    if (err) {
+    if (pthread_create(&b->thread, NULL, background_start, b) != 0) {
         pthread_mutex_destroy(&b->lock);
         free(b);
-        return fxi_error(ctx, FX_ENOMEM, "cannot start a thread for the GPU's start: %s",
-                         strerror(err));
+        return open_asked_gpu(ctx, index);
     }
     ctx->device = FX_DEVICE_GPU; /* as asked: a failed start is an error, never the CPU */
     ctx->gpu_index = index;
@@ -124,10 +122,9 @@ static fx_status start_in_background(fx_context *ctx, int index)
     return FX_OK;
 }
 
-fx_status fxi_gpu_join(fx_context *ctx)
+/* Wait for the start, once, and move its GPU state into ctx; its status. */
+static fx_status background_wait(fx_context *ctx, fxi_gpu_background *b)
 {
-    fxi_gpu_background *b = ctx ? ctx->gpu_background : NULL;
-    if (!b) return FX_OK;
     pthread_mutex_lock(&b->lock);
     if (!b->joined) {
         pthread_join(b->thread, NULL);
@@ -136,16 +133,24 @@ fx_status fxi_gpu_join(fx_context *ctx)
         b->start.cuda = NULL;
     }
     pthread_mutex_unlock(&b->lock);
-    if (b->status != FX_OK) return fxi_error(ctx, b->status, "%s", b->start.error);
+    return b->status;
+}
+
+fx_status fxi_gpu_join(fx_context *ctx)
+{
+    fxi_gpu_background *b = ctx ? ctx->gpu_background : NULL;
+    if (!b) return FX_OK;
+    const fx_status st = background_wait(ctx, b);
+    if (st != FX_OK) return fxi_error(ctx, st, "%s", b->start.error);
     return FX_OK;
 }
 
 /* The start, waited for and forgotten (fx_context_destroy: its state, if any, is in
- * ctx->cuda now and released with it). */
+ * ctx->cuda now and released with it; a failed start is not reported again there). */
 static void background_free(fx_context *ctx)
 {
     if (!ctx->gpu_background) return;
-    (void)fxi_gpu_join(ctx);
+    (void)background_wait(ctx, ctx->gpu_background);
     pthread_mutex_destroy(&ctx->gpu_background->lock);
     free(ctx->gpu_background);
     ctx->gpu_background = NULL;
