@@ -122,9 +122,10 @@ static fx_status start_in_background(fx_context *ctx, int index)
     return FX_OK;
 }
 
-/* Wait for the start, once, and move its GPU state into ctx; its status. */
-static fx_status background_wait(fx_context *ctx, fxi_gpu_background *b)
+fx_status fxi_gpu_wait(fx_context *ctx)
 {
+    fxi_gpu_background *b = ctx ? ctx->gpu_background : NULL;
+    if (!b) return FX_OK;
     pthread_mutex_lock(&b->lock);
     if (!b->joined) {
         pthread_join(b->thread, NULL);
@@ -138,10 +139,8 @@ static fx_status background_wait(fx_context *ctx, fxi_gpu_background *b)
 
 fx_status fxi_gpu_join(fx_context *ctx)
 {
-    fxi_gpu_background *b = ctx ? ctx->gpu_background : NULL;
-    if (!b) return FX_OK;
-    const fx_status st = background_wait(ctx, b);
-    if (st != FX_OK) return fxi_error(ctx, st, "%s", b->start.error);
+    const fx_status st = fxi_gpu_wait(ctx);
+    if (st != FX_OK) return fxi_error(ctx, st, "%s", ctx->gpu_background->start.error);
     return FX_OK;
 }
 
@@ -150,7 +149,7 @@ fx_status fxi_gpu_join(fx_context *ctx)
 static void background_free(fx_context *ctx)
 {
     if (!ctx->gpu_background) return;
-    (void)background_wait(ctx, ctx->gpu_background);
+    (void)fxi_gpu_wait(ctx);
     pthread_mutex_destroy(&ctx->gpu_background->lock);
     free(ctx->gpu_background);
     ctx->gpu_background = NULL;

@@ -155,10 +155,13 @@ bool fxi_gpu_start(fx_context *ctx);
 /* A context made with start_gpu_in_background (its ctx->device is FX_DEVICE_GPU from the
  * start): wait for the start, once, and install its GPU state in ctx->cuda; return its
  * outcome, the start's error recorded on ctx again on every call after a failure (so
- * that each GPU call reports why). FX_OK at once on every other context. Thread-safe.
+ * that each GPU call reports why). FX_OK at once on every other context.
  * fxi_cuda_require (every GPU entry point's gate) calls it: code below the gates reads
  * ctx->cuda as before. */
 fx_status fxi_gpu_join(fx_context *ctx);
+/* fxi_gpu_join without recording a failure on ctx: for the calls that only look (the
+ * stream's getter) or let go (fx_context_destroy). */
+fx_status fxi_gpu_wait(fx_context *ctx);
 /* Whether a context of this process has started a GPU (explicitly or by fxi_gpu_start):
  * after that, CUDA's own start is paid. */
 bool fxi_gpu_started_in_process(void);

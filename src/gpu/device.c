@@ -158,7 +158,7 @@ void *fx_context_stream(const fx_context *ctx)
     /* The stream is the GPU's state: asking for it starts a pending auto context's GPU
      * (as fx_context_device does; the context is the caller's). */
     if (ctx && ctx->gpu_pending) (void)fxi_gpu_start((fx_context *)ctx);
-    (void)fxi_gpu_join((fx_context *)ctx); /* a background start: its stream */
+    (void)fxi_gpu_wait((fx_context *)ctx); /* a background start: its stream, if any */
     return ctx && ctx->cuda ? (void *)ctx->cuda->stream : NULL;
 }
 
