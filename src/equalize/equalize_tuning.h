@@ -85,6 +85,16 @@
 #ifndef FXI_EQ_GPU_FAST_LANE_COLUMNS
 #define FXI_EQ_GPU_FAST_LANE_COLUMNS 1
 #endif
+/* Tried and not kept (r80-r82, H200, 10000x6000): global equalization of a device image
+ * in one cooperative launch (count, a grid-wide barrier, every block the LUTs into its
+ * shared memory, then the map over the same thread steps, two of each thread's groups
+ * kept in shared memory and the rest mapped newest first, while the count's last reads
+ * may be in L2). A standalone hsv prototype took 0.157-0.161 ms against the library's
+ * 0.178-0.181 (read floor 0.047, device copy 0.093); in the library, with the general
+ * group and LUT code, hsv took 0.174-0.175 against 0.178-0.180, but gray1 0.097-0.100
+ * against 0.087-0.090, rgb 0.30 against 0.25 and hsv-float 0.70 against 0.67 (each
+ * block's LUT, hsv-float's one-thread loop above all). No variant reached 0.15; L2 kept
+ * little of the count's reads for the map (reverse order, streaming hints: within 3%). */
 /* Device images, global equalization on the fast path: the last block of the counting
  * pass computes the LUTs (eq_lut measured 0.012-0.019 ms as a launch of its own on the
  * H200, mostly launch latency). 0 launches eq_lut as before. Measured on the H200 (r37,

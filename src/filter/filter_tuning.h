@@ -389,7 +389,13 @@
 #endif
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. An estimate,
- * not measured. */
+ * not measured. Tried and not kept (r83, a standalone prototype on the H200): the
+ * column transforms, the multiply and the inverse column transforms as one kernel in
+ * shared memory (1-D cuFFT plans for the rows), which would save four of the twelve
+ * passes over each point. Its radix-4/2/3/5 Stockham stages, ping-pong in shared memory,
+ * took 1.13 ms for 535 planes of 384 x 257 against 0.82 ms for cuFFT's column passes
+ * and the multiply (1024 x 513: 1.79 against 0.99 ms); the rows' 1-D plans cost what the
+ * 2-D plans' row passes do. Beating cuFFT there needs register-level radix-8/16 passes. */
 #define FXI_GPU_FFT_IO_LEVELS 8.0
 /* cuFFT's work area for a batch, as a share of its data: 2-D transforms of these
  * sides need at most about the data again. The real size is queried at plan time. */
@@ -404,11 +410,14 @@
 #define FXI_GPU_FFT_MULTIPLY_BLOCKS 1024u
 /* Plane rows one pack block writes and output rows one extract block finishes: a block
  * finds its tile and biases once (a 64-bit division and a border-ruled fetch per
- * channel), then each thread walks ROWS / BLOCK_Y rows of its column. Measured on the
- * H200 (r52, 10000x6000 RGB on the device, three rounds): 64 float 31x31 3.66-3.67 ms,
- * 121x121 4.06; 32 3.69-3.70 / 4.06-4.07; 16 3.71-3.73 / 4.08-4.10. */
+ * channel; pack also its rows' source offsets), then each thread walks ROWS / BLOCK_Y
+ * rows of its column. Measured on the H200 (10000x6000 RGB on the device, three rounds):
+ * r52, the kernels before the row offsets and the channel template: 64 float 31x31
+ * 3.66-3.67 ms, 121x121 4.06; 32 3.69-3.70 / 4.06-4.07; 16 3.71-3.73 / 4.08-4.10. r87,
+ * after them: pack 32 rows 3.47-3.49 / 3.85-3.89, 64 3.49-3.51 / 3.90-3.93, 128
+ * 3.59-3.60 / 3.98-3.99; extract 32 3.50-3.53 / 3.91-3.94, 128 3.71-3.72 / 4.12-4.13. */
 #ifndef FXI_GPU_FFT_PACK_ROWS
-#define FXI_GPU_FFT_PACK_ROWS 64
+#define FXI_GPU_FFT_PACK_ROWS 32
 #endif
 #ifndef FXI_GPU_FFT_EXTRACT_ROWS
 #define FXI_GPU_FFT_EXTRACT_ROWS 64

@@ -37,6 +37,7 @@ static const kernel_case kernel_cases[] = {
     {300, 200, 3, 0, FX_U8, 25, 25, -1, -1, FX_BORDER_REFLECT101, 77, 0}, /* a band */
     {97, 130, 2, 1, FX_U16, 33, 29, 30, 2, FX_BORDER_WRAP, 40, 0},
     {1, 1, 3, 0, FX_U8, 21, 21, -1, -1, FX_BORDER_REFLECT, 0, 0},
+    {150, 90, 4, 0, FX_F32, 15, 17, -1, -1, FX_BORDER_REFLECT101, 0, 1.0f}, /* four planes */
 };
 #define CASES (int)(sizeof kernel_cases / sizeof *kernel_cases)
 
