@@ -89,7 +89,7 @@
  * in one cooperative launch (count, a grid-wide barrier, every block the LUTs into its
  * shared memory, then the map over the same thread steps, two of each thread's groups
  * kept in shared memory and the rest mapped newest first, while the count's last reads
- * may be in L2). A standalone hsv prototype took 0.157-0.161 ms against the library's
+ * may be in L2). A standalone hsv prototype took 0.157-0.163 ms against the library's
  * 0.178-0.181 (read floor 0.047, device copy 0.093); in the library, with the general
  * group and LUT code, hsv took 0.174-0.175 against 0.178-0.180, but gray1 0.097-0.100
  * against 0.087-0.090, rgb 0.30 against 0.25 and hsv-float 0.70 against 0.67 (each
