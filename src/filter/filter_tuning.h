@@ -389,7 +389,10 @@
 #endif
 /* Per point, packing the tile, multiplying the spectrum and extracting the outputs
  * cost about as much traffic as this many log2 levels of the transforms. An estimate,
- * not measured. Tried and not kept (r83, a standalone prototype on the H200): the
+ * not measured. The log2 term itself misranks GPU tiles (r89, H200, 10000x6000 RGB,
+ * sides forced): a point cost about 8% less in 1024-wide tiles than in 512-wide ones,
+ * and 20% more with 768 rows; float 31x31 took 3.30 ms in 512 x 1024 tiles against
+ * 3.47 in the model's 384 x 512. A cost per side, fitted on more sizes, is the fix. Tried and not kept (r83, a standalone prototype on the H200): the
  * column transforms, the multiply and the inverse column transforms as one kernel in
  * shared memory (1-D cuFFT plans for the rows), which would save four of the twelve
  * passes over each point. Its radix-4/2/3/5 Stockham stages, ping-pong in shared memory,
