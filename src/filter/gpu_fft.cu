@@ -87,6 +87,13 @@ __device__ __forceinline__ const T *source_row(const fxi_filter_args &a, int64_t
     return reinterpret_cast<const T *>(a.src + row * static_cast<int64_t>(a.src_stride));
 }
 
+/* Offsets into a tile's planes are 32-bit: a side is at most the nice side above twice
+ * the kernel's (well under four times FX_KERNEL_MAX_SIDE), a row 2 floats more. */
+static_assert(static_cast<int64_t>(MAX_CHANNELS) * (4 * FX_KERNEL_MAX_SIDE) *
+                      (4 * FX_KERNEL_MAX_SIDE + 2) <
+                  INT32_MAX,
+              "a tile's planes are indexed by int");
+
 /* A pack block's rows (stored in shared memory by the block, once): the byte offset of
  * the row the border rule gives in the source image, or one of two markers. */
 constexpr int64_t ROW_OUTSIDE = -2; /* beyond the tile's input block: zeros */
@@ -97,7 +104,7 @@ constexpr int64_t ROW_BORDER = -1;  /* a constant border row (src_row's -1) */
  * PACK_STEPS rows of its column, all its rows read before any is written (the reads in
  * flight together). The block finds its rows' source offsets once, into shared memory
  * (the border rule and a 64-bit multiply a row, not a thread); a thread's offsets into
- * its planes are 32-bit (a plane is at most 1024 x 1026 floats). Points beyond the
+ * its planes are 32-bit (the static_assert above). Points beyond the
  * tile's input block are written as zeros (the in-place transform left other values
  * there), so no plane needs clearing first. */
 template <typename T, int F>
