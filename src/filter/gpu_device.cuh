@@ -84,11 +84,17 @@ __device__ __forceinline__ A fetch_texture(const fxi_filter_args &a, cudaTexture
     }
 }
 
+/* The output value of a float accumulator, in float: integral on integer images (its
+ * sample type's value exactly), the accumulator itself on float ones. */
+__device__ __forceinline__ float finished_float(const fxi_filter_args &a, float acc)
+{
+    return a.integer_image ? fxi_finish_float(acc, a.maxval) : acc;
+}
 /* The output value of an accumulator at row element e (x * channels + c: the exact
  * finish's rule can depend on it, filter_math.h). */
 __device__ __forceinline__ double finished(const fxi_filter_args &a, float acc, int64_t)
 {
-    return a.integer_image ? fxi_finish_float(acc, a.maxval) : acc;
+    return finished_float(a, acc);
 }
 __device__ __forceinline__ double finished(const fxi_filter_args &a, int32_t s, int64_t e)
 {

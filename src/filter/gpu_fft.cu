@@ -211,14 +211,10 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_extract(const fxi_fft_batc
         const int r = r0 + k * BLOCK_Y;
         if (r >= box.oh) break;
         T *d = reinterpret_cast<T *>(a.dst + row_offset) + e0;
-        /* fxi_filter_device::finished's float rule, without its trip through double (the
-         * finished value is integral on integer images, the accumulator itself on float
-         * ones: the same sample either way) */
 #pragma unroll
-        for (int c = 0; c < F; c++) {
-            const float acc = fxi_fft_accumulator(corr[k][c], response[c]);
-            d[c] = static_cast<T>(a.integer_image ? fxi_finish_float(acc, a.maxval) : acc);
-        }
+        for (int c = 0; c < F; c++)
+            d[c] = static_cast<T>(fxi_filter_device::finished_float(
+                a, fxi_fft_accumulator(corr[k][c], response[c])));
         if (F < C) { /* the alpha, as fxi_filter_device::store copies it */
             const int64_t y = box.y0 + r;
             const T *sp = source_row<T>(a, fxi_filter_device::src_row(a, y + a.ay)) + e0;
@@ -275,9 +271,11 @@ unsigned int grid_side(int64_t count, int per_block)
     return static_cast<unsigned int>((count + per_block - 1) / per_block);
 }
 
-/* pack and extract: one instantiation per sample type */
-template <typename K>
-fx_status launch_tiles(fx_context *ctx, K kernel, const fxi_fft_batch *b, int64_t cols,
+/* A pack or extract kernel (every instantiation has this signature). */
+using tile_kernel = void (*)(const fxi_fft_batch);
+
+/* Launch one over `cols` x `rows` points of each of the batch's tiles. */
+fx_status launch_tiles(fx_context *ctx, tile_kernel kernel, const fxi_fft_batch *b, int64_t cols,
                        int64_t rows, int rows_per_block, cudaStream_t stream, const char *name)
 {
     const dim3 block(BLOCK_X, BLOCK_Y);
@@ -287,29 +285,31 @@ fx_status launch_tiles(fx_context *ctx, K kernel, const fxi_fft_batch *b, int64_
     return fxi_cuda_check_launch(ctx, name);
 }
 
-/* pack or extract of sample type T, one instantiation per filtered channel count */
-template <typename T>
-fx_status launch_pack(fx_context *ctx, const fxi_fft_batch *b, cudaStream_t stream)
+/* pack's and extract's instantiations (one per sample type and filtered channel count),
+ * picked for a batch. */
+struct pack_kernels {
+    template <typename T, int F> static tile_kernel get() { return k_pack<T, F>; }
+};
+struct extract_kernels {
+    template <typename T, int F> static tile_kernel get() { return k_extract<T, F>; }
+};
+
+template <typename KERNELS, typename T> tile_kernel for_planes(int planes)
 {
-    const char *name = "k_pack (fft)";
-    switch (b->planes) {
-    case 1: return launch_tiles(ctx, k_pack<T, 1>, b, b->n_cols, b->n_rows, PACK_ROWS, stream, name);
-    case 2: return launch_tiles(ctx, k_pack<T, 2>, b, b->n_cols, b->n_rows, PACK_ROWS, stream, name);
-    case 3: return launch_tiles(ctx, k_pack<T, 3>, b, b->n_cols, b->n_rows, PACK_ROWS, stream, name);
-    default: return launch_tiles(ctx, k_pack<T, 4>, b, b->n_cols, b->n_rows, PACK_ROWS, stream, name);
+    switch (planes) {
+    case 1: return KERNELS::template get<T, 1>();
+    case 2: return KERNELS::template get<T, 2>();
+    case 3: return KERNELS::template get<T, 3>();
+    default: return KERNELS::template get<T, 4>();
     }
 }
 
-template <typename T>
-fx_status launch_extract(fx_context *ctx, const fxi_fft_batch *b, cudaStream_t stream)
+template <typename KERNELS> tile_kernel for_batch(const fxi_fft_batch *b)
 {
-    const char *name = "k_extract (fft)";
-    const int64_t cols = b->out_cols, rows = b->out_rows;
-    switch (b->planes) {
-    case 1: return launch_tiles(ctx, k_extract<T, 1>, b, cols, rows, EXTRACT_ROWS, stream, name);
-    case 2: return launch_tiles(ctx, k_extract<T, 2>, b, cols, rows, EXTRACT_ROWS, stream, name);
-    case 3: return launch_tiles(ctx, k_extract<T, 3>, b, cols, rows, EXTRACT_ROWS, stream, name);
-    default: return launch_tiles(ctx, k_extract<T, 4>, b, cols, rows, EXTRACT_ROWS, stream, name);
+    switch (b->a.src_type) {
+    case FX_U8: return for_planes<KERNELS, uint8_t>(b->planes);
+    case FX_U16: return for_planes<KERNELS, uint16_t>(b->planes);
+    default: return for_planes<KERNELS, float>(b->planes);
     }
 }
 
@@ -320,11 +320,8 @@ extern "C" fx_status fxi_fft_pack_launch(fx_context *ctx, const fxi_fft_batch *b
 {
     FXI_RETURN_IF(b->planes < 1 || b->planes > MAX_CHANNELS, FX_EINVAL,
                   "filter fft on the GPU: %d filtered channels", b->planes);
-    switch (b->a.src_type) {
-    case FX_U8: return launch_pack<uint8_t>(ctx, b, stream);
-    case FX_U16: return launch_pack<uint16_t>(ctx, b, stream);
-    default: return launch_pack<float>(ctx, b, stream);
-    }
+    return launch_tiles(ctx, for_batch<pack_kernels>(b), b, b->n_cols, b->n_rows, PACK_ROWS,
+                        stream, "k_pack (fft)");
 }
 
 extern "C" fx_status fxi_fft_extract_launch(fx_context *ctx, const fxi_fft_batch *b,
@@ -332,11 +329,8 @@ extern "C" fx_status fxi_fft_extract_launch(fx_context *ctx, const fxi_fft_batch
 {
     FXI_RETURN_IF(b->planes < 1 || b->planes > MAX_CHANNELS, FX_EINVAL,
                   "filter fft on the GPU: %d filtered channels", b->planes);
-    switch (b->a.src_type) {
-    case FX_U8: return launch_extract<uint8_t>(ctx, b, stream);
-    case FX_U16: return launch_extract<uint16_t>(ctx, b, stream);
-    default: return launch_extract<float>(ctx, b, stream);
-    }
+    return launch_tiles(ctx, for_batch<extract_kernels>(b), b, b->out_cols, b->out_rows,
+                        EXTRACT_ROWS, stream, "k_extract (fft)");
 }
 
 extern "C" fx_status fxi_fft_multiply_launch(fx_context *ctx, const fxi_fft_batch *b,
