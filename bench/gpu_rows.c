@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_random_kernel.h"
 #include "fxkit/fxkit.h"
 
 typedef struct row_spec {
@@ -39,26 +40,6 @@ static const row_spec rows[] = {
     {"eq-hsv", NULL, 0, 3, 1, FX_EQ_SPACE_HSV},
     {"clahe", NULL, 0, 1, 2, FX_EQ_SPACE_GRAY},
 };
-
-static uint64_t next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return *s >> 11;
-}
-
-/* A random non-separable float kernel as text (rows separated by ';'). */
-static char *random_kernel(int k)
-{
-    char *text = malloc((size_t)k * (size_t)k * 12 + 16), *p = text;
-    uint64_t seed = (uint64_t)k;
-    for (int i = 0; i < k; i++) {
-        for (int j = 0; j < k; j++)
-            p += sprintf(p, "%s%.6f", j ? " " : "",
-                         ((double)(next(&seed) >> 22) / 2147483648.0 - 0.3) / k);
-        p += sprintf(p, "%s", i + 1 < k ? ";" : "");
-    }
-    return text;
-}
 
 /* A smooth gradient with texture (histograms not trivial), as the equalize bench's. */
 static void fill(fx_image *img)
@@ -110,7 +91,7 @@ int main(int argc, char **argv)
     fx_timings t = {0};
     fx_status st;
     if (!row->equalize) {
-        char *text = row->kernel ? NULL : random_kernel(row->float_k);
+        char *text = row->kernel ? NULL : bench_random_kernel(row->float_k);
         fx_kernel *k = NULL;
         fx_filter_plan *p = NULL;
         if (fx_kernel_parse(ctx, row->kernel ? row->kernel : text, &k) ||

@@ -387,19 +387,24 @@
 #ifndef FXI_GPU_FFT_POW2_COLS
 #define FXI_GPU_FFT_POW2_COLS 1
 #endif
-/* Per point, packing the tile, multiplying the spectrum and extracting the outputs
- * cost about as much traffic as this many log2 levels of the transforms. An estimate,
- * not measured. The log2 term itself misranks GPU tiles (r89, H200, 10000x6000 RGB,
- * sides forced): a point cost about 8% less in 1024-wide tiles than in 512-wide ones,
- * and 20% more with 768 rows; float 31x31 took 3.30 ms in 512 x 1024 tiles against
- * 3.47 in the model's 384 x 512. A cost per side, fitted on more sizes, is the fix. Tried and not kept (r83, a standalone prototype on the H200): the
- * column transforms, the multiply and the inverse column transforms as one kernel in
- * shared memory (1-D cuFFT plans for the rows), which would save four of the twelve
- * passes over each point. Its radix-4/2/3/5 Stockham stages, ping-pong in shared memory,
- * took 1.13 ms for 535 planes of 384 x 257 against 0.82 ms for cuFFT's column passes
- * and the multiply (1024 x 513: 1.79 against 0.99 ms); the rows' 1-D plans cost what the
- * 2-D plans' row passes do. Beating cuFFT there needs register-level radix-8/16 passes. */
-#define FXI_GPU_FFT_IO_LEVELS 8.0
+/* The cost model's price of a tile point comes from a table of measured costs by side
+ * (gpu_fft_geometry.c, fitted to bench/gpu_fft_tiles on the H200, r95-r97). Sides beyond
+ * the table (2048, reached only by kernels over 1024 taps) cost this much more a point
+ * per doubling, ns per 1000 points: the table's own step from 1024 to 2048 (rows +2.4,
+ * columns +1.1). Extrapolated, not measured. */
+#define FXI_GPU_FFT_COST_PER_DOUBLING 2.0
+/* Tried and not kept (r83, a standalone prototype on the H200): the column transforms,
+ * the multiply and the inverse column transforms as one kernel in shared memory (1-D
+ * cuFFT plans for the rows), which would save four of the twelve passes over each point.
+ * Its radix-4/2/3/5 Stockham stages, ping-pong in shared memory, took 1.13 ms for 535
+ * planes of 384 x 257 against 0.82 ms for cuFFT's column passes and the multiply
+ * (1024 x 513: 1.79 against 0.99 ms); the rows' 1-D plans cost what the 2-D plans' row
+ * passes do. Beating cuFFT there needs register-level radix-8/16 passes. Nor (r90-r94, a
+ * standalone prototype): pack, multiply and extract as cuFFT LTO callbacks
+ * (cufftXtSetJITCallback) inside the transforms. Float 31x31 took 3.92 ms with all three
+ * against the library's 3.47 ms: the callbacks' per-element index arithmetic lands in
+ * cuFFT's row passes, which are bound by their instructions already, and each plan's JIT
+ * link took 0.05-0.7 s. */
 /* cuFFT's work area for a batch, as a share of its data: 2-D transforms of these
  * sides need at most about the data again. The real size is queried at plan time. */
 #define FXI_GPU_FFT_WORK_SHARE 1.0

@@ -42,6 +42,56 @@ static void set_sides(fxi_gpu_fft_geometry *g, int n_rows, int n_cols, int kw, i
     g->plane_floats = plane_floats_of(n_rows, n_cols);
 }
 
+/* The time of one tile point by the tile's sides, ns per 1000 points: a tile of N rows
+ * and M columns costs rows(N) + cols(M) a point, whatever the kernel, pack, transforms,
+ * multiply and extract together. Fitted by least squares (with one offset per image and
+ * kernel) to 1,511 timings of forced sides by bench/gpu_fft_tiles on the H200 (r95-r97,
+ * docs/BENCHMARKS.md): 19 images and kernel sizes, residual 0.33 ns rms. The same fit to
+ * r95's seven alone chose, on r96's ten other images and kernels, tiles within 0.4% of
+ * the fastest.
+ * The shape: 1024- and 256-wide rows are cheapest (cuFFT's one-pass sizes), other widths
+ * cost 2-10 more; 768 rows (3 x 256) cost 3.5 more than 512 or 1024. */
+static const struct side_cost {
+    int side;
+    double rows, cols;
+} side_costs[] = {
+    {16, 15.68, 6.05},   {20, 15.36, 3.74},   {24, 15.20, 3.04},   {32, 14.09, 2.35},
+    {40, 14.47, 3.58},   {48, 14.01, 4.52},   {64, 13.45, 2.52},   {80, 13.73, 4.02},
+    {96, 13.86, 8.77},   {128, 13.48, 1.31},  {160, 14.38, 2.95},  {192, 13.71, 2.15},
+    {256, 14.47, 0.71},  {320, 15.14, 5.44},  {384, 15.06, 5.63},  {512, 14.63, 1.37},
+    {640, 15.78, 4.36},  {768, 18.50, 4.42},  {1024, 14.99, 0.00}, {1280, 18.36, 9.54},
+    {1536, 20.66, 9.82}, {2048, 17.37, 1.14},
+};
+
+double fxi_gpu_fft_point_cost(int n_rows, int n_cols)
+{
+    const size_t count = sizeof side_costs / sizeof *side_costs;
+    const struct side_cost *last = &side_costs[count - 1];
+    double cost = 0;
+    const int sides[2] = {n_rows, n_cols};
+    for (int d = 0; d < 2; d++) {
+        const int side = sides[d];
+        const struct side_cost *e = NULL;
+        for (size_t i = 0; i < count && !e; i++)
+            if (side_costs[i].side == side) e = &side_costs[i];
+        if (e)
+            cost += d == 0 ? e->rows : e->cols;
+        else /* beyond the table (every nice side up to its last is in it) */
+            cost += (d == 0 ? last->rows : last->cols) +
+                    FXI_GPU_FFT_COST_PER_DOUBLING * log2((double)side / last->side);
+    }
+    return cost;
+}
+
+/* Sides a benchmark forced (fxi_gpu_fft_force_sides), 0: the cost model's. */
+static int forced_rows, forced_cols;
+
+void fxi_gpu_fft_force_sides(int n_rows, int n_cols)
+{
+    forced_rows = n_rows;
+    forced_cols = n_cols;
+}
+
 /* The cheapest sides by the cost model among those whose one-tile batch fits the budget
  * (and, with pow2_cols, whose width is a power of two); false when none does. */
 static bool choose_sides(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
@@ -58,6 +108,11 @@ static bool choose_sides(int64_t width, int64_t height, int kw, int kh, int chan
     if (max_r > whole_r) max_r = whole_r;
     if (max_c > whole_c) max_c = whole_c;
 
+    if (forced_rows >= min_r && forced_cols >= min_c && fxi_fft_nice_side(forced_rows) &&
+        fxi_fft_nice_side(forced_cols)) {
+        set_sides(out, forced_rows, forced_cols, kw, kh, channels_filtered);
+        return fxi_gpu_fft_batch_footprint(out, 1) <= memory_budget;
+    }
     double best = -1;
     for (int r = min_r; r <= max_r; r = fxi_fft_next_nice_side((int64_t)r + 1)) {
         for (int c = min_c; c <= max_c; c = fxi_fft_next_nice_side((int64_t)c + 1)) {
@@ -66,8 +121,7 @@ static bool choose_sides(int64_t width, int64_t height, int kw, int kh, int chan
             set_sides(&g, r, c, kw, kh, channels_filtered);
             if (fxi_gpu_fft_batch_footprint(&g, 1) > memory_budget) continue;
             const int64_t tiles = fxi_gpu_fft_tiles_x(&g, width) * fxi_gpu_fft_tiles_y(&g, height);
-            const double points = (double)r * c;
-            const double cost = (double)tiles * points * (log2(points) + FXI_GPU_FFT_IO_LEVELS);
+            const double cost = (double)tiles * r * c * fxi_gpu_fft_point_cost(r, c);
             if (best < 0 || cost < best) {
                 best = cost;
                 *out = g;

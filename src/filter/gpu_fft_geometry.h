@@ -41,10 +41,9 @@ typedef struct fxi_gpu_fft_geometry {
 
 /* Choose the tile for a kw x kh kernel on a width x height image (channels_filtered
  * planes per tile) and the batch under memory_budget bytes (data + work area). The
- * sides minimise the modelled memory traffic of the whole image, tiles x N x M x
- * (log2(N M) + a constant for packing, multiplying and extracting), among sides whose
- * one-tile batch fits the budget. False with *why when not even one tile of the
- * smallest side fits. */
+ * sides minimise the modelled time of the whole image, tiles x N x M x
+ * fxi_gpu_fft_point_cost(N, M), among sides whose one-tile batch fits the budget. False
+ * with *why when not even one tile of the smallest side fits. */
 bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
                       size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why);
 /* fxi_gpu_fft_plan with the width rule given: pow2_cols takes only tile widths that are
@@ -53,6 +52,16 @@ bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channel
 bool fxi_gpu_fft_plan_with(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
                            size_t memory_budget, bool pow2_cols, fxi_gpu_fft_geometry *out,
                            const char **why);
+
+/* The modelled time of one point of an N x M tile, ns per 1000 points (a table measured
+ * on the H200 by bench/gpu_fft_tiles; sides beyond it extrapolated). */
+double fxi_gpu_fft_point_cost(int n_rows, int n_cols);
+
+/* For benchmarks only (bench/gpu_fft_tiles.c): plans made from now on take these tile
+ * sides instead of the cost model's when they are nice, hold the kernel and fit the
+ * budget (else the model's); 0, 0 restores the model. Process-wide and not thread-safe:
+ * set it before any plan is made. */
+void fxi_gpu_fft_force_sides(int n_rows, int n_cols);
 
 /* Set the batch for a pass of pass_tiles tiles: as few batches as batch_cap allows,
  * made equal, so that none is mostly idle (every execution transforms a whole batch).

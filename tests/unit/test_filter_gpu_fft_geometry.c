@@ -127,6 +127,39 @@ FXT_TEST(big_kernels_take_big_tiles)
     FXT_CHECK(g.n_cols >= 1501 && g.n_cols <= 4 * 1501 && g.n_rows >= 701);
 }
 
+/* The cost model against the H200: where bench/gpu_fft_tiles measured one tile clearly
+ * the fastest (by 1% or more over every other side it timed; r95-r97,
+ * docs/BENCHMARKS.md), the model chooses it. The table the model reads was fitted to
+ * these timings, so this checks the fit and the search over sides, not a prediction. */
+FXT_TEST(cost_model_picks_the_measured_fastest_tiles)
+{
+    static const struct {
+        int64_t w, h;
+        int k, planes, rows, cols;
+    } measured[] = {
+        {10000, 6000, 31, 3, 512, 1024},  {10000, 6000, 121, 3, 1024, 1024},
+        {10000, 6000, 15, 3, 192, 1024},  {10000, 6000, 25, 3, 1024, 1024},
+        {10000, 6000, 45, 3, 512, 1024},  {10000, 6000, 91, 3, 1024, 1024},
+        {10000, 6000, 201, 3, 1024, 1024}, {3000, 2000, 45, 1, 384, 512},
+        {2000, 2000, 121, 3, 640, 1024},  {10000, 6000, 601, 1, 1280, 1024},
+        {10000, 6000, 801, 1, 2048, 2048},
+    };
+    for (size_t i = 0; i < sizeof measured / sizeof *measured; i++) {
+        fxi_gpu_fft_geometry g;
+        const char *why;
+        FXT_CHECK(fxi_gpu_fft_plan(measured[i].w, measured[i].h, measured[i].k, measured[i].k,
+                                   measured[i].planes, (size_t)8 << 30, &g, &why));
+        if (!FXT_CHECK_EQ(g.n_rows, measured[i].rows) || !FXT_CHECK_EQ(g.n_cols, measured[i].cols))
+            fprintf(stderr, "  %lldx%lldx%d, %dx%d kernel: %dx%d tiles, measured fastest %dx%d\n",
+                    (long long)measured[i].w, (long long)measured[i].h, measured[i].planes,
+                    measured[i].k, measured[i].k, g.n_rows, g.n_cols, measured[i].rows,
+                    measured[i].cols);
+    }
+    /* beyond the measured sides, a larger side costs more a point */
+    FXT_CHECK(fxi_gpu_fft_point_cost(4096, 1024) > fxi_gpu_fft_point_cost(2048, 1024));
+    FXT_CHECK(fxi_gpu_fft_point_cost(1024, 8192) > fxi_gpu_fft_point_cost(1024, 4096));
+}
+
 /* Every budget from 16 GiB down to the last that holds a tile: the plan's batch (data and
  * work allowance) stays within it, and the smallest budgets give batches of one tile. */
 FXT_TEST(every_budget_is_respected)
@@ -228,4 +261,5 @@ FXT_TEST(power_of_two_widths_when_asked)
 
 FXT_MAIN(FXT_CASE(tiles_cover_every_output_once), FXT_CASE(big_kernels_take_big_tiles),
          FXT_CASE(every_budget_is_respected), FXT_CASE(not_one_tile_is_refused),
-         FXT_CASE(balanced_batches), FXT_CASE(power_of_two_widths_when_asked))
+         FXT_CASE(cost_model_picks_the_measured_fastest_tiles), FXT_CASE(balanced_batches),
+         FXT_CASE(power_of_two_widths_when_asked))
