@@ -374,9 +374,11 @@
  * small enough to stay in the H200's 50 MB L2 cache from pack to extract measured
  * slower (r52, 10000x6000 RGB on the device, three rounds): 24 MiB float 31x31 4.32-4.38
  * ms, 121x121 6.01-6.12; 40 MiB 4.12-4.14 / 4.78-4.80; 96 MiB 4.02-4.04 / 4.68-4.69;
- * 512 MiB 3.69-3.70 / 4.06-4.07. */
+ * 512 MiB 3.69-3.70 / 4.06-4.07. With the fitted tile costs (r100, three rounds in turn):
+ * 512 MiB 3.29-3.30 / 3.86-3.87, 1 GiB 3.23 / 3.80-3.82 (31x31's 143 tiles in one batch),
+ * 2 GiB 3.24-3.25 / 3.81-3.82. */
 #ifndef FXI_GPU_FFT_MAX_BATCH_BYTES
-#define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)512 << 20)
+#define FXI_GPU_FFT_MAX_BATCH_BYTES ((size_t)1024 << 20)
 #endif
 /* 1: tile widths (M, the rows of the real-to-complex pass) only powers of two where one
  * fits the kernel, the image and the budget (else any nice width, as with 0). Under
@@ -393,6 +395,17 @@
  * per doubling, ns per 1000 points: the table's own step from 1024 to 2048 (rows +2.4,
  * columns +1.1). Extrapolated, not measured. */
 #define FXI_GPU_FFT_COST_PER_DOUBLING 2.0
+/* 1: where the main tiles would leave much of their last column or row of tiles unused,
+ * the right and bottom strips take tiles of their own (gpu_fft_geometry.h), each strip
+ * charged this many ns on top of its points' cost: its own launches. r101 (H200, float
+ * 31x31 on 10000x6000 RGB, each part timed alone by bench/gpu_fft_tiles): 512 x 1024
+ * tiles over the whole image 3.23 ms; over its 9940 x 5784 whole tiles 2.74-2.76, the
+ * 60-column strip in 512 x 128 tiles 0.065-0.067, the 216-row strip in 256 x 1024 0.131,
+ * the corner in one 256 x 128 tile 0.034-0.039 (the cost of a launch sequence). */
+#ifndef FXI_GPU_FFT_STRIPS
+#define FXI_GPU_FFT_STRIPS 1
+#endif
+#define FXI_GPU_FFT_REGION_COST_NS 30000.0
 /* Tried and not kept (r83, a standalone prototype on the H200): the column transforms,
  * the multiply and the inverse column transforms as one kernel in shared memory (1-D
  * cuFFT plans for the rows), which would save four of the twelve passes over each point.

@@ -49,8 +49,7 @@ __device__ __forceinline__ float fetch(const fxi_filter_args &a, int64_t v, int6
 
 __device__ __forceinline__ fxi_fft_tile tile_at(const fxi_fft_batch &b, int64_t local)
 {
-    return fxi_fft_tile_at(b.first_tile + local, b.tiles_x, b.out_rows, b.out_cols, b.a.rows,
-                           b.a.width);
+    return fxi_fft_region_tile(&b.region, b.first_tile + local, b.tiles_x, b.out_rows, b.out_cols);
 }
 
 __device__ __forceinline__ float tile_bias(const fxi_fft_batch &b, const fxi_fft_tile &box, int c)

@@ -15,7 +15,11 @@
  *     CPU's float path (fxi_finish_float), channels interleaved again; unfiltered
  *     channels (alpha) copied from the input.
  *
- * Engines: a batch buffer, its two cuFFT plans and their shared work area. Engine 0
+ * A pass is cut into up to three regions, each with tiles of its own shape
+ * (gpu_fft_geometry.h): the main tiles, and narrower or shorter ones for the strips their
+ * whole tiles leave at the right and the bottom.
+ *
+ * Engines (per shape): a batch buffer, its two cuFFT plans and their shared work area. Engine 0
  * filters device images on the context's stream; engines 1… belong to the band slots
  * (each stream its own, since a cuFFT plan's work area must not be shared by
  * transforms in flight on two streams).
@@ -44,34 +48,43 @@ typedef struct fxi_fft_engine {
     void *work;  /* the plans' shared work area */
 } fxi_fft_engine;
 
-typedef struct fxi_gpu_fft {
-    fxi_gpu_fft_geometry geom;
-    float *spectrum; /* geom.plane_floats floats: N x (M / 2 + 1) complex */
-    double weight_sum;
+/* One tile shape's kernel spectrum (its geometry's plane_floats floats: N x (M / 2 + 1)
+ * complex) and engines. */
+typedef struct fxi_fft_shape {
+    float *spectrum;
     fxi_fft_engine engine[FXI_FFT_ENGINES];
+} fxi_fft_shape;
+
+typedef struct fxi_gpu_fft {
+    fxi_gpu_fft_shapes plan; /* the shapes' sides and batches (gpu_fft_geometry.h) */
+    fxi_fft_shape shape[FXI_FFT_SHAPES];
+    int64_t height; /* the image's: a band's strip engines are sized for its last band */
+    double weight_sum;
 } fxi_gpu_fft;
 
 /* One batch of tiles, as the kernels read it (filled by gpu_fft_plan_cuda.c). */
 typedef struct fxi_fft_batch {
-    fxi_filter_args a; /* image, borders, output rows [0, a.rows) of the pass */
+    fxi_filter_args a;     /* image, borders, output rows [0, a.rows) of the pass */
+    fxi_fft_region region; /* the part of the pass these tiles cover */
     int n_rows, n_cols, out_rows, out_cols, planes;
     int64_t row_floats, plane_floats;
-    int64_t tiles_x;
-    int64_t first_tile, tiles; /* the batch: tiles [first_tile, first_tile + tiles) */
+    int64_t tiles_x;           /* over the region */
+    int64_t first_tile, tiles; /* the batch: the region's tiles [first_tile, first_tile + tiles) */
     float *data;
     const float *spectrum;
     double weight_sum;
 } fxi_fft_batch;
 
-/* The tile sides for this image and kernel under `engine_budget` bytes per engine, the
- * kernel's spectrum, and engine 0 for whole-image passes. FX_ENOMEM with a detail when
+/* The tile shapes for this image and kernel under `engine_budget` bytes per engine, the
+ * kernel's spectrum for each, and engine 0 for whole-image passes. FX_ENOMEM with a detail when
  * cuFFT or the buffers find no memory even for one tile per batch. The context's GPU is
  * current. */
 fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t width, int64_t height,
                               int filter_channels, size_t engine_budget, fxi_gpu_fft *f);
-/* Make engine `index` for passes of pass_rows output rows, unless made: the batch is
- * the geometry's, balanced over such a pass, halved while cuFFT or the allocations run
- * out of memory. */
+/* Make engine `index` of every shape for passes of pass_rows output rows, unless made:
+ * the batch is the shape's, balanced over its region of such a pass (a strip with no
+ * region there: of the whole image's), halved while cuFFT or the allocations run out of
+ * memory. */
 fx_status fxi_gpu_fft_engine_ready(fx_context *ctx, fxi_gpu_fft *f, int index, int64_t width,
                                    int64_t pass_rows);
 void fxi_gpu_fft_engine_drop(fx_context *ctx, fxi_gpu_fft *f, int index);

@@ -1,5 +1,6 @@
 /* Tile and batch sizes of the GPU fft strategy (see gpu_fft_geometry.h). */
 #include <math.h>
+#include <string.h>
 
 #include "filter/fft_sides.h"
 #include "filter/gpu_fft_geometry.h"
@@ -131,6 +132,22 @@ static bool choose_sides(int64_t width, int64_t height, int kw, int kh, int chan
     return best >= 0;
 }
 
+/* The batch of shape g under memory_budget: as many tiles as the budget, the batch cap
+ * and the grid allow, balanced over a pass of pass_tiles tiles. */
+static void set_batch(fxi_gpu_fft_geometry *g, size_t memory_budget, int64_t pass_tiles)
+{
+    const size_t one = fxi_gpu_fft_batch_footprint(g, 1);
+    int64_t tiles = (int64_t)(memory_budget / one);
+    const size_t data_one = g->plane_floats * sizeof(float) * (size_t)g->planes;
+    const int64_t by_cap = (int64_t)(FXI_GPU_FFT_MAX_BATCH_BYTES / data_one);
+    const int64_t by_grid = FXI_GPU_FFT_MAX_PLANES / g->planes;
+    if (tiles > by_cap) tiles = by_cap;
+    if (tiles > by_grid) tiles = by_grid;
+    if (tiles < 1) tiles = 1;
+    g->batch_cap = tiles;
+    fxi_gpu_fft_balance(g, pass_tiles);
+}
+
 bool fxi_gpu_fft_plan(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
                       size_t memory_budget, fxi_gpu_fft_geometry *out, const char **why)
 {
@@ -154,18 +171,124 @@ bool fxi_gpu_fft_plan_with(int64_t width, int64_t height, int kw, int kh, int ch
                "with cuFFT's work area) does not fit in the GPU memory allowed";
         return false;
     }
-    /* the batch: as many tiles as the budget, the batch cap and the grid allow, and no
-     * more than the image has */
-    const size_t one = fxi_gpu_fft_batch_footprint(out, 1);
-    int64_t tiles = (int64_t)(memory_budget / one);
-    const size_t data_one = out->plane_floats * sizeof(float) * (size_t)out->planes;
-    const int64_t by_cap = (int64_t)(FXI_GPU_FFT_MAX_BATCH_BYTES / data_one);
-    const int64_t by_grid = FXI_GPU_FFT_MAX_PLANES / out->planes;
-    if (tiles > by_cap) tiles = by_cap;
-    if (tiles > by_grid) tiles = by_grid;
-    if (tiles < 1) tiles = 1;
-    out->batch_cap = tiles;
-    fxi_gpu_fft_balance(out, fxi_gpu_fft_tiles_x(out, width) * fxi_gpu_fft_tiles_y(out, height));
+    set_batch(out, memory_budget, fxi_gpu_fft_tiles_x(out, width) * fxi_gpu_fft_tiles_y(out, height));
+    return true;
+}
+
+/* Modelled nanoseconds of `tiles` tiles of shape g. */
+static double tiles_cost(const fxi_gpu_fft_geometry *g, int64_t tiles)
+{
+    return (double)tiles * g->n_rows * g->n_cols * fxi_gpu_fft_point_cost(g->n_rows, g->n_cols) /
+           1000.0;
+}
+
+int64_t fxi_gpu_fft_region_tiles(const fxi_gpu_fft_geometry *g, const fxi_fft_region *r)
+{
+    if (r->rows < 1 || r->width < 1) return 0;
+    return fxi_gpu_fft_tiles_x(g, r->width) * fxi_gpu_fft_tiles_y(g, r->rows);
+}
+
+/* The regions of a pass given which strips are used (the shapes' sides known). */
+static void regions_of(const fxi_gpu_fft_geometry *main_g, bool right, bool bottom, int64_t width,
+                       int64_t rows, fxi_fft_region out[FXI_FFT_SHAPES])
+{
+    const int64_t main_w = right ? width / main_g->out_cols * main_g->out_cols : width;
+    const int64_t main_r = bottom ? rows / main_g->out_rows * main_g->out_rows : rows;
+    out[FXI_FFT_MAIN] = (fxi_fft_region){0, 0, main_r, main_w};
+    out[FXI_FFT_RIGHT] = (fxi_fft_region){0, main_w, rows, width - main_w};
+    out[FXI_FFT_BOTTOM] = (fxi_fft_region){main_r, 0, rows - main_r, main_w};
+}
+
+void fxi_gpu_fft_regions(const fxi_gpu_fft_shapes *s, int64_t width, int64_t rows,
+                         fxi_fft_region out[FXI_FFT_SHAPES])
+{
+    regions_of(&s->geom[FXI_FFT_MAIN], s->used[FXI_FFT_RIGHT], s->used[FXI_FFT_BOTTOM], width,
+               rows, out);
+}
+
+/* One try of the strips: their shapes planned for their regions of the whole image, the
+ * modelled time of the three, and the memory their batches take; false when a strip
+ * has no region here or its tiles do not fit. */
+static bool try_strips(int64_t width, int64_t height, int kw, int kh, int planes, size_t budget,
+                       double region_cost, bool right, bool bottom, fxi_gpu_fft_shapes *s,
+                       double *cost, size_t *bytes)
+{
+    const fxi_gpu_fft_geometry *m = &s->geom[FXI_FFT_MAIN];
+    fxi_fft_region r[FXI_FFT_SHAPES];
+    regions_of(m, right, bottom, width, height, r);
+    s->used[FXI_FFT_RIGHT] = right;
+    s->used[FXI_FFT_BOTTOM] = bottom;
+    *cost = tiles_cost(m, fxi_gpu_fft_region_tiles(m, &r[FXI_FFT_MAIN]));
+    *bytes = 0;
+    for (int k = FXI_FFT_RIGHT; k <= FXI_FFT_BOTTOM; k++) {
+        if (!s->used[k]) continue;
+        const char *why;
+        /* a strip needs whole main tiles beside it, and something of its own */
+        if (r[FXI_FFT_MAIN].rows < 1 || r[FXI_FFT_MAIN].width < 1 || r[k].rows < 1 ||
+            r[k].width < 1 ||
+            !fxi_gpu_fft_plan(r[k].width, r[k].rows, kw, kh, planes, budget, &s->geom[k], &why))
+            return false;
+        const int64_t tiles = fxi_gpu_fft_region_tiles(&s->geom[k], &r[k]);
+        *cost += tiles_cost(&s->geom[k], tiles) + region_cost;
+        *bytes += fxi_gpu_fft_batch_footprint(&s->geom[k], s->geom[k].batch_tiles);
+    }
+    return true;
+}
+
+/* The strips' own cost the planner charges (fxi_gpu_fft_set_strip_cost). */
+static double strip_cost = FXI_GPU_FFT_STRIPS ? FXI_GPU_FFT_REGION_COST_NS : -1.0;
+
+double fxi_gpu_fft_set_strip_cost(double ns)
+{
+    const double before = strip_cost;
+    strip_cost = ns;
+    return before;
+}
+
+bool fxi_gpu_fft_plan_shapes(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                             size_t memory_budget, fxi_gpu_fft_shapes *out, const char **why)
+{
+    return fxi_gpu_fft_plan_shapes_with(width, height, kw, kh, channels_filtered, memory_budget,
+                                        strip_cost, out, why);
+}
+
+bool fxi_gpu_fft_plan_shapes_with(int64_t width, int64_t height, int kw, int kh,
+                                  int channels_filtered, size_t memory_budget, double region_cost,
+                                  fxi_gpu_fft_shapes *out, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    if (!fxi_gpu_fft_plan(width, height, kw, kh, channels_filtered, memory_budget,
+                          &out->geom[FXI_FFT_MAIN], why))
+        return false;
+    out->used[FXI_FFT_MAIN] = true;
+    if (region_cost < 0 || forced_rows) return true; /* forced sides: one shape */
+    /* the cheapest of: no strip, the right one, the bottom one, both */
+    fxi_gpu_fft_shapes best = *out;
+    double best_cost = tiles_cost(&out->geom[FXI_FFT_MAIN],
+                                  fxi_gpu_fft_tiles_x(&out->geom[FXI_FFT_MAIN], width) *
+                                      fxi_gpu_fft_tiles_y(&out->geom[FXI_FFT_MAIN], height));
+    size_t best_bytes = 0;
+    for (int pick = 1; pick < 4; pick++) {
+        fxi_gpu_fft_shapes s = *out;
+        double cost;
+        size_t bytes;
+        if (!try_strips(width, height, kw, kh, channels_filtered, memory_budget, region_cost,
+                        pick & 1, pick & 2, &s, &cost, &bytes) ||
+            cost >= best_cost)
+            continue;
+        best = s;
+        best_cost = cost;
+        best_bytes = bytes;
+    }
+    /* the strips' batches come out of the main tiles' budget; none when that leaves the
+     * main tiles not one */
+    fxi_gpu_fft_geometry *m = &best.geom[FXI_FFT_MAIN];
+    if (best_bytes && best_bytes + fxi_gpu_fft_batch_footprint(m, 1) <= memory_budget) {
+        fxi_fft_region r[FXI_FFT_SHAPES];
+        fxi_gpu_fft_regions(&best, width, height, r);
+        set_batch(m, memory_budget - best_bytes, fxi_gpu_fft_region_tiles(m, &r[FXI_FFT_MAIN]));
+        *out = best;
+    }
     return true;
 }
 

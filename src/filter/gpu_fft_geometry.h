@@ -16,6 +16,7 @@
 
 #include "filter/fft_sides.h"
 #include "filter/filter_tuning.h"
+#include "filter/gpu_fft_tiles.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,44 @@ double fxi_gpu_fft_point_cost(int n_rows, int n_cols);
  * budget (else the model's); 0, 0 restores the model. Process-wide and not thread-safe:
  * set it before any plan is made. */
 void fxi_gpu_fft_force_sides(int n_rows, int n_cols);
+
+/* The tile shapes of a pass: the main tiles, and where they would leave much of their
+ * last column or row of tiles unused, narrower tiles for the right strip (the columns
+ * past the main tiles' whole columns, every row) and shorter ones for the bottom strip
+ * (the rows past their whole rows, the main tiles' columns). */
+enum { FXI_FFT_MAIN = 0, FXI_FFT_RIGHT = 1, FXI_FFT_BOTTOM = 2, FXI_FFT_SHAPES = 3 };
+
+typedef struct fxi_gpu_fft_shapes {
+    fxi_gpu_fft_geometry geom[FXI_FFT_SHAPES];
+    bool used[FXI_FFT_SHAPES]; /* the main shape always */
+} fxi_gpu_fft_shapes;
+
+/* fxi_gpu_fft_plan's main tiles for a width x height image, then the strips' own tiles
+ * where the modelled time (fxi_gpu_fft_point_cost a point, plus
+ * FXI_GPU_FFT_REGION_COST_NS a strip) is lower with them, within memory_budget for all
+ * shapes' batches together. False with *why as fxi_gpu_fft_plan. */
+bool fxi_gpu_fft_plan_shapes(int64_t width, int64_t height, int kw, int kh, int channels_filtered,
+                             size_t memory_budget, fxi_gpu_fft_shapes *out, const char **why);
+
+/* fxi_gpu_fft_plan_shapes with the strips' own cost given (ns a strip; negative: no
+ * strips). fxi_gpu_fft_plan_shapes passes FXI_GPU_FFT_REGION_COST_NS, or -1 without
+ * FXI_GPU_FFT_STRIPS; the tests pass 0 to have strips on small images. */
+/* For tests only: the strips' cost fxi_gpu_fft_plan_shapes charges from now on (0: strips
+ * wherever they save points, so on small images too); returns the one before, to be put
+ * back. Process-wide and not thread-safe: set it before any plan is made. */
+double fxi_gpu_fft_set_strip_cost(double ns);
+
+bool fxi_gpu_fft_plan_shapes_with(int64_t width, int64_t height, int kw, int kh,
+                                  int channels_filtered, size_t memory_budget, double region_cost,
+                                  fxi_gpu_fft_shapes *out, const char **why);
+
+/* The regions of a pass of `rows` output rows and `width` columns, one per shape (rows or
+ * width 0: empty): together every output of the pass once. */
+void fxi_gpu_fft_regions(const fxi_gpu_fft_shapes *s, int64_t width, int64_t rows,
+                         fxi_fft_region out[FXI_FFT_SHAPES]);
+
+/* Tiles of shape g over a region. */
+int64_t fxi_gpu_fft_region_tiles(const fxi_gpu_fft_geometry *g, const fxi_fft_region *r);
 
 /* Set the batch for a pass of pass_tiles tiles: as few batches as batch_cap allows,
  * made equal, so that none is mostly idle (every execution transforms a whole batch).

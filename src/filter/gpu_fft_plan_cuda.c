@@ -58,9 +58,8 @@ static fx_status make_plan(fx_context *ctx, const fxi_gpu_fft_geometry *g, int b
     return FX_OK;
 }
 
-void fxi_gpu_fft_engine_drop(fx_context *ctx, fxi_gpu_fft *f, int index)
+static void engine_free(fx_context *ctx, fxi_fft_engine *e)
 {
-    fxi_fft_engine *e = &f->engine[index];
     if (e->made) {
         (void)cufftDestroy(e->forward);
         (void)cufftDestroy(e->inverse);
@@ -70,10 +69,15 @@ void fxi_gpu_fft_engine_drop(fx_context *ctx, fxi_gpu_fft *f, int index)
     memset(e, 0, sizeof *e);
 }
 
-static fx_status engine_make(fx_context *ctx, const fxi_gpu_fft *f, fxi_fft_engine *e,
+void fxi_gpu_fft_engine_drop(fx_context *ctx, fxi_gpu_fft *f, int index)
+{
+    for (int k = 0; k < FXI_FFT_SHAPES; k++)
+        engine_free(ctx, &f->shape[k].engine[index]);
+}
+
+static fx_status engine_make(fx_context *ctx, const fxi_gpu_fft_geometry *g, fxi_fft_engine *e,
                              int64_t tiles)
 {
-    const fxi_gpu_fft_geometry *g = &f->geom;
     const int batch = (int)(tiles * g->planes);
     FX_CUFFT(cufftCreate(&e->forward));
     cufftResult r = cufftCreate(&e->inverse);
@@ -99,17 +103,25 @@ static fx_status engine_make(fx_context *ctx, const fxi_gpu_fft *f, fxi_fft_engi
     return fxi_stream_sync(ctx);
 }
 
-fx_status fxi_gpu_fft_engine_ready(fx_context *ctx, fxi_gpu_fft *f, int index, int64_t width,
-                                   int64_t pass_rows)
+/* Engine `index` of shape k for passes of pass_rows rows (gpu_fft.h). */
+static fx_status shape_engine_ready(fx_context *ctx, fxi_gpu_fft *f, int k, int index,
+                                    int64_t width, int64_t pass_rows)
 {
-    fxi_fft_engine *e = &f->engine[index];
+    fxi_fft_engine *e = &f->shape[k].engine[index];
     if (e->made) return FX_OK;
-    fxi_gpu_fft_geometry g = f->geom;
-    fxi_gpu_fft_balance(&g, fxi_gpu_fft_tiles_x(&g, width) * fxi_gpu_fft_tiles_y(&g, pass_rows));
-    for (int64_t tiles = g.batch_tiles;; tiles = (tiles + 1) / 2) {
-        fx_status st = engine_make(ctx, f, e, tiles);
+    fxi_gpu_fft_geometry g = f->plan.geom[k];
+    fxi_fft_region r[FXI_FFT_SHAPES];
+    fxi_gpu_fft_regions(&f->plan, width, pass_rows, r);
+    int64_t tiles = fxi_gpu_fft_region_tiles(&g, &r[k]);
+    if (tiles < 1) { /* a band with no bottom strip of its own: the last band's */
+        fxi_gpu_fft_regions(&f->plan, width, f->height, r);
+        tiles = fxi_gpu_fft_region_tiles(&g, &r[k]);
+    }
+    fxi_gpu_fft_balance(&g, tiles);
+    for (tiles = g.batch_tiles;; tiles = (tiles + 1) / 2) {
+        fx_status st = engine_make(ctx, &g, e, tiles);
         if (st == FX_OK) return FX_OK;
-        fxi_gpu_fft_engine_drop(ctx, f, index);
+        engine_free(ctx, e);
         if (st != FX_ENOMEM) return st;
         if (tiles == 1)
             return fxi_error(ctx, FX_ENOMEM,
@@ -122,16 +134,24 @@ fx_status fxi_gpu_fft_engine_ready(fx_context *ctx, fxi_gpu_fft *f, int index, i
     }
 }
 
-/* conj(FFT(kernel at the origin)) / (N M), with a one-plane plan of the tile's size. */
-static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, fxi_gpu_fft *f)
+fx_status fxi_gpu_fft_engine_ready(fx_context *ctx, fxi_gpu_fft *f, int index, int64_t width,
+                                   int64_t pass_rows)
 {
-    const fxi_gpu_fft_geometry *g = &f->geom;
+    for (int k = 0; k < FXI_FFT_SHAPES; k++)
+        if (f->plan.used[k]) FXI_TRY(shape_engine_ready(ctx, f, k, index, width, pass_rows));
+    return FX_OK;
+}
+
+/* conj(FFT(kernel at the origin)) / (N M) for shape g, with a one-plane plan of its size. */
+static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, const fxi_gpu_fft_geometry *g,
+                               float **spectrum, double *weight_sum)
+{
     const size_t bytes = g->plane_floats * sizeof(float);
     float *host;
     FXI_TRY(fxi_malloc(ctx, bytes, (void **)&host));
-    f->weight_sum = fxi_gpu_fft_kernel_plane(t->w, t->kw, t->kh, g, host);
-    fx_status st = fxi_device_alloc(ctx, bytes, (void **)&f->spectrum);
-    if (st == FX_OK) st = fxi_copy_h2d(ctx, f->spectrum, host, bytes);
+    *weight_sum = fxi_gpu_fft_kernel_plane(t->w, t->kw, t->kh, g, host);
+    fx_status st = fxi_device_alloc(ctx, bytes, (void **)spectrum);
+    if (st == FX_OK) st = fxi_copy_h2d(ctx, *spectrum, host, bytes);
     if (st == FX_OK) st = fxi_stream_sync(ctx); /* host is freed below */
     free(host);
     FXI_TRY(st);
@@ -145,12 +165,11 @@ static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, fxi_gpu_fft *
     if (st == FX_OK) {
         cufftResult r = area ? cufftSetWorkArea(h, area) : CUFFT_SUCCESS;
         if (r == CUFFT_SUCCESS) r = cufftSetStream(h, ctx->cuda->stream);
-        if (r == CUFFT_SUCCESS)
-            r = cufftExecR2C(h, (cufftReal *)f->spectrum, (cufftComplex *)f->spectrum);
+        if (r == CUFFT_SUCCESS) r = cufftExecR2C(h, (cufftReal *)*spectrum, (cufftComplex *)*spectrum);
         if (r != CUFFT_SUCCESS) st = cufft_error(ctx, r, "cufftExecR2C (kernel spectrum)");
     }
     if (st == FX_OK)
-        st = fxi_fft_conjugate_scale_launch(ctx, f->spectrum, (int64_t)(g->plane_floats / 2),
+        st = fxi_fft_conjugate_scale_launch(ctx, *spectrum, (int64_t)(g->plane_floats / 2),
                                             (float)(1.0 / ((double)g->n_rows * g->n_cols)),
                                             ctx->cuda->stream);
     if (st == FX_OK) st = fxi_stream_sync(ctx); /* before the plan and its area go */
@@ -165,16 +184,22 @@ fx_status fxi_gpu_fft_prepare(fx_context *ctx, const fxi_taps *taps, int64_t wid
     memset(f, 0, sizeof *f);
     FXI_RETURN_IF(!taps->w, FX_EINVAL, "the fft strategy needs float taps");
     const char *why;
-    FXI_RETURN_IF(!fxi_gpu_fft_plan(width, height, taps->kw, taps->kh, filter_channels,
-                                   engine_budget, &f->geom, &why),
+    FXI_RETURN_IF(!fxi_gpu_fft_plan_shapes(width, height, taps->kw, taps->kh, filter_channels,
+                                          engine_budget, &f->plan, &why),
                  FX_ENOMEM,
                  "filter --strategy fft on the GPU: %s (%.1f MiB per fft engine; see "
                  "--gpu-memory)",
                  why, (double)engine_budget / MIB);
-    fxi_log(ctx, FX_LOG_INFO, "filter fft on the GPU: %dx%d tiles (%dx%d outputs), %lld per batch",
-            f->geom.n_cols, f->geom.n_rows, f->geom.out_cols, f->geom.out_rows,
-            (long long)f->geom.batch_tiles);
-    FXI_TRY(make_spectrum(ctx, taps, f));
+    f->height = height;
+    static const char *const names[FXI_FFT_SHAPES] = {"", ", right strip", ", bottom strip"};
+    for (int k = 0; k < FXI_FFT_SHAPES; k++) {
+        if (!f->plan.used[k]) continue;
+        const fxi_gpu_fft_geometry *g = &f->plan.geom[k];
+        fxi_log(ctx, FX_LOG_INFO,
+                "filter fft on the GPU%s: %dx%d tiles (%dx%d outputs), %lld per batch", names[k],
+                g->n_cols, g->n_rows, g->out_cols, g->out_rows, (long long)g->batch_tiles);
+        FXI_TRY(make_spectrum(ctx, taps, g, &f->shape[k].spectrum, &f->weight_sum));
+    }
     return fxi_gpu_fft_engine_ready(ctx, f, FXI_FFT_DEVICE_ENGINE, width, height);
 }
 
@@ -184,19 +209,24 @@ void fxi_gpu_fft_release(fx_context *ctx, fxi_gpu_fft *f)
     (void)cudaStreamSynchronize(ctx->cuda->stream);
     for (int i = 0; i < FXI_FFT_ENGINES; i++)
         fxi_gpu_fft_engine_drop(ctx, f, i);
-    fxi_device_free(ctx, f->spectrum);
-    f->spectrum = NULL;
+    for (int k = 0; k < FXI_FFT_SHAPES; k++) {
+        fxi_device_free(ctx, f->shape[k].spectrum);
+        f->shape[k].spectrum = NULL;
+    }
 }
 
-fx_status fxi_gpu_fft_pass(fx_context *ctx, fxi_gpu_fft *f, int index, const fxi_filter_args *a,
-                           cudaStream_t stream)
+/* The tiles of one region with shape k's engine `index`, batch by batch. */
+static fx_status region_pass(fx_context *ctx, fxi_gpu_fft *f, int k, int index,
+                             const fxi_filter_args *a, const fxi_fft_region *region,
+                             cudaStream_t stream)
 {
-    fxi_fft_engine *e = &f->engine[index];
-    const fxi_gpu_fft_geometry *g = &f->geom;
+    fxi_fft_engine *e = &f->shape[k].engine[index];
+    const fxi_gpu_fft_geometry *g = &f->plan.geom[k];
     FXI_RETURN_IF(!e->made, FX_EBADSTATE, "filter fft on the GPU: engine %d not made", index);
     fxi_fft_batch b;
     memset(&b, 0, sizeof b);
     b.a = *a;
+    b.region = *region;
     b.n_rows = g->n_rows;
     b.n_cols = g->n_cols;
     b.out_rows = g->out_rows;
@@ -204,13 +234,13 @@ fx_status fxi_gpu_fft_pass(fx_context *ctx, fxi_gpu_fft *f, int index, const fxi
     b.planes = g->planes;
     b.row_floats = (int64_t)g->row_floats;
     b.plane_floats = (int64_t)g->plane_floats;
-    b.tiles_x = fxi_gpu_fft_tiles_x(g, a->width);
+    b.tiles_x = fxi_gpu_fft_tiles_x(g, region->width);
     b.data = e->data;
-    b.spectrum = f->spectrum;
+    b.spectrum = f->shape[k].spectrum;
     b.weight_sum = f->weight_sum;
     FX_CUFFT(cufftSetStream(e->forward, stream));
     FX_CUFFT(cufftSetStream(e->inverse, stream));
-    const int64_t total = b.tiles_x * fxi_gpu_fft_tiles_y(g, a->rows);
+    const int64_t total = fxi_gpu_fft_region_tiles(g, region);
     for (b.first_tile = 0; b.first_tile < total; b.first_tile += e->batch_tiles) {
         b.tiles = total - b.first_tile < e->batch_tiles ? total - b.first_tile : e->batch_tiles;
         FXI_TRY(fxi_fft_pack_launch(ctx, &b, stream));
@@ -219,5 +249,16 @@ fx_status fxi_gpu_fft_pass(fx_context *ctx, fxi_gpu_fft *f, int index, const fxi
         FX_CUFFT(cufftExecC2R(e->inverse, (cufftComplex *)e->data, (cufftReal *)e->data));
         FXI_TRY(fxi_fft_extract_launch(ctx, &b, stream));
     }
+    return FX_OK;
+}
+
+fx_status fxi_gpu_fft_pass(fx_context *ctx, fxi_gpu_fft *f, int index, const fxi_filter_args *a,
+                           cudaStream_t stream)
+{
+    fxi_fft_region r[FXI_FFT_SHAPES];
+    fxi_gpu_fft_regions(&f->plan, a->width, a->rows, r);
+    for (int k = 0; k < FXI_FFT_SHAPES; k++)
+        if (f->plan.used[k] && r[k].rows > 0 && r[k].width > 0)
+            FXI_TRY(region_pass(ctx, f, k, index, a, &r[k], stream));
     return FX_OK;
 }

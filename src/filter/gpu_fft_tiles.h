@@ -38,6 +38,22 @@ static inline FX_HD fxi_fft_tile fxi_fft_tile_at(int64_t t, int64_t tiles_x, int
     return b;
 }
 
+/* A region of a pass: rows x width outputs from output row y0 and column x0. A pass is
+ * cut into up to three (gpu_fft_geometry.h, fxi_gpu_fft_regions), each tiled by its own
+ * tile sides; a region's tile t is fxi_fft_tile_at over the region, moved to its origin. */
+typedef struct fxi_fft_region {
+    int64_t y0, x0, rows, width;
+} fxi_fft_region;
+
+static inline FX_HD fxi_fft_tile fxi_fft_region_tile(const fxi_fft_region *r, int64_t t,
+                                                     int64_t tiles_x, int out_rows, int out_cols)
+{
+    fxi_fft_tile b = fxi_fft_tile_at(t, tiles_x, out_rows, out_cols, r->rows, r->width);
+    b.y0 += r->y0;
+    b.x0 += r->x0;
+    return b;
+}
+
 /* Row i of the tile's plane: 1 with its virtual row *v when it is inside the input
  * block (the oh + kh - 1 rows the kept outputs read), 0 for the zero rows below. */
 static inline FX_HD int fxi_fft_block_row(const fxi_fft_tile *b, int kh, int i, int64_t *v)

@@ -13,6 +13,7 @@
  * then is out of memory reported. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "filter/filter_gpu.h"
@@ -42,6 +43,7 @@ typedef struct gpu_state {
     size_t work_row; /* box: column sums per output row, bytes */
     void *taps, *taps_row, *taps_col;
     fxi_gpu_fft *fft;  /* the fft strategy (filter_fft.h), else NULL */
+    char fft_words[192]; /* --explain's words on its tiles */
     size_t fft_budget; /* bytes of the memory budget set aside for fft engines */
     bool src_pinned, dst_pinned; /* this host run's images are page-locked (run_host) */
     /* device images, 8-bit: the fast path's layout (FXI_U8_NONE: the kernels above) and
@@ -185,10 +187,25 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
     return FX_OK;
 }
 
+/* The fft's tiles in words: "cuFFT on 512x1024 tiles (rows x columns); the right strip's
+ * 512x64; the bottom strip's 256x1024". */
+static void fft_words(const fxi_gpu_fft_shapes *p, char *out, size_t size)
+{
+    static const char *const names[FXI_FFT_SHAPES] = {"", "the right strip's", "the bottom strip's"};
+    const fxi_gpu_fft_geometry *m = &p->geom[FXI_FFT_MAIN];
+    int used = snprintf(out, size, "GPU: cuFFT on %dx%d tiles (rows x columns)", m->n_rows,
+                        m->n_cols);
+    for (int k = FXI_FFT_RIGHT; k < FXI_FFT_SHAPES; k++)
+        if (p->used[k] && used > 0 && (size_t)used < size)
+            used += snprintf(out + used, size - (size_t)used, "; %s %dx%d", names[k],
+                             p->geom[k].n_rows, p->geom[k].n_cols);
+}
+
 const char *fxi_filter_gpu_kernel_words(const void *state)
 {
     const gpu_state *s = state;
     if (!s) return "";
+    if (s->fft) return s->fft_words;
     switch (s->u8_layout) {
     case FXI_U8_FUSED:
         return "GPU: 8-bit fused kernel, kw + kh multiply-adds an output (a box's too), exact "
@@ -279,6 +296,7 @@ static fx_status prepare(gpu_state *s, const fxi_filter_gpu_desc *d)
         FXI_TRY(fxi_calloc(ctx, 1, sizeof *s->fft, (void **)&s->fft));
         FXI_TRY(fxi_gpu_fft_prepare(ctx, t, d->desc.width, d->desc.height, d->filter_channels,
                                    s->fft_budget / FXI_FFT_ENGINES, s->fft));
+        fft_words(&s->fft->plan, s->fft_words, sizeof s->fft_words);
     }
     return FX_OK;
 }
@@ -487,7 +505,7 @@ static fx_status bands_ready(gpu_state *s)
     lim.memory_budget -= s->fft_budget; /* the fft engines' share (0 without fft) */
     const int64_t n = s->shape.width * s->shape.channels;
     const int64_t max_vrows = s->kernel == FXI_GK_TEXTURE ? lim.texture_elements / n : 0;
-    const int64_t tile_rows = s->fft ? s->fft->geom.out_rows : 0; /* fft: whole tile rows */
+    const int64_t tile_rows = s->fft ? s->fft->plan.geom[FXI_FFT_MAIN].out_rows : 0; /* fft: whole tile rows */
     const size_t first_budget = lim.memory_budget;
     for (int attempt = 0;; attempt++) {
         const char *why;

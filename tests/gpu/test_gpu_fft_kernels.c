@@ -81,8 +81,8 @@ static float ref_bias(const fxi_fft_batch *b, const fx_image *src, const fxi_fft
 
 static fxi_fft_tile ref_tile(const fxi_fft_batch *b, int64_t local)
 {
-    return fxi_fft_tile_at(b->first_tile + local, b->tiles_x, b->out_rows, b->out_cols, b->a.rows,
-                           b->a.width);
+    return fxi_fft_region_tile(&b->region, b->first_tile + local, b->tiles_x, b->out_rows,
+                               b->out_cols);
 }
 
 /* One case's pass: the host source (a copy of what a.src holds), the device images, the
@@ -164,6 +164,7 @@ static int pass_make(fx_context *gpu, const kernel_case *kc, size_t budget, uint
     b->planes = F;
     b->row_floats = (int64_t)p->g.row_floats;
     b->plane_floats = (int64_t)p->g.plane_floats;
+    b->region = (fxi_fft_region){0, 0, rows, kc->w};
     b->tiles_x = fxi_gpu_fft_tiles_x(&p->g, kc->w);
     p->planes_bytes = p->g.plane_floats * sizeof(float) * (size_t)F * BATCH_TILES;
     p->host_planes = malloc(p->planes_bytes);
@@ -175,7 +176,7 @@ static int pass_make(fx_context *gpu, const kernel_case *kc, size_t budget, uint
 
 static int64_t pass_tiles(const pass *p)
 {
-    return p->b.tiles_x * fxi_gpu_fft_tiles_y(&p->g, p->a.rows);
+    return fxi_gpu_fft_region_tiles(&p->g, &p->b.region);
 }
 
 /* Every point of every plane of batch [first, first + tiles): pack's, then the
@@ -294,13 +295,23 @@ static void run_cases(int extract)
             const int made = pass_make(gpu, &kernel_cases[i], budgets[bi], seed, &p);
             if (made < 0) continue; /* no tile fits this budget */
             p.b.weight_sum = weight_sums[(i + bi) % 3];
-            const int64_t total = made ? pass_tiles(&p) : 0;
             int ok = made;
-            for (p.b.first_tile = 0; p.b.first_tile < total && ok; p.b.first_tile += BATCH_TILES) {
-                p.b.tiles =
-                    total - p.b.first_tile < BATCH_TILES ? total - p.b.first_tile : BATCH_TILES;
-                ok = extract ? check_extract(gpu, &p, &kernel_cases[i], &seed)
-                             : check_pack(gpu, &p, &kernel_cases[i]);
+            /* the whole pass, then a region of it away from its origin (a strip's tiles,
+             * gpu_fft_geometry.h): the kernels write only inside it */
+            const fxi_fft_region whole = p.b.region;
+            const fxi_fft_region part = {whole.rows / 3, whole.width / 3,
+                                         whole.rows - whole.rows / 3, whole.width - whole.width / 3};
+            for (int region = 0; region < 2 && ok; region++) {
+                p.b.region = region ? part : whole;
+                p.b.tiles_x = fxi_gpu_fft_tiles_x(&p.g, p.b.region.width);
+                const int64_t total = made ? pass_tiles(&p) : 0;
+                for (p.b.first_tile = 0; p.b.first_tile < total && ok;
+                     p.b.first_tile += BATCH_TILES) {
+                    p.b.tiles =
+                        total - p.b.first_tile < BATCH_TILES ? total - p.b.first_tile : BATCH_TILES;
+                    ok = extract ? check_extract(gpu, &p, &kernel_cases[i], &seed)
+                                 : check_pack(gpu, &p, &kernel_cases[i]);
+                }
             }
             if (!ok)
                 fprintf(stderr, "  case %d (budget %zu, %dx%d tiles) differs\n", i, budgets[bi],

@@ -4,6 +4,7 @@
  * pass; device-image round trips; errors and out of memory reported, not crashed. */
 #include <math.h>
 
+#include "filter/gpu_fft_geometry.h"
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
@@ -588,7 +589,15 @@ FXT_TEST(fft_large_kernels_and_bands)
     };
     const config c = {FX_STRATEGY_FFT, FX_STRATEGY_DIRECT, 0, NULL, 0};
     int skipped = 0, bad = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    /* every case twice: with the planner's strips as they are (none at these sizes), then
+     * with strips wherever they save points (their own tiles for the right and bottom
+     * strips, gpu_fft_geometry.h; bands included) */
+    const double strip_cost = fxi_gpu_fft_set_strip_cost(0.0);
+    fxi_gpu_fft_set_strip_cost(strip_cost);
+    const size_t n_cases = sizeof cases / sizeof *cases;
+    for (size_t run = 0; run < 2 * n_cases; run++) {
+        const size_t i = run % n_cases;
+        if (run == n_cases) fxi_gpu_fft_set_strip_cost(0.0);
         const fft_case *fc = &cases[i];
         char *text = random_kernel(fc->kw, fc->kh, (uint64_t)i + 11);
         const kspec k = {text, 1, NULL};
@@ -596,13 +605,30 @@ FXT_TEST(fft_large_kernels_and_bands)
         gpu_fill_random(&in, (uint64_t)i * 31 + 5);
         if (!compare_one(cpu, gpu, &c, &k, &in, fc->border, fc->alpha, fc->memory_mib, TOL_FFT,
                          &skipped)) {
-            fprintf(stderr, "  fft case %zu (%dx%d kernel on %dx%dx%d) differs\n", i, fc->kw,
-                    fc->kh, fc->w, fc->h, fc->ch);
+            fprintf(stderr, "  fft case %zu (%dx%d kernel on %dx%dx%d%s) differs\n", i, fc->kw,
+                    fc->kh, fc->w, fc->h, fc->ch, run >= n_cases ? ", strips" : "");
             bad++;
         }
         free(in.data);
         free(text);
     }
+    { /* the second round did take strips: --explain names them */
+        char *text = random_kernel(33, 29, 11);
+        fx_kernel *k = NULL;
+        fx_filter_plan *p = NULL;
+        fx_filter_options o;
+        fx_filter_options_init(&o);
+        o.strategy = FX_STRATEGY_FFT;
+        const fx_image_desc d = {300, 200, 3, FX_U8};
+        if (FXT_CHECK_OK(fx_kernel_parse(gpu, text, &k), gpu) &&
+            FXT_CHECK_OK(fx_filter_plan_create(gpu, k, &o, &d, &p), gpu) &&
+            !FXT_CHECK(strstr(fx_filter_plan_explain(p), "strip's") != NULL))
+            fprintf(stderr, "  no strips: %s\n", fx_filter_plan_explain(p));
+        fx_filter_plan_free(p);
+        fx_kernel_free(k);
+        free(text);
+    }
+    fxi_gpu_fft_set_strip_cost(strip_cost);
     FXT_CHECK_EQ(bad, 0);
     FXT_CHECK_EQ(skipped, 0);
     FXT_CHECK(fft_mostly_identical());

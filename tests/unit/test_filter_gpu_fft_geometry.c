@@ -160,6 +160,75 @@ FXT_TEST(cost_model_picks_the_measured_fastest_tiles)
     FXT_CHECK(fxi_gpu_fft_point_cost(1024, 8192) > fxi_gpu_fft_point_cost(1024, 4096));
 }
 
+/* The strips' tiles (gpu_fft_geometry.h): for whole passes and band passes (whole rows of
+ * the main tiles, a last band of what is left, a band shorter than one tile), the regions'
+ * tiles keep every output of the pass exactly once, each tile's input block inside its
+ * transform; the shapes' batches together within the budget; strips only where the
+ * model says they save time (with their launches' cost, never on a small image). */
+FXT_TEST(strips_cover_every_output_once)
+{
+    static const struct {
+        int64_t w, h;
+        int k, planes;
+    } cases[] = {{300, 200, 33, 3}, {1000, 800, 61, 4}, {600, 400, 21, 1}, {2000, 1300, 31, 3},
+                 {1100, 700, 31, 3}, {4000, 3000, 31, 1}, {37, 1, 5, 1}, {1, 37, 3, 2}};
+    int with_strips = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const size_t budget = (size_t)1 << 30;
+        fxi_gpu_fft_shapes s;
+        const char *why;
+        if (!FXT_CHECK(fxi_gpu_fft_plan_shapes_with(cases[i].w, cases[i].h, cases[i].k, cases[i].k,
+                                                    cases[i].planes, budget, 0.0, &s, &why)))
+            continue;
+        with_strips += s.used[FXI_FFT_RIGHT] || s.used[FXI_FFT_BOTTOM];
+        size_t bytes = 0;
+        for (int k = 0; k < FXI_FFT_SHAPES; k++)
+            if (s.used[k]) bytes += s.geom[k].batch_bytes + s.geom[k].work_bytes;
+        FXT_CHECK(bytes <= budget);
+        const int64_t band = s.geom[FXI_FFT_MAIN].out_rows;
+        const int64_t passes[] = {cases[i].h, 2 * band, cases[i].h % band ? cases[i].h % band : 1,
+                                  band > 1 ? band - 1 : 1};
+        for (int p = 0; p < 4; p++) {
+            const int64_t w = cases[i].w, rows = passes[p];
+            fxi_fft_region r[FXI_FFT_SHAPES];
+            fxi_gpu_fft_regions(&s, w, rows, r);
+            unsigned char *seen = calloc((size_t)(w * rows), 1);
+            int ok = 1;
+            for (int k = 0; k < FXI_FFT_SHAPES && ok; k++) {
+                if (r[k].rows < 1 || r[k].width < 1) continue;
+                ok = FXT_CHECK(s.used[k]);
+                const fxi_gpu_fft_geometry *g = &s.geom[k];
+                const int64_t tx = fxi_gpu_fft_tiles_x(g, r[k].width);
+                for (int64_t t = 0; t < fxi_gpu_fft_region_tiles(g, &r[k]) && ok; t++) {
+                    const fxi_fft_tile b = fxi_fft_region_tile(&r[k], t, tx, g->out_rows, g->out_cols);
+                    ok = FXT_CHECK(b.oh >= 1 && b.ow >= 1) &&
+                         FXT_CHECK(b.oh + cases[i].k - 1 <= g->n_rows) &&
+                         FXT_CHECK(b.ow + cases[i].k - 1 <= g->n_cols);
+                    for (int64_t y = b.y0; y < b.y0 + b.oh && ok; y++)
+                        for (int64_t x = b.x0; x < b.x0 + b.ow && ok; x++)
+                            ok = FXT_CHECK(y < rows && x < w) && FXT_CHECK_EQ(seen[y * w + x]++, 0);
+                }
+            }
+            for (int64_t e = 0; e < w * rows && ok; e++)
+                ok = FXT_CHECK_EQ(seen[e], 1);
+            if (!ok)
+                fprintf(stderr, "  %lldx%lld k%d, a pass of %lld rows\n", (long long)w,
+                        (long long)cases[i].h, cases[i].k, (long long)rows);
+            free(seen);
+        }
+    }
+    FXT_CHECK(with_strips >= 4);
+    /* with the launches' cost: the benchmark's 31x31 takes both strips, a small image none */
+    fxi_gpu_fft_shapes s;
+    const char *why;
+    FXT_CHECK(fxi_gpu_fft_plan_shapes(10000, 6000, 31, 31, 3, (size_t)8 << 30, &s, &why));
+    FXT_CHECK(s.used[FXI_FFT_RIGHT] && s.used[FXI_FFT_BOTTOM]);
+    FXT_CHECK(s.geom[FXI_FFT_RIGHT].n_cols < s.geom[FXI_FFT_MAIN].n_cols);
+    FXT_CHECK(s.geom[FXI_FFT_BOTTOM].n_rows < s.geom[FXI_FFT_MAIN].n_rows);
+    FXT_CHECK(fxi_gpu_fft_plan_shapes(300, 200, 33, 33, 3, (size_t)8 << 30, &s, &why));
+    FXT_CHECK(!s.used[FXI_FFT_RIGHT] && !s.used[FXI_FFT_BOTTOM]);
+}
+
 /* Every budget from 16 GiB down to the last that holds a tile: the plan's batch (data and
  * work allowance) stays within it, and the smallest budgets give batches of one tile. */
 FXT_TEST(every_budget_is_respected)
@@ -261,5 +330,6 @@ FXT_TEST(power_of_two_widths_when_asked)
 
 FXT_MAIN(FXT_CASE(tiles_cover_every_output_once), FXT_CASE(big_kernels_take_big_tiles),
          FXT_CASE(every_budget_is_respected), FXT_CASE(not_one_tile_is_refused),
-         FXT_CASE(cost_model_picks_the_measured_fastest_tiles), FXT_CASE(balanced_batches),
+         FXT_CASE(cost_model_picks_the_measured_fastest_tiles),
+         FXT_CASE(strips_cover_every_output_once), FXT_CASE(balanced_batches),
          FXT_CASE(power_of_two_widths_when_asked))
