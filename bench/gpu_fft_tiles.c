@@ -3,8 +3,9 @@
  * tile rows and every power-of-two tile width (the widths the model takes) from the
  * kernel's side up to FXI_GPU_FFT_MAX_SIDE, forced through fxi_gpu_fft_force_sides,
  * timed on a random non-separable float kernel over a device-resident image (the
- * library's compute_ms, median of RUNS after one warm-up run); then the cost model's own
- * choice, timed the same way.
+ * library's compute_ms, median of RUNS after one warm-up run; one tile shape, no strips);
+ * then the plan the model makes (its main tiles, and its strips' own where it takes
+ * them: gpu_fft_geometry.h), timed the same way.
  *
  *   gpu_fft_tiles [--all-widths] [WIDTH HEIGHT CHANNELS [K ...]]
  *                                          (default 10000 6000 3, K 15 31 61 121)
@@ -13,7 +14,8 @@
  * others only when no power of two fits the memory budget).
  *
  * One line a tile: "tile K ROWS COLS tiles=T points=P ms=MS ns_per_kpoint=X", and
- * "model K ROWS COLS ... ms=MS best=ROWSxCOLS best_ms=MS" a kernel.
+ * "model K ROWS COLS ... ms=MS best=ROWSxCOLS best_ms=MS [right_strip=RxC]
+ * [bottom_strip=RxC]" a kernel (best: the fastest forced tile).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,11 +139,23 @@ int main(int argc, char **argv)
             }
         }
         fxi_gpu_fft_force_sides(0, 0);
-        fxi_gpu_fft_geometry g;
+        fxi_gpu_fft_shapes shapes;
         const char *why;
-        if (!fxi_gpu_fft_plan(w, h, k, k, channels, (size_t)8 << 30, &g, &why)) return 1;
-        report("model", k, g.n_rows, g.n_cols, w, h, channels, time_plan(ctx, kernel, &din, &dout));
-        printf(" best=%dx%d best_ms=%.3f\n", best_r, best_c, best);
+        if (!fxi_gpu_fft_plan_shapes(w, h, k, k, channels, (size_t)8 << 30, &shapes, &why))
+            return 1;
+        const fxi_gpu_fft_geometry *g = &shapes.geom[FXI_FFT_MAIN];
+        /* tiles= and points= count the main tiles over the whole image; ms= is the plan's,
+         * strips included */
+        report("model", k, g->n_rows, g->n_cols, w, h, channels,
+               time_plan(ctx, kernel, &din, &dout));
+        printf(" best=%dx%d best_ms=%.3f", best_r, best_c, best);
+        if (shapes.used[FXI_FFT_RIGHT])
+            printf(" right_strip=%dx%d", shapes.geom[FXI_FFT_RIGHT].n_rows,
+                   shapes.geom[FXI_FFT_RIGHT].n_cols);
+        if (shapes.used[FXI_FFT_BOTTOM])
+            printf(" bottom_strip=%dx%d", shapes.geom[FXI_FFT_BOTTOM].n_rows,
+                   shapes.geom[FXI_FFT_BOTTOM].n_cols);
+        printf("\n");
         fflush(stdout);
         fx_kernel_free(kernel);
     }
