@@ -612,7 +612,7 @@ FXT_TEST(fft_large_kernels_and_bands)
         free(in.data);
         free(text);
     }
-    { /* the second round did take strips: --explain names them */
+    { /* with strips at no cost the first case takes one: --explain names it */
         char *text = random_kernel(33, 29, 11);
         fx_kernel *k = NULL;
         fx_filter_plan *p = NULL;
