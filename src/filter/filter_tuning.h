@@ -406,6 +406,10 @@
 #define FXI_GPU_FFT_STRIPS 1
 #endif
 #define FXI_GPU_FFT_REGION_COST_NS 30000.0
+/* A strip's batch may take this part of the memory budget at most (two strips: half), the
+ * main tiles the rest. A strip is one column or row of tiles, so its batch is small
+ * wherever memory is not tight. Not measured. */
+#define FXI_GPU_FFT_STRIP_BUDGET_PARTS 4
 /* Tried and not kept (r83, a standalone prototype on the H200): the column transforms,
  * the multiply and the inverse column transforms as one kernel in shared memory (1-D
  * cuFFT plans for the rows), which would save four of the twelve passes over each point.

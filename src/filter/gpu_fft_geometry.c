@@ -206,9 +206,10 @@ void fxi_gpu_fft_regions(const fxi_gpu_fft_shapes *s, int64_t width, int64_t row
                rows, out);
 }
 
-/* One try of the strips: their shapes planned for their regions of the whole image, the
- * modelled time of the three, and the memory their batches take; false when a strip
- * has no region here or its tiles do not fit. */
+/* One try of the strips: their shapes planned for their regions of the whole image (each
+ * within a FXI_GPU_FFT_STRIP_BUDGET_PARTS-th of the budget, so that the main tiles keep
+ * at least half of it), the modelled time of the three, and the memory their batches
+ * take; false when a strip has no region here or its tiles do not fit. */
 static bool try_strips(int64_t width, int64_t height, int kw, int kh, int planes, size_t budget,
                        double region_cost, bool right, bool bottom, fxi_gpu_fft_shapes *s,
                        double *cost, size_t *bytes)
@@ -226,7 +227,8 @@ static bool try_strips(int64_t width, int64_t height, int kw, int kh, int planes
         /* a strip needs whole main tiles beside it, and something of its own */
         if (r[FXI_FFT_MAIN].rows < 1 || r[FXI_FFT_MAIN].width < 1 || r[k].rows < 1 ||
             r[k].width < 1 ||
-            !fxi_gpu_fft_plan(r[k].width, r[k].rows, kw, kh, planes, budget, &s->geom[k], &why))
+            !fxi_gpu_fft_plan(r[k].width, r[k].rows, kw, kh, planes,
+                              budget / FXI_GPU_FFT_STRIP_BUDGET_PARTS, &s->geom[k], &why))
             return false;
         const int64_t tiles = fxi_gpu_fft_region_tiles(&s->geom[k], &r[k]);
         *cost += tiles_cost(&s->geom[k], tiles) + region_cost;
