@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "bench_median.h"
+#include "bench_random_kernel.h"
 #include "filter/fft_sides.h"
 #include "filter/gpu_fft_geometry.h"
-#include "bench_random_kernel.h"
 #include "fxkit/fxkit.h"
 
 enum { RUNS = 5 };
@@ -117,8 +117,8 @@ int main(int argc, char **argv)
         free(text);
         double best = -1;
         int best_r = 0, best_c = 0;
-        const int max_side = fxi_fft_next_nice_side(2 * k > FXI_GPU_FFT_MAX_SIDE ? 2 * k
-                                                                                 : FXI_GPU_FFT_MAX_SIDE);
+        const int max_side =
+            fxi_fft_next_nice_side(2 * k > FXI_GPU_FFT_MAX_SIDE ? 2 * k : FXI_GPU_FFT_MAX_SIDE);
         for (int r = fxi_fft_next_nice_side(k); r <= max_side;
              r = fxi_fft_next_nice_side((int64_t)r + 1)) {
             if ((double)(k - 1) / r > MAX_HALO_SHARE) continue;

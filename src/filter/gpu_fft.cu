@@ -212,8 +212,8 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y) k_extract(const fxi_fft_batc
         T *d = reinterpret_cast<T *>(a.dst + row_offset) + e0;
 #pragma unroll
         for (int c = 0; c < F; c++)
-            d[c] = static_cast<T>(fxi_filter_device::finished_float(
-                a, fxi_fft_accumulator(corr[k][c], response[c])));
+            d[c] = static_cast<T>(
+                fxi_filter_device::finished_float(a, fxi_fft_accumulator(corr[k][c], response[c])));
         if (F < C) { /* the alpha, as fxi_filter_device::store copies it */
             const int64_t y = box.y0 + r;
             const T *sp = source_row<T>(a, fxi_filter_device::src_row(a, y + a.ay)) + e0;
@@ -287,10 +287,16 @@ fx_status launch_tiles(fx_context *ctx, tile_kernel kernel, const fxi_fft_batch 
 /* pack's and extract's instantiations (one per sample type and filtered channel count),
  * picked for a batch. */
 struct pack_kernels {
-    template <typename T, int F> static tile_kernel get() { return k_pack<T, F>; }
+    template <typename T, int F> static tile_kernel get()
+    {
+        return k_pack<T, F>;
+    }
 };
 struct extract_kernels {
-    template <typename T, int F> static tile_kernel get() { return k_extract<T, F>; }
+    template <typename T, int F> static tile_kernel get()
+    {
+        return k_extract<T, F>;
+    }
 };
 
 template <typename KERNELS, typename T> tile_kernel for_planes(int planes)
@@ -319,8 +325,8 @@ extern "C" fx_status fxi_fft_pack_launch(fx_context *ctx, const fxi_fft_batch *b
 {
     FXI_RETURN_IF(b->planes < 1 || b->planes > MAX_CHANNELS, FX_EINVAL,
                   "filter fft on the GPU: %d filtered channels", b->planes);
-    return launch_tiles(ctx, for_batch<pack_kernels>(b), b, b->n_cols, b->n_rows, PACK_ROWS,
-                        stream, "k_pack (fft)");
+    return launch_tiles(ctx, for_batch<pack_kernels>(b), b, b->n_cols, b->n_rows, PACK_ROWS, stream,
+                        "k_pack (fft)");
 }
 
 extern "C" fx_status fxi_fft_extract_launch(fx_context *ctx, const fxi_fft_batch *b,

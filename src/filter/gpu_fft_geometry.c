@@ -171,7 +171,8 @@ bool fxi_gpu_fft_plan_with(int64_t width, int64_t height, int kw, int kh, int ch
                "with cuFFT's work area) does not fit in the GPU memory allowed";
         return false;
     }
-    set_batch(out, memory_budget, fxi_gpu_fft_tiles_x(out, width) * fxi_gpu_fft_tiles_y(out, height));
+    set_batch(out, memory_budget,
+              fxi_gpu_fft_tiles_x(out, width) * fxi_gpu_fft_tiles_y(out, height));
     return true;
 }
 
@@ -202,8 +203,8 @@ static void regions_of(const fxi_gpu_fft_geometry *main_g, bool right, bool bott
 void fxi_gpu_fft_regions(const fxi_gpu_fft_shapes *s, int64_t width, int64_t rows,
                          fxi_fft_region out[FXI_FFT_SHAPES])
 {
-    regions_of(&s->geom[FXI_FFT_MAIN], s->used[FXI_FFT_RIGHT], s->used[FXI_FFT_BOTTOM], width,
-               rows, out);
+    regions_of(&s->geom[FXI_FFT_MAIN], s->used[FXI_FFT_RIGHT], s->used[FXI_FFT_BOTTOM], width, rows,
+               out);
 }
 
 /* One try of the strips: their shapes planned for their regions of the whole image (each

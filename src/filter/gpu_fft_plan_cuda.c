@@ -165,7 +165,8 @@ static fx_status make_spectrum(fx_context *ctx, const fxi_taps *t, const fxi_gpu
     if (st == FX_OK) {
         cufftResult r = area ? cufftSetWorkArea(h, area) : CUFFT_SUCCESS;
         if (r == CUFFT_SUCCESS) r = cufftSetStream(h, ctx->cuda->stream);
-        if (r == CUFFT_SUCCESS) r = cufftExecR2C(h, (cufftReal *)*spectrum, (cufftComplex *)*spectrum);
+        if (r == CUFFT_SUCCESS)
+            r = cufftExecR2C(h, (cufftReal *)*spectrum, (cufftComplex *)*spectrum);
         if (r != CUFFT_SUCCESS) st = cufft_error(ctx, r, "cufftExecR2C (kernel spectrum)");
     }
     if (st == FX_OK)

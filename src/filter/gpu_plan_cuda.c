@@ -12,8 +12,8 @@
  * when an allocation still fails the cap is halved and the bands replanned, and only
  * then is out of memory reported. */
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "filter/filter_gpu.h"
@@ -42,9 +42,9 @@ typedef struct gpu_state {
     int kernel, block;
     size_t work_row; /* box: column sums per output row, bytes */
     void *taps, *taps_row, *taps_col;
-    fxi_gpu_fft *fft;  /* the fft strategy (filter_fft.h), else NULL */
-    char fft_words[192]; /* --explain's words on its tiles */
-    size_t fft_budget; /* bytes of the memory budget set aside for fft engines */
+    fxi_gpu_fft *fft;            /* the fft strategy (filter_fft.h), else NULL */
+    char fft_words[192];         /* --explain's words on its tiles */
+    size_t fft_budget;           /* bytes of the memory budget set aside for fft engines */
     bool src_pinned, dst_pinned; /* this host run's images are page-locked (run_host) */
     /* device images, 8-bit: the fast path's layout (FXI_U8_NONE: the kernels above) and
      * its taps (gpu_u8.h) */
@@ -191,10 +191,11 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
  * 512x64; the bottom strip's 256x1024". */
 static void fft_words(const fxi_gpu_fft_shapes *p, char *out, size_t size)
 {
-    static const char *const names[FXI_FFT_SHAPES] = {"", "the right strip's", "the bottom strip's"};
+    static const char *const names[FXI_FFT_SHAPES] = {"", "the right strip's",
+                                                      "the bottom strip's"};
     const fxi_gpu_fft_geometry *m = &p->geom[FXI_FFT_MAIN];
-    int used = snprintf(out, size, "GPU: cuFFT on %dx%d tiles (rows x columns)", m->n_rows,
-                        m->n_cols);
+    int used =
+        snprintf(out, size, "GPU: cuFFT on %dx%d tiles (rows x columns)", m->n_rows, m->n_cols);
     for (int k = FXI_FFT_RIGHT; k < FXI_FFT_SHAPES; k++)
         if (p->used[k] && used > 0 && (size_t)used < size)
             used += snprintf(out + used, size - (size_t)used, "; %s %dx%d", names[k],
@@ -505,7 +506,8 @@ static fx_status bands_ready(gpu_state *s)
     lim.memory_budget -= s->fft_budget; /* the fft engines' share (0 without fft) */
     const int64_t n = s->shape.width * s->shape.channels;
     const int64_t max_vrows = s->kernel == FXI_GK_TEXTURE ? lim.texture_elements / n : 0;
-    const int64_t tile_rows = s->fft ? s->fft->plan.geom[FXI_FFT_MAIN].out_rows : 0; /* fft: whole tile rows */
+    const int64_t tile_rows =
+        s->fft ? s->fft->plan.geom[FXI_FFT_MAIN].out_rows : 0; /* fft: whole tile rows */
     const size_t first_budget = lim.memory_budget;
     for (int attempt = 0;; attempt++) {
         const char *why;

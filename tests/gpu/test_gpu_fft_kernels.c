@@ -300,7 +300,8 @@ static void run_cases(int extract)
              * gpu_fft_geometry.h): the kernels write only inside it */
             const fxi_fft_region whole = p.b.region;
             const fxi_fft_region part = {whole.rows / 3, whole.width / 3,
-                                         whole.rows - whole.rows / 3, whole.width - whole.width / 3};
+                                         whole.rows - whole.rows / 3,
+                                         whole.width - whole.width / 3};
             for (int region = 0; region < 2 && ok; region++) {
                 p.b.region = region ? part : whole;
                 p.b.tiles_x = fxi_gpu_fft_tiles_x(&p.g, p.b.region.width);

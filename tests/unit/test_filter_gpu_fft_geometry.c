@@ -137,11 +137,11 @@ FXT_TEST(cost_model_picks_the_measured_fastest_tiles)
         int64_t w, h;
         int k, planes, rows, cols;
     } measured[] = {
-        {10000, 6000, 31, 3, 512, 1024},  {10000, 6000, 121, 3, 1024, 1024},
-        {10000, 6000, 15, 3, 192, 1024},  {10000, 6000, 25, 3, 1024, 1024},
-        {10000, 6000, 45, 3, 512, 1024},  {10000, 6000, 91, 3, 1024, 1024},
+        {10000, 6000, 31, 3, 512, 1024},   {10000, 6000, 121, 3, 1024, 1024},
+        {10000, 6000, 15, 3, 192, 1024},   {10000, 6000, 25, 3, 1024, 1024},
+        {10000, 6000, 45, 3, 512, 1024},   {10000, 6000, 91, 3, 1024, 1024},
         {10000, 6000, 201, 3, 1024, 1024}, {3000, 2000, 45, 1, 384, 512},
-        {2000, 2000, 121, 3, 640, 1024},  {10000, 6000, 601, 1, 1280, 1024},
+        {2000, 2000, 121, 3, 640, 1024},   {10000, 6000, 601, 1, 1280, 1024},
         {10000, 6000, 801, 1, 2048, 2048},
     };
     for (size_t i = 0; i < sizeof measured / sizeof *measured; i++) {
@@ -170,8 +170,8 @@ FXT_TEST(strips_cover_every_output_once)
     static const struct {
         int64_t w, h;
         int k, planes;
-    } cases[] = {{300, 200, 33, 3}, {1000, 800, 61, 4}, {600, 400, 21, 1}, {2000, 1300, 31, 3},
-                 {1100, 700, 31, 3}, {4000, 3000, 31, 1}, {37, 1, 5, 1}, {1, 37, 3, 2}};
+    } cases[] = {{300, 200, 33, 3},  {1000, 800, 61, 4},  {600, 400, 21, 1}, {2000, 1300, 31, 3},
+                 {1100, 700, 31, 3}, {4000, 3000, 31, 1}, {37, 1, 5, 1},     {1, 37, 3, 2}};
     int with_strips = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const size_t budget = (size_t)1 << 30;
@@ -200,7 +200,8 @@ FXT_TEST(strips_cover_every_output_once)
                 const fxi_gpu_fft_geometry *g = &s.geom[k];
                 const int64_t tx = fxi_gpu_fft_tiles_x(g, r[k].width);
                 for (int64_t t = 0; t < fxi_gpu_fft_region_tiles(g, &r[k]) && ok; t++) {
-                    const fxi_fft_tile b = fxi_fft_region_tile(&r[k], t, tx, g->out_rows, g->out_cols);
+                    const fxi_fft_tile b =
+                        fxi_fft_region_tile(&r[k], t, tx, g->out_rows, g->out_cols);
                     ok = FXT_CHECK(b.oh >= 1 && b.ow >= 1) &&
                          FXT_CHECK(b.oh + cases[i].k - 1 <= g->n_rows) &&
                          FXT_CHECK(b.ow + cases[i].k - 1 <= g->n_cols);

@@ -3,8 +3,9 @@
  * in-place real-to-complex rows of 2 (M/2+1) floats, the kernel's plane) replayed on the
  * CPU: FFTW single precision with the advanced layout the cuFFT plans are made with
  * (gpu_fft_plan_cuda.c), tile by tile, region by region (the main tiles' and the strips'
- * own, gpu_fft_geometry.h), against the library's exact direct result on the CPU. Without a GPU this runs every index and rounding rule that the CUDA kernels run;
- * the GPU tests (tests/gpu/test_gpu_filter.c) check the kernels themselves. */
+ * own, gpu_fft_geometry.h), against the library's exact direct result on the CPU. Without a GPU
+ * this runs every index and rounding rule that the CUDA kernels run; the GPU tests
+ * (tests/gpu/test_gpu_filter.c) check the kernels themselves. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,9 +137,9 @@ static int replay_region(const tile_job *j, const fxi_gpu_fft_geometry *g, const
             /* extract */
             for (int r = 0; r < box.oh; r++)
                 for (int xl = 0; xl < box.ow; xl++) {
-                    const float acc = fxi_fft_accumulator(
-                        plane[(size_t)r * g->row_floats + (size_t)xl],
-                        fxi_fft_bias_response(0.0f, bias, weight_sum));
+                    const float acc =
+                        fxi_fft_accumulator(plane[(size_t)r * g->row_floats + (size_t)xl],
+                                            fxi_fft_bias_response(0.0f, bias, weight_sum));
                     store(j->got, box.y0 + r, (box.x0 + xl) * C + c,
                           integer_image ? fxi_finish_float(acc, maxval) : acc);
                 }
