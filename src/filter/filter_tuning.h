@@ -320,6 +320,15 @@
 #ifndef FXI_GPU_U8_SLIDE_SM_BLOCKS
 #define FXI_GPU_U8_SLIDE_SM_BLOCKS(channels) ((channels) >= 4 ? 3 : 4)
 #endif
+/* the outputs of a row each thread of the slide finishes at a time (the integer rule),
+ * their shared-memory loads issued together. Measured on the H200 (r109, three rounds,
+ * 10000x6000 RGB on the device), one at a time -> 4: box:7 0.437-0.444 -> 0.410-0.415 ms,
+ * box:15 0.474-0.479 -> 0.446-0.454, box:121 0.787-0.797 -> 0.793-0.803 (the same); 2:
+ * box:7 0.424-0.430; 8 spills at 64 registers and loses 7-8% (box:7 0.441-0.447 ms, box:121
+ * 0.86). */
+#ifndef FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT
+#define FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT 4
+#endif
 /* boxes at least this wide or tall slide; smaller ones (and 3x3, 5x5: the walk) take the
  * fused layout. The fused layout took 3.00 ms for box:7 and 4.06 for box:15 (r30), the
  * slide 0.44 and 0.47 (r34): every box beyond the walk's slides. */

@@ -19,6 +19,7 @@ namespace
 {
 
 constexpr int PIX = FXI_GPU_U8_SLIDE_PIXELS;
+constexpr int OUTPUTS_IN_FLIGHT = FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT;
 
 /* Where a block's staged pixels come from: the border rule resolved once per block, not
  * per row (it depends on the column only). Staged element t is element phase + t of the
@@ -248,10 +249,26 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
             /* outputs o = tid + m * blockDim.x: conflict-free loads, coalesced bytes */
             uint8_t *drow = im.dst + r * im.dst_stride + o0;
             if (finish == FINISH_U32) {
-                for (int o = tid; o < outs; o += blockDim.x)
+                /* OUTPUTS_IN_FLIGHT outputs a thread at a time, their prefix loads all
+                 * issued before the first finish (filter_tuning.h) */
+                const int stride = blockDim.x;
+                int o = tid;
+#pragma unroll 1
+                for (; o + (OUTPUTS_IN_FLIGHT - 1) * stride < outs;
+                     o += OUTPUTS_IN_FLIGHT * stride) {
+                    uint32_t sum[OUTPUTS_IN_FLIGHT];
+#pragma unroll
+                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
+                        sum[u] = fxi_box_window(prefix, o + u * stride + offset, reach, C);
+#pragma unroll
+                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
+                        drow[o + u * stride] = static_cast<uint8_t>(
+                            fxi_finish_u32_product(sum[u], tp.add, tp.mul, tp.shift, 255u));
+                }
+                for (; o < outs; o += stride)
                     drow[o] = static_cast<uint8_t>(
-                        fxi_finish_u32_product(fxi_box_window(prefix, o + offset, reach, C),
-                                               tp.add, tp.mul, tp.shift, 255u));
+                        fxi_finish_u32_product(fxi_box_window(prefix, o + offset, reach, C), tp.add,
+                                               tp.mul, tp.shift, 255u));
             } else if (finish == FINISH_FLOAT) {
                 for (int o = tid; o < outs; o += blockDim.x) {
                     const uint32_t sum = fxi_box_window(prefix, o + offset, reach, C);
