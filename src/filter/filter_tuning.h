@@ -302,7 +302,10 @@
  * Measured on the H200, 10000x6000 RGB on the device: 128 threads against 256 (r35),
  * box:7 0.47 against 0.44 ms, box:121 0.81 against 0.80; 512 threads of RGB need more
  * than 48 KiB of shared memory. 4 pixels a thread against 8 (r33, an earlier kernel):
- * box:121 1.04 against 1.03 ms. */
+ * box:121 1.04 against 1.03 ms. Measured and not kept (r105-r110, docs/BENCHMARKS.md):
+ * one-warp blocks (no block barrier, half the staged row halo) 0.95 ms; 16 pixels a
+ * thread 1.26-1.54; rows in batches of one a warp, each warp scanning its own row, 1.14-1.22;
+ * one barrier a row with doubled buffers (3 blocks an SM) 0.97-0.99; the slide 0.78-0.80. */
 #ifndef FXI_GPU_U8_SLIDE_THREADS
 #define FXI_GPU_U8_SLIDE_THREADS 256
 #endif
