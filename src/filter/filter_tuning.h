@@ -323,14 +323,27 @@
 #ifndef FXI_GPU_U8_SLIDE_SM_BLOCKS
 #define FXI_GPU_U8_SLIDE_SM_BLOCKS(channels) ((channels) >= 4 ? 3 : 4)
 #endif
-/* the outputs of a row each thread of the slide finishes at a time (the integer rule),
- * their shared-memory loads issued together. Measured on the H200 (r109, three rounds,
- * 10000x6000 RGB on the device), one at a time -> 4: box:7 0.437-0.444 -> 0.410-0.415 ms,
- * box:15 0.474-0.479 -> 0.446-0.454, box:121 0.787-0.797 -> 0.793-0.803 (the same); 2:
- * box:7 0.424-0.430; 8 spills at 64 registers and loses 7-8% (box:7 0.441-0.447 ms, box:121
- * 0.86). */
+/* the outputs of a row each thread of the slide finishes at a time (the integer rule and
+ * cv2.blur's float rule, which box:121 takes), their shared-memory loads issued together.
+ * Measured on the H200 (10000x6000 RGB on the device, three rounds a build): with the
+ * integer rule alone taking them (r109), 4 against 1: box:7 0.410-0.415 against
+ * 0.437-0.444 ms, box:121 unchanged (0.79: the float rule); 8 spilled. With both rules
+ * (r115-r116), 4 spilled 44 bytes; 2 against a0b7faa (4, the integer rule only): box:121
+ * 0.731-0.758 against 0.775-0.783 ms, box:31 0.521-0.535 against 0.558-0.568, box:255
+ * 0.968-0.984 against 1.014-1.030, box:7 0.419-0.432 against 0.408-0.410. */
 #ifndef FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT
-#define FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT 4
+#define FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT 2
+#endif
+/* 1: a row's outputs shared evenly among its slide tiles (gpu_u8_geometry.c). Measured
+ * (r116, against 0 in the same calls): box:61 0.596-0.618 against 0.624-0.639 ms, box:255
+ * 0.968-0.984 against 0.996-1.002, box:121 0.731-0.758 against 0.739-0.751. */
+#ifndef FXI_GPU_U8_SLIDE_EVEN
+#define FXI_GPU_U8_SLIDE_EVEN 1
+#endif
+/* the rows whose loads are in flight together while a strip first sums its kh - 1 rows:
+ * 4 took box:121 to 0.98-1.00 ms against 0.77-0.81 (r115; 12 bytes spilled) */
+#ifndef FXI_GPU_U8_SLIDE_WARM_ROWS
+#define FXI_GPU_U8_SLIDE_WARM_ROWS 2
 #endif
 /* boxes at least this wide or tall slide; smaller ones (and 3x3, 5x5: the walk) take the
  * fused layout. The fused layout took 3.00 ms for box:7 and 4.06 for box:15 (r30), the

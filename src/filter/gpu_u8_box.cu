@@ -20,6 +20,7 @@ namespace
 
 constexpr int PIX = FXI_GPU_U8_SLIDE_PIXELS;
 constexpr int OUTPUTS_IN_FLIGHT = FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT;
+constexpr int WARM_ROWS = FXI_GPU_U8_SLIDE_WARM_ROWS;
 
 /* Where a block's staged pixels come from: the border rule resolved once per block, not
  * per row (it depends on the column only). Staged element t is element phase + t of the
@@ -180,17 +181,19 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
 #pragma unroll
         for (int k = 0; k < WORDS; k++)
             lo[k] = hi[k] = 0;
-        /* output row r reads virtual rows r .. r + kh - 1: the first kh - 1 here, two
-         * rows' loads in flight at a time */
+        /* output row r reads virtual rows r .. r + kh - 1: the first kh - 1 here,
+         * WARM_ROWS rows' loads in flight at a time */
         const int64_t v_end = r0 + a.kh - 1;
         int64_t v = r0;
 #pragma unroll 1
-        for (; v + 2 <= v_end; v += 2) {
-            uint32_t w0[WORDS], w1[WORDS];
-            row_words<C, WORDS>(a, im, v, mine, t, map, kind, w0);
-            row_words<C, WORDS>(a, im, v + 1, mine, t, map, kind, w1);
-            add_words(lo, hi, w0);
-            add_words(lo, hi, w1);
+        for (; v + WARM_ROWS <= v_end; v += WARM_ROWS) {
+            uint32_t w[WARM_ROWS][WORDS];
+#pragma unroll
+            for (int m = 0; m < WARM_ROWS; m++)
+                row_words<C, WORDS>(a, im, v + m, mine, t, map, kind, w[m]);
+#pragma unroll
+            for (int m = 0; m < WARM_ROWS; m++)
+                add_words(lo, hi, w[m]);
         }
 #pragma unroll 1
         for (; v < v_end; v++) {
@@ -270,7 +273,23 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
                         fxi_finish_u32_product(fxi_box_window(prefix, o + offset, reach, C), tp.add,
                                                tp.mul, tp.shift, 255u));
             } else if (finish == FINISH_FLOAT) {
-                for (int o = tid; o < outs; o += blockDim.x) {
+                /* the same, for cv2.blur's float rule; the outputs from `split` on (its
+                 * double tail) one at a time */
+                const int stride = blockDim.x, float_end = min(outs, split);
+                int o = tid;
+#pragma unroll 1
+                for (; o + (OUTPUTS_IN_FLIGHT - 1) * stride < float_end;
+                     o += OUTPUTS_IN_FLIGHT * stride) {
+                    uint32_t sum[OUTPUTS_IN_FLIGHT];
+#pragma unroll
+                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
+                        sum[u] = fxi_box_window(prefix, o + u * stride + offset, reach, C);
+#pragma unroll
+                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
+                        drow[o + u * stride] =
+                            static_cast<uint8_t>(fxi_finish_float_scale(sum[u], mul, 255u));
+                }
+                for (; o < outs; o += stride) {
                     const uint32_t sum = fxi_box_window(prefix, o + offset, reach, C);
                     drow[o] = static_cast<uint8_t>(o < split ? fxi_finish_float_scale(sum, mul, 255u)
                                                              : finish_exact(a, sum, o0 + o));

@@ -170,6 +170,16 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
             *why = "the box is too wide for the sliding tile";
             return false;
         }
+        if (FXI_GPU_U8_SLIDE_EVEN) {
+            /* the row's outputs shared evenly among the tiles it needs, and each tile the
+             * warps its share needs: no last tile of a few outputs finishing early while
+             * the full ones set the time */
+            const int64_t share = div_up(div_up(n, div_up(n, g->slide_out)), 4) * 4;
+            g->tile_w =
+                (int)min64(div_up(div_up(share + halo, ept), 32) * 32, FXI_GPU_U8_SLIDE_THREADS);
+            g->in_w = g->tile_w * ept;
+            g->slide_out = (int)share;
+        }
         /* the staged elements begin up to C - 1 into a pixel: one more pixel's worth */
         g->slide_pixels = g->in_w / channels + 1;
         const size_t bytes = ((size_t)SLIDE_PREFIX_GUARD + (size_t)g->in_w +

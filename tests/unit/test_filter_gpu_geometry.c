@@ -366,10 +366,18 @@ FXT_TEST(u8_fast_path_layouts)
                                 ok = ok && FXT_CHECK(g.tile_w % 32 == 0) &&
                                      FXT_CHECK(g.tile_w <= FXI_GPU_U8_SLIDE_THREADS) &&
                                      FXT_CHECK_EQ(g.in_w, g.tile_w * FXI_GPU_U8_SLIDE_PIXELS * c) &&
-                                     FXT_CHECK(g.tile_w == FXI_GPU_U8_SLIDE_THREADS ||
-                                               g.slide_out >= n) &&
-                                     FXT_CHECK((int64_t)(g.tile_w - 32) *
-                                                   FXI_GPU_U8_SLIDE_PIXELS * c <
+                                     /* no idle warp in a tile: its last warp stages
+                                      * some of its outputs' windows */
+                                     FXT_CHECK((int64_t)(g.tile_w - 32) * FXI_GPU_U8_SLIDE_PIXELS *
+                                                   c <
+                                               g.slide_out + halo) &&
+                                     /* the row's outputs shared evenly: the last tile
+                                      * holds a share less at most 4 a tile */
+                                     FXT_CHECK(!FXI_GPU_U8_SLIDE_EVEN ||
+                                               n - (g.tiles_x - 1) * g.slide_out >
+                                                   g.slide_out - 4 * g.tiles_x) &&
+                                     FXT_CHECK((int64_t)(g.tile_w - 32) * FXI_GPU_U8_SLIDE_PIXELS *
+                                                   c <
                                                (n + 3) / 4 * 4 + halo) &&
                                      FXT_CHECK(g.slide_out >= 4 && g.slide_out % 4 == 0) &&
                                      FXT_CHECK(g.slide_out + halo <= g.in_w) &&
