@@ -83,6 +83,28 @@ __device__ __noinline__ void finish_any(const fxi_filter_args &a, const u8_image
                   fxi_box_window(prefix, o + offset, reach, C));
 }
 
+/* A row's outputs o = first, first + stride, ... below `end`, OUTPUTS_IN_FLIGHT at a time
+ * with their prefix loads issued together (filter_tuning.h), each finished by
+ * finish_sum; returns the first output left. */
+template <int C, typename F>
+__device__ __forceinline__ int finish_in_flight(const uint32_t *prefix, uint8_t *drow, int first,
+                                                int stride, int end, int offset, int reach,
+                                                F finish_sum)
+{
+    int o = first;
+#pragma unroll 1
+    for (; o + (OUTPUTS_IN_FLIGHT - 1) * stride < end; o += OUTPUTS_IN_FLIGHT * stride) {
+        uint32_t sum[OUTPUTS_IN_FLIGHT];
+#pragma unroll
+        for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
+            sum[u] = fxi_box_window(prefix, o + u * stride + offset, reach, C);
+#pragma unroll
+        for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
+            drow[o + u * stride] = static_cast<uint8_t>(finish_sum(sum[u]));
+    }
+    return o;
+}
+
 /* What a thread loads: nothing (its elements lie past every window of the block's
  * outputs), aligned words, bytes (rows not at multiples of 4 bytes), or elements by the
  * border rule (some lie outside the row). */
@@ -252,47 +274,24 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
             /* outputs o = tid + m * blockDim.x: conflict-free loads, coalesced bytes */
             uint8_t *drow = im.dst + r * im.dst_stride + o0;
             if (finish == FINISH_U32) {
-                /* OUTPUTS_IN_FLIGHT outputs a thread at a time, their prefix loads all
-                 * issued before the first finish (filter_tuning.h) */
-                const int stride = blockDim.x;
-                int o = tid;
-#pragma unroll 1
-                for (; o + (OUTPUTS_IN_FLIGHT - 1) * stride < outs;
-                     o += OUTPUTS_IN_FLIGHT * stride) {
-                    uint32_t sum[OUTPUTS_IN_FLIGHT];
-#pragma unroll
-                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
-                        sum[u] = fxi_box_window(prefix, o + u * stride + offset, reach, C);
-#pragma unroll
-                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
-                        drow[o + u * stride] = static_cast<uint8_t>(
-                            fxi_finish_u32_product(sum[u], tp.add, tp.mul, tp.shift, 255u));
-                }
-                for (; o < outs; o += stride)
+                int o = finish_in_flight<C>(
+                    prefix, drow, tid, blockDim.x, outs, offset, reach, [&](uint32_t sum) {
+                        return fxi_finish_u32_product(sum, tp.add, tp.mul, tp.shift, 255u);
+                    });
+                for (; o < outs; o += blockDim.x)
                     drow[o] = static_cast<uint8_t>(
                         fxi_finish_u32_product(fxi_box_window(prefix, o + offset, reach, C), tp.add,
                                                tp.mul, tp.shift, 255u));
             } else if (finish == FINISH_FLOAT) {
-                /* the same, for cv2.blur's float rule; the outputs from `split` on (its
-                 * double tail) one at a time */
-                const int stride = blockDim.x, float_end = min(outs, split);
-                int o = tid;
-#pragma unroll 1
-                for (; o + (OUTPUTS_IN_FLIGHT - 1) * stride < float_end;
-                     o += OUTPUTS_IN_FLIGHT * stride) {
-                    uint32_t sum[OUTPUTS_IN_FLIGHT];
-#pragma unroll
-                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
-                        sum[u] = fxi_box_window(prefix, o + u * stride + offset, reach, C);
-#pragma unroll
-                    for (int u = 0; u < OUTPUTS_IN_FLIGHT; u++)
-                        drow[o + u * stride] =
-                            static_cast<uint8_t>(fxi_finish_float_scale(sum[u], mul, 255u));
-                }
-                for (; o < outs; o += stride) {
+                /* the outputs from `split` on (cv2.blur's double tail) one at a time */
+                int o = finish_in_flight<C>(
+                    prefix, drow, tid, blockDim.x, min(outs, split), offset, reach,
+                    [&](uint32_t sum) { return fxi_finish_float_scale(sum, mul, 255u); });
+                for (; o < outs; o += blockDim.x) {
                     const uint32_t sum = fxi_box_window(prefix, o + offset, reach, C);
-                    drow[o] = static_cast<uint8_t>(o < split ? fxi_finish_float_scale(sum, mul, 255u)
-                                                             : finish_exact(a, sum, o0 + o));
+                    drow[o] =
+                        static_cast<uint8_t>(o < split ? fxi_finish_float_scale(sum, mul, 255u)
+                                                       : finish_exact(a, sum, o0 + o));
                 }
             } else {
                 finish_any<C>(a, im, tp, prefix, r, o0, outs, offset, reach);
