@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_context.h"
 #include "bench_median.h"
 #include "bench_random_kernel.h"
 #include "filter/fft_sides.h"
@@ -85,11 +86,8 @@ int main(int argc, char **argv)
         for (int i = 4; i < argc && nk < 16; i++)
             ks[nk++] = atoi(argv[i]);
     }
-    fx_context_options co;
-    fx_context_options_init(&co);
-    co.device = FX_DEVICE_GPU;
-    fx_context *ctx = NULL;
-    if (fx_context_create(&co, &ctx) != FX_OK) {
+    fx_context *ctx = bench_context(FX_DEVICE_GPU);
+    if (!ctx) {
         fprintf(stderr, "gpu_fft_tiles: no GPU context\n");
         return 1;
     }

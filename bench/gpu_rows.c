@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_context.h"
 #include "bench_random_kernel.h"
 #include "fxkit/fxkit.h"
 
@@ -72,11 +73,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const int w = argc > 3 ? atoi(argv[2]) : 10000, h = argc > 3 ? atoi(argv[3]) : 6000;
-    fx_context_options co;
-    fx_context_options_init(&co);
-    co.device = FX_DEVICE_GPU;
-    fx_context *ctx = NULL;
-    if (fx_context_create(&co, &ctx) != FX_OK) {
+    fx_context *ctx = bench_context(FX_DEVICE_GPU);
+    if (!ctx) {
         fprintf(stderr, "gpu_rows: no GPU context\n");
         return 1;
     }

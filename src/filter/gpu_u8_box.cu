@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
             } else if (finish == FINISH_FLOAT) {
                 /* the outputs from `split` on (cv2.blur's double tail) one at a time */
                 int o = finish_in_flight<C>(
-                    prefix, drow, tid, blockDim.x, min(outs, split), offset, reach,
+                    prefix, drow, tid, blockDim.x, split, offset, reach,
                     [&](uint32_t sum) { return fxi_finish_float_scale(sum, mul, 255u); });
                 for (; o < outs; o += blockDim.x) {
                     const uint32_t sum = fxi_box_window(prefix, o + offset, reach, C);

@@ -22,7 +22,8 @@
  *   and walks down tile_h output rows, each thread keeping its elements' column sums
  *   over the kh rows of the window in registers; a row's windows are differences of a
  *   prefix of those sums in shared memory (box_slide.h). slide_out output elements a
- *   block across, tiles_x blocks across the row.
+ *   block across, tiles_x blocks across the row, the row's outputs shared evenly among
+ *   them (FXI_GPU_U8_SLIDE_EVEN).
  */
 #ifndef FXKIT_FILTER_GPU_U8_GEOMETRY_H
 #define FXKIT_FILTER_GPU_U8_GEOMETRY_H
