@@ -8,7 +8,7 @@
  * Without ncu it prints the row's compute_ms (the library's device time) as a check.
  *
  *   gpu_rows ROW [WIDTH HEIGHT]
- *   ROW: box3 gauss3 box121 gauss121 float31 float121 (filter, RGB u8; float31/121 are
+ *   ROW: box3 gauss3 box31 box121 gauss121 float31 float121 (filter, RGB u8; float31/121 are
  *        random non-separable float kernels, run by fft), eq-gray (1 channel u8),
  *        eq-hsv (RGB u8), clahe (8x8 tiles, 1 channel u8)
  */
@@ -33,6 +33,7 @@ typedef struct row_spec {
 static const row_spec rows[] = {
     {"box3", "box:3", 0, 3, 0, 0},
     {"gauss3", "gaussian:3", 0, 3, 0, 0},
+    {"box31", "box:31", 0, 3, 0, 0},
     {"box121", "box:121", 0, 3, 0, 0},
     {"gauss121", "gaussian:121", 0, 3, 0, 0},
     {"float31", NULL, 31, 3, 0, 0},

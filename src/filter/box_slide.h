@@ -82,4 +82,74 @@ static inline FX_HD uint32_t fxi_box_window(const uint32_t *prefix, int s, int r
     return prefix[s + reach] - prefix[s - channels];
 }
 
+/* What places a block in its row: the row's n elements, each block's slide_out outputs,
+ * the window (ax, kw) and channels, and tile_w threads of ept staged elements each. */
+typedef struct fxi_box_slide_shape {
+    int64_t n, slide_out;
+    int ax, kw, channels, ept, tile_w;
+} fxi_box_slide_shape;
+
+/* Block bx's place in the row and its threads, as the kernel sets them: its first output
+ * element o0 and their count outs, its staged tile's start s0 and offset
+ * (fxi_box_slide_start), and which of its threads load: threads [0, loaders) (the rest
+ * lie past every window of the block's outputs); of those, threads [0, left) stage
+ * elements before the row and threads [right, loaders) elements past its end (right >=
+ * left: a thread at both ends counts as left). Those edge threads' elements take the
+ * border rule. */
+typedef struct fxi_box_slide_block {
+    int64_t o0, s0;
+    int offset, outs, loaders, left, right;
+} fxi_box_slide_block;
+
+static inline FX_HD fxi_box_slide_block fxi_box_slide_block_at(const fxi_box_slide_shape *sh,
+                                                               int64_t bx)
+{
+    fxi_box_slide_block b;
+    b.o0 = bx * sh->slide_out;
+    b.s0 = fxi_box_slide_start(b.o0, sh->ax, sh->channels, &b.offset);
+    b.outs = (int)(sh->slide_out < sh->n - b.o0 ? sh->slide_out : sh->n - b.o0);
+    /* the block's last staged element that a window reads */
+    const int64_t last = b.outs - 1 + b.offset + (int64_t)(sh->kw - 1) * sh->channels;
+    b.loaders = (int)(last / sh->ept + 1 < sh->tile_w ? last / sh->ept + 1 : sh->tile_w);
+    const int64_t left = b.s0 < 0 ? (-b.s0 + sh->ept - 1) / sh->ept : 0;
+    b.left = (int)(left < b.loaders ? left : b.loaders);
+    const int64_t right = (sh->n - b.s0) / sh->ept; /* the first thread reaching past n */
+    b.right = (int)(right < b.left ? b.left : right < b.loaders ? right : b.loaders);
+    return b;
+}
+
+/* The edge rows (the box slide's side buffer, gpu_u8_geometry.h): each virtual row's edge
+ * threads' elements with the border rule applied, so that those threads load aligned
+ * words as the others do. A row holds left_blocks slots of left_w elements (blocks 0 ..
+ * left_blocks - 1, their threads [0, left)), then right_blocks slots of right_w (the
+ * row's last right_blocks blocks, their threads [right, loaders)). */
+typedef struct fxi_box_slide_side {
+    int64_t blocks; /* the row's blocks (tiles_x) */
+    int64_t left_blocks, right_blocks;
+    int64_t left_w, right_w;
+} fxi_box_slide_side;
+
+/* Where element k of edge thread tid of block bx (b) lies in an edge row. */
+static inline FX_HD int64_t fxi_box_slide_side_index(const fxi_box_slide_side *sd,
+                                                     const fxi_box_slide_block *b, int64_t bx,
+                                                     int tid, int ept, int k)
+{
+    if (tid < b->left) return bx * sd->left_w + (int64_t)tid * ept + k;
+    return sd->left_blocks * sd->left_w + (bx - (sd->blocks - sd->right_blocks)) * sd->right_w +
+           (int64_t)(tid - b->right) * ept + k;
+}
+
+/* The row element (any integer: the border rule applies) that index i of an edge row
+ * holds: fxi_box_slide_side_index's inverse. */
+static inline FX_HD int64_t fxi_box_slide_side_element(const fxi_box_slide_side *sd,
+                                                       const fxi_box_slide_shape *sh, int64_t i)
+{
+    const int64_t lefts = sd->left_blocks * sd->left_w;
+    if (i < lefts) return fxi_box_slide_block_at(sh, i / sd->left_w).s0 + i % sd->left_w;
+    const int64_t j = i - lefts;
+    const fxi_box_slide_block b =
+        fxi_box_slide_block_at(sh, sd->blocks - sd->right_blocks + j / sd->right_w);
+    return b.s0 + (int64_t)b.right * sh->ept + j % sd->right_w;
+}
+
 #endif

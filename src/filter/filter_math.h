@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/border_math.h"
 #include "core/host_device.h"
@@ -141,6 +142,27 @@ static inline FX_HD uint32_t fxi_finish_float_scale(uint32_t s, float mul, uint3
 {
     const float q = nearbyintf((float)s * mul);
     return q > (float)maxval ? maxval : (uint32_t)q; /* q >= 0: s and mul are */
+}
+
+/* 1.5 * 2^23: x + this, for 0 <= x < 2^22, lies in [2^23, 2^24), where a float's unit in
+ * the last place is 1, so the sum's one rounding is x's nearest-even integer n, held in
+ * the float's low bits (0x4B400000 + n). */
+#define FXI_ROUND_MAGIC 12582912.0f
+
+/* fxi_finish_float_scale(s, mul, 255) as the low byte of a float's bits, for a sum whose
+ * float(s) * mul is at most 255.5, as in cv2.blur's 8-bit box (s <= 255 * area and mul =
+ * float(1 / area) give at most 255 * (1 + 2^-23)): the product rounded to float as
+ * there, then FXI_ROUND_MAGIC added. No conversion back to an integer: the GPU's box
+ * packs four such bytes into a word. The product and the sum round separately (the
+ * project builds with -ffp-contract=off and --fmad=false); tests/unit/test_filter.c
+ * compares every sum of the float rule's boxes. */
+static inline FX_HD uint32_t fxi_finish_float_scale_u8_bits(uint32_t s, float mul)
+{
+    const float x = (float)s * mul;
+    const float y = x + FXI_ROUND_MAGIC;
+    uint32_t bits;
+    memcpy(&bits, &y, sizeof bits);
+    return bits;
 }
 
 /* The output sample for a float accumulator on an integer image: round half to even

@@ -382,6 +382,7 @@ static bool u8_launch_for(const gpu_state *s, int layout, const fxi_filter_args 
                              s->lim.max_grid_y, g, &why))
         return false;
     fxi_gpu_u8_slide_strips(g, a->rows, s->u8_resident, s->lim.max_grid_y);
+    fxi_gpu_u8_slide_side(g, a->width, a->channels, a->kw, a->ax);
     return true;
 }
 
@@ -448,6 +449,13 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                     st = fxi_device_memset(ctx, (uint8_t *)work + (size_t)g.vrows * g.work_stride,
                                            0, (size_t)(g.work_rows - g.vrows) * g.work_stride);
             }
+            if (st == FX_ENOMEM && g.layout == FXI_U8_BOX_SLIDE) {
+                /* no room for the slide's edge rows: its edge threads take the border rule */
+                fx_context_clear_error(ctx);
+                g.work_bytes = 0;
+                work = NULL;
+                st = FX_OK;
+            }
             if (st == FX_OK) {
                 FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, NULL,
                                              ctx->cuda->stream));
@@ -458,9 +466,9 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                 return FX_OK;
             }
             if (st != FX_ENOMEM) return st;
+            fx_context_clear_error(ctx);
             /* no room for the intermediate (twice the image): the general kernels, which
              * need none or less */
-            fx_context_clear_error(ctx);
         }
         /* the layout does not fit this device: the general kernels below */
     }

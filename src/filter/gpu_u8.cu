@@ -689,7 +689,7 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
                                         reinterpret_cast<uintptr_t>(a.dst) | a.dst_stride) %
                                        4) == 0;
     if (g.layout == FXI_U8_BOX_SLIDE)
-        return fxi_filter_launch_u8_box(ctx, ap, gp, tp, images, count, rows_aligned, stream);
+        return fxi_filter_launch_u8_box(ctx, ap, gp, tp, images, count, rows_aligned, work, stream);
     if (g.layout == FXI_U8_FUSED && g.walk && walk4_fits(a, g, *tp, rows_aligned)) {
         /* tile_w threads of walk_elements elements a block (gpu_u8_geometry.c) */
         const dim3 grid(static_cast<unsigned>(g.walk_grid_x + g.walk_edge_blocks),

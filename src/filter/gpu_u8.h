@@ -68,19 +68,20 @@ typedef struct fxi_gpu_u8_batch {
 
 /* Queue the pass (one launch fused or box slide, two for two-pass) on `stream`, each
  * launch checked: on the args' image when batch is NULL, else on the batch's images.
- * work: two-pass, g->work_bytes of device memory per image (image z's intermediate at
- * z * work_bytes). */
+ * work: two-pass and the box slide's edge rows, g->work_bytes of device memory per image
+ * (image z's at z * work_bytes). */
 fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a, const fxi_gpu_u8_launch *g,
                                const fxi_gpu_u8_taps *taps, void *work,
                                const fxi_gpu_u8_batch *batch, cudaStream_t stream);
 
-/* The box slide's one launch (gpu_u8_box.cu): fxi_filter_launch_u8 calls it for that
+/* The box slide's launches (gpu_u8_box.cu): fxi_filter_launch_u8 calls it for that
  * layout. images: NULL for the args' image, else `count` of a batch; rows_aligned: every
- * row of src starts at a multiple of 4 bytes. */
+ * row of src starts at a multiple of 4 bytes; work: g->work_bytes a image for the edge
+ * rows (fxi_gpu_u8_slide_side), NULL when g->work_bytes is 0. */
 fx_status fxi_filter_launch_u8_box(fx_context *ctx, const fxi_filter_args *a,
                                    const fxi_gpu_u8_launch *g, const fxi_gpu_u8_taps *taps,
-                                   const fxi_gpu_u8_image *images, unsigned count,
-                                   int rows_aligned, cudaStream_t stream);
+                                   const fxi_gpu_u8_image *images, unsigned count, int rows_aligned,
+                                   void *work, cudaStream_t stream);
 
 /* The box slide's blocks of tile_w threads and shared_bytes that the current device runs
  * at once (its SMs times the blocks an SM holds), 0 when CUDA cannot say. */

@@ -11,6 +11,9 @@
 /* ... and the zeros before its prefix (box_slide.h's fxi_box_window reads C of them): 4,
  * so that the prefix stays 16-byte aligned */
 #define SLIDE_PREFIX_GUARD 4
+/* ... and the padding after it: the word-wide finish's 128-bit loads of its last words
+ * may reach 3 words past them (gpu_u8_box.cu's prefix_quad) */
+#define SLIDE_PREFIX_TAIL 4
 
 static int64_t div_up(int64_t a, int64_t b)
 {
@@ -73,6 +76,40 @@ void fxi_gpu_u8_slide_strips(fxi_gpu_u8_launch *g, int64_t rows, int64_t residen
     g->tile_h = (int)min64(tile_h, rows);
     g->tiles_y = div_up(rows, g->tile_h);
     g->grid_y = min64(g->tiles_y, max_grid_y);
+}
+
+void fxi_gpu_u8_slide_side(fxi_gpu_u8_launch *g, int64_t width, int channels, int kw, int ax)
+{
+    g->side_left_blocks = g->side_right_blocks = g->side_left_w = g->side_right_w = 0;
+    if (g->layout != FXI_U8_BOX_SLIDE) return;
+    const int ept = FXI_GPU_U8_SLIDE_PIXELS * channels;
+    const fxi_box_slide_shape shape = {width * channels, g->slide_out, ax,       kw,
+                                       channels,         ept,          g->tile_w};
+    int64_t lefts = 0, rights = 0, left_w = 0, right_w = 0;
+    for (int64_t bx = 0; bx < g->tiles_x; bx++) {
+        const fxi_box_slide_block b = fxi_box_slide_block_at(&shape, bx);
+        if (b.left > 0) {
+            if (lefts != bx) return; /* not the row's first blocks: the border rule */
+            lefts++;
+            left_w = b.left * (int64_t)ept > left_w ? b.left * (int64_t)ept : left_w;
+        }
+        if (b.loaders > b.right) {
+            rights++;
+            const int64_t w = (int64_t)(b.loaders - b.right) * ept;
+            right_w = w > right_w ? w : right_w;
+        } else if (rights > 0) {
+            return; /* not the row's last blocks */
+        }
+    }
+    const int64_t row = lefts * left_w + rights * right_w; /* a multiple of 4 bytes */
+    if (row == 0 || row > width * channels) return;
+    g->side_left_blocks = lefts;
+    g->side_right_blocks = rights;
+    g->side_left_w = left_w;
+    g->side_right_w = right_w;
+    g->work_stride = (size_t)row;
+    g->work_rows = g->vrows;
+    g->work_bytes = (size_t)(g->vrows * row);
 }
 
 int fxi_gpu_u8_batch_chunk(int count, size_t work_bytes, int max_images, size_t work_limit)
@@ -182,9 +219,10 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
         }
         /* the staged elements begin up to C - 1 into a pixel: one more pixel's worth */
         g->slide_pixels = g->in_w / channels + 1;
-        const size_t bytes = ((size_t)SLIDE_PREFIX_GUARD + (size_t)g->in_w +
-                              (size_t)(g->tile_w / 32) * SLIDE_WARP_TOTALS +
-                              (size_t)g->slide_pixels) * 4u;
+        const size_t bytes =
+            ((size_t)SLIDE_PREFIX_GUARD + (size_t)g->in_w + SLIDE_PREFIX_TAIL +
+             (size_t)(g->tile_w / 32) * SLIDE_WARP_TOTALS + (size_t)g->slide_pixels) *
+            4u;
         if (bytes > shared_limit) {
             *why = "the sliding tile does not fit in shared memory";
             return false;

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filter/box_slide.h"
 #include "filter/filter_tuning.h"
 
 #ifdef __cplusplus
@@ -84,9 +85,13 @@ typedef struct fxi_gpu_u8_launch {
     size_t shared_bytes;
     /* box slide: tile_w threads stage in_w elements (slide_pixels pixels or parts of
      * them) and write slide_out output elements (a multiple of 4) of tile_h rows; shared
-     * memory: 4 zeros and in_w prefix sums, 4 totals a warp (uint32), then the staged
-     * pixels' source pixels (int32) */
+     * memory: 4 zeros, in_w prefix sums and 4 words of padding, 4 totals a warp (uint32),
+     * then the staged pixels' source pixels (int32) */
     int slide_out, slide_pixels;
+    /* box slide: the edge rows' layout (box_slide.h's fxi_box_slide_side; work_stride
+     * bytes a row, vrows rows: work_bytes), all 0 when the edge threads load by the
+     * border rule instead (fxi_gpu_u8_slide_side) */
+    int64_t side_left_blocks, side_right_blocks, side_left_w, side_right_w;
     /* two-pass rows: blocks of row_tx x channels threads, each row_segment pixels of one
      * channel (row_tx * row_segment pixels a block) of one virtual row; shared memory:
      * one float plane per channel of row_plane floats, then the uint16 outputs */
@@ -118,6 +123,16 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
  * resident_blocks <= 0 keeps the geometry's FXI_GPU_U8_SLIDE_ROWS. */
 void fxi_gpu_u8_slide_strips(fxi_gpu_u8_launch *g, int64_t rows, int64_t resident_blocks,
                              int64_t max_grid_y);
+
+/* The box slide's edge rows for a row of width x channels elements and a window of kw
+ * columns from ax to the left of its output: the threads at the row's ends (whose
+ * elements take the border rule) load their elements from rows of a side buffer, borders
+ * applied by a launch before the slide's, aligned words as the other threads load; each
+ * through the border rule took the slide twice as long (r119: box:121 0.72 against 0.33
+ * ms with those loads skipped). Sets the layout and work_stride, work_rows and work_bytes
+ * (vrows rows); none where an edge row would be longer than the image's row (a narrow
+ * image and a wide box: the border rule then). */
+void fxi_gpu_u8_slide_side(fxi_gpu_u8_launch *g, int64_t width, int channels, int kw, int ax);
 
 /* Images of a batch per launch (fx_filter_run_batch): all `count`, at most the grid's z
  * limit (max_images), and where each image needs work_bytes of intermediate (two-pass),

@@ -4,8 +4,9 @@
 // plain 2-D window sum: 1-4 channels, one image and a batch, every border, kernels 1x1 to
 // 121x121 and not square, rows that fit one tile and rows of several, aligned rows and
 // not, each finish (the integer rule, cv2.blur's float rule and the general one, a kept
-// alpha). Built with FXI_GPU_U8_SLIDE_THREADS=64 (run_box_emu.sh), so that rows of a few
-// hundred pixels already span several tiles.
+// alpha), the edge threads loading edge rows (k_u8_box_side's, emulated too) and not.
+// Built with FXI_GPU_U8_SLIDE_THREADS=64 (run_box_emu.sh), so that rows of a few hundred
+// pixels already span several tiles.
 #include "emu_cuda.h"
 #include "gpu_u8_box_kernels.inc" /* gpu_u8_box.cu cut before its host code: run_box_emu.sh */
 /* the launch geometry as the library computes it: plain C, built here too */
@@ -47,7 +48,7 @@ enum finish_case { SUM_EXACT, U32_RULE, FLOAT_RULE, ALPHA_KEPT };
 
 template <int C, bool BATCH>
 static int run_case(int64_t width, int64_t height, int kw, int kh, int border, finish_case fin,
-                    bool aligned)
+                    bool aligned, bool side_rows)
 {
     const int64_t n = width * C;
     /* rows of exactly n bytes where not aligned (then odd strides too), padded to 4 where
@@ -112,6 +113,20 @@ static int run_case(int64_t width, int64_t height, int kw, int kh, int border, f
         a.src = nullptr;
         a.dst = nullptr;
     }
+    /* the edge rows (where they fit), filled as k_u8_box_side's launch does */
+    if (side_rows) fxi_gpu_u8_slide_side(&g, width, C, kw, a.ax);
+    std::vector<uint8_t> side(g.work_bytes, 0xCD);
+    if (g.work_bytes) {
+        const unsigned words = (unsigned)(g.work_stride / 4);
+        blockDim = dim3(128, 1, 1);
+        gridDim = dim3((words + 127) / 128, 1, 1);
+        for (unsigned bx = 0; bx < gridDim.x; bx++)
+            for (unsigned tx = 0; tx < 128; tx++) {
+                threadIdx = uint3{tx, 0, 0};
+                blockIdx = uint3{bx, 0, 0};
+                k_u8_box_side<BATCH>(a, g, BATCH ? &image : nullptr, side.data());
+            }
+    }
     blockDim = dim3((unsigned)g.tile_w, 1, 1);
     gridDim = dim3((unsigned)g.grid_x, (unsigned)g.grid_y, 1);
     emu_barrier_hook = block_sync;
@@ -128,7 +143,8 @@ static int run_case(int64_t width, int64_t height, int kw, int kh, int border, f
                 threads.emplace_back([&, tx] {
                     threadIdx = uint3{(unsigned)tx, 0, 0};
                     blockIdx = uint3{bx, by, 0};
-                    k_u8_box_slide<C, BATCH>(a, g, tp, BATCH ? &image : nullptr, aligned);
+                    k_u8_box_slide<C, BATCH>(a, g, tp, BATCH ? &image : nullptr, aligned,
+                                             g.work_bytes ? side.data() : nullptr);
                 });
             for (auto &t : threads)
                 t.join();
@@ -177,7 +193,8 @@ template <int C, bool BATCH> static int run_all()
                 if (k[0] * k[1] > 1000 && w * h > 2000) continue; /* the reference's time */
                 const int border = (int)((w + h + k[0]) % 5);
                 const finish_case fin = (finish_case)((w + h * 3 + k[1]) % 4);
-                bad += run_case<C, BATCH>(w, h, k[0], k[1], border, fin, (w + h) % 3 != 0) != 0;
+                bad += run_case<C, BATCH>(w, h, k[0], k[1], border, fin, (w + h) % 3 != 0,
+                                          (w + k[0]) % 2 == 1) != 0;
                 cases++;
             }
     printf("C %d batch %d: %d cases, %d bad\n", C, BATCH, cases, bad);

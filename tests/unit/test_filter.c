@@ -693,13 +693,15 @@ FXT_TEST(u32_product_finish_equals_exact)
     fx_context_destroy(ctx);
 }
 
-/* fxi_finish_float_scale (the GPU 8-bit box's finish before scalar_from) gives
- * fxi_finish_exact_at's value for every 8-bit sum of the boxes that take cv2.blur's
- * float rule (areas above 256 up to the int32 sums' limit). */
+/* fxi_finish_float_scale and the low byte of fxi_finish_float_scale_u8_bits (the GPU
+ * 8-bit box's finishes before scalar_from) give fxi_finish_exact_at's value for every
+ * 8-bit sum of the boxes that take cv2.blur's float rule (areas above 256 up to the int32
+ * sums' limit). */
 FXT_TEST(float_scale_finish_equals_exact)
 {
     fx_context *ctx = fxt_context(FX_DEVICE_CPU, 1);
-    static const char *const specs[] = {"box:17", "box:31", "box:121", "box:255", "box:3x200"};
+    static const char *const specs[] = {"box:17",  "box:31",  "box:61",  "box:99x7",
+                                        "box:121", "box:181", "box:255", "box:3x200"};
     int taken = 0;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         fxi_taps t;
@@ -712,9 +714,11 @@ FXT_TEST(float_scale_finish_equals_exact)
                 for (int64_t s = 0; s <= top && bad < 3; s++) {
                     const double want = fxi_finish_exact_at(f, (double)s, 0);
                     const uint32_t got = fxi_finish_float_scale((uint32_t)s, (float)f->mul, 255);
-                    if ((double)got != want) {
-                        fprintf(stderr, "  %s: sum %lld: %u, want %g\n", specs[i], (long long)s,
-                                got, want);
+                    const uint32_t byte =
+                        fxi_finish_float_scale_u8_bits((uint32_t)s, (float)f->mul) & 0xFFu;
+                    if ((double)got != want || (double)byte != want) {
+                        fprintf(stderr, "  %s: sum %lld: %u (low byte of the bits %u), want %g\n",
+                                specs[i], (long long)s, got, byte, want);
                         bad++;
                     }
                 }
@@ -723,7 +727,7 @@ FXT_TEST(float_scale_finish_equals_exact)
             fxi_taps_free(&t);
         }
     }
-    FXT_CHECK_EQ(taken, 5);
+    FXT_CHECK_EQ(taken, 8);
     fx_context_destroy(ctx);
 }
 

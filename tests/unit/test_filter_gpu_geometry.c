@@ -388,7 +388,7 @@ FXT_TEST(u8_fast_path_layouts)
                                      /* staged element in_w - 1 lies in pixel
                                       * (C - 1 + in_w - 1) / C of the map at most */
                                      FXT_CHECK(g.slide_pixels >= (c - 1 + g.in_w - 1) / c + 1) &&
-                                     FXT_CHECK(g.shared_bytes >= 16 + (size_t)g.in_w * 4 +
+                                     FXT_CHECK(g.shared_bytes >= 32 + (size_t)g.in_w * 4 +
                                                                      (size_t)g.tile_w / 32 * 16 +
                                                                      (size_t)g.slide_pixels * 4) &&
                                      FXT_CHECK(g.shared_bytes <= 48 << 10) &&
@@ -459,6 +459,75 @@ FXT_TEST(u8_slide_strips_fill_one_wave)
                     fprintf(stderr, "  %lld rows, %lld wide, resident %lld\n", (long long)h,
                             (long long)widths[wi], (long long)res);
             }
+}
+
+/* The box slide's edge rows (fxi_gpu_u8_slide_side): every loading edge thread of every
+ * block (its elements outside the row) finds each of its elements in the edge row at
+ * fxi_box_slide_side_index, the index k_u8_box_side fills from the same element
+ * (fxi_box_slide_side_element), inside the row; the edge blocks are the row's first and
+ * last; no edge rows where they would be longer than the image's row; and the blocks'
+ * threads split as the kernel's conditions say (loaders: a window reads their elements;
+ * left / right: their elements reach before / past the row). */
+FXT_TEST(u8_slide_edge_rows)
+{
+    static const int64_t widths[] = {1, 2, 7, 40, 61, 150, 333, 1000, 4096, 10000};
+    static const int ks[] = {1, 2, 7, 30, 61, 121, 255};
+    int with_rows = 0;
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+        for (int c = 1; c <= 4; c++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+                for (int anchor = 0; anchor < 3; anchor++) {
+                    const int64_t w = widths[wi], n = w * c;
+                    const int kw = ks[ki];
+                    const int ax = anchor == 0 ? kw / 2 : anchor == 1 ? 0 : kw - 1;
+                    fxi_gpu_u8_launch g;
+                    const char *why;
+                    if (!fxi_gpu_u8_geometry(FXI_U8_BOX_SLIDE, true, w, c, 50, kw, 9, 48 << 10,
+                                             2147483647, 65535, &g, &why))
+                        continue; /* a box too wide for the tile */
+                    fxi_gpu_u8_slide_side(&g, w, c, kw, ax);
+                    const int ept = FXI_GPU_U8_SLIDE_PIXELS * c;
+                    const fxi_box_slide_shape sh = {n, g.slide_out, ax, kw, c, ept, g.tile_w};
+                    const fxi_box_slide_side sd = {g.tiles_x, g.side_left_blocks,
+                                                   g.side_right_blocks, g.side_left_w,
+                                                   g.side_right_w};
+                    int ok = 1;
+                    if (g.work_bytes) {
+                        with_rows++;
+                        ok = FXT_CHECK(g.work_stride % 4 == 0) &&
+                             FXT_CHECK((int64_t)g.work_stride <= n) &&
+                             FXT_CHECK_EQ(g.work_rows, g.vrows) &&
+                             FXT_CHECK_EQ(g.work_bytes, (size_t)g.vrows * g.work_stride);
+                    }
+                    for (int64_t bx = 0; ok && bx < g.tiles_x; bx++) {
+                        const fxi_box_slide_block b = fxi_box_slide_block_at(&sh, bx);
+                        const int reach = (kw - 1) * c;
+                        ok = FXT_CHECK(b.left <= b.right && b.right <= b.loaders &&
+                                       b.loaders <= g.tile_w);
+                        for (int tid = 0; ok && tid < g.tile_w; tid++) {
+                            const int64_t mine = b.s0 + (int64_t)tid * ept;
+                            const bool loads = tid * ept <= b.outs - 1 + b.offset + reach;
+                            const bool outside = mine < 0 || mine + ept > n;
+                            ok = FXT_CHECK_EQ(loads, tid < b.loaders) &&
+                                 FXT_CHECK_EQ(loads && outside,
+                                              tid < b.loaders && (tid < b.left || tid >= b.right));
+                            if (!ok || !g.work_bytes || !loads || !outside) continue;
+                            ok = tid < b.left ? FXT_CHECK(bx < g.side_left_blocks)
+                                              : FXT_CHECK(bx >= g.tiles_x - g.side_right_blocks);
+                            for (int k = 0; ok && k < ept; k++) {
+                                const int64_t i =
+                                    fxi_box_slide_side_index(&sd, &b, bx, tid, ept, k);
+                                ok =
+                                    FXT_CHECK(i >= 0 && i < (int64_t)g.work_stride) &&
+                                    FXT_CHECK_EQ(fxi_box_slide_side_element(&sd, &sh, i), mine + k);
+                            }
+                        }
+                    }
+                    if (!ok)
+                        fprintf(stderr, "  %lld wide, %d channels, box %d, anchor %d\n",
+                                (long long)w, c, kw, ax);
+                }
+    FXT_CHECK(with_rows > 50);
 }
 
 /* The walk's blocks (3x3 and 5x5, fused): whole warps, never a warp without an element
@@ -535,8 +604,9 @@ FXT_TEST(u8_batch_chunks)
     FXT_CHECK_EQ(fxi_gpu_u8_batch_chunk(1, 1, 65535, 256u << 20), 1);
 }
 
-FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(u8_batch_chunks), FXT_CASE(bands_cover_every_row_once),
-         FXT_CASE(bands_of_whole_tile_rows), FXT_CASE(bands_respect_texture_rows),
-         FXT_CASE(bands_big_image_overlap), FXT_CASE(launch_geometry_within_limits),
-         FXT_CASE(launch_geometry_refuses), FXT_CASE(u8_fast_path_layouts),
-         FXT_CASE(u8_slide_strips_fill_one_wave), FXT_CASE(u8_walk_blocks_fit_the_row))
+FXT_MAIN(FXT_CASE(gpu_strategies_need_a_gpu), FXT_CASE(u8_batch_chunks),
+         FXT_CASE(bands_cover_every_row_once), FXT_CASE(bands_of_whole_tile_rows),
+         FXT_CASE(bands_respect_texture_rows), FXT_CASE(bands_big_image_overlap),
+         FXT_CASE(launch_geometry_within_limits), FXT_CASE(launch_geometry_refuses),
+         FXT_CASE(u8_fast_path_layouts), FXT_CASE(u8_slide_strips_fill_one_wave),
+         FXT_CASE(u8_slide_edge_rows), FXT_CASE(u8_walk_blocks_fit_the_row))
