@@ -165,6 +165,23 @@ static inline FX_HD uint32_t fxi_finish_float_scale_u8_bits(uint32_t s, float mu
     return bits;
 }
 
+/* Byte dot products of a row filter (the GPU's two-pass rows, k_u8_rows_dp4a): with row
+ * taps w_0 .. w_{kw-1} whole numbers in 0 .. 255, output x = 4u + phase, the sum of w_j *
+ * s[x + j], is the sum over q of the dot product of sample bytes s[4(u + q)] .. s[4(u + q)
+ * + 3] and the tap bytes of word q of that phase: taps 4q - phase .. 4q + 3 - phase,
+ * zero outside the kernel; q runs over FXI_TAP_WORDS(kw). */
+#define FXI_TAP_WORDS(kw) (((kw) + 6) / 4)
+
+static inline FX_HD uint32_t fxi_tap_word(const float *taps, int kw, int q, int phase)
+{
+    uint32_t w = 0;
+    for (int b = 0; b < 4; b++) {
+        const int j = 4 * q + b - phase;
+        w |= (j >= 0 && j < kw ? (uint32_t)taps[j] : 0u) << (8 * b);
+    }
+    return w;
+}
+
 /* The output sample for a float accumulator on an integer image: round half to even
  * (as OpenCV's saturate_cast), then saturate. */
 static inline FX_HD float fxi_finish_float(float acc, float maxval)

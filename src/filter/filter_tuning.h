@@ -283,6 +283,24 @@
 #ifndef FXI_GPU_U8_ROW_OUTPUTS
 #define FXI_GPU_U8_ROW_OUTPUTS 11
 #endif
+/* 1: two-pass rows whose taps are whole numbers below 256 sum in byte dot products
+ * (k_u8_rows_dp4a, gpu_u8.cu), with launch bounds for FXI_GPU_U8_ROW_DP4A_SM_BLOCKS
+ * blocks of FXI_GPU_U8_ROW_DP4A_THREADS (row_tx * channels, 4 channels at most) an SM.
+ * Measured on the H200, gaussian:121 on 10000x6000 RGB on the device (three rounds each):
+ * 2.930-2.939 ms without bounds (94 registers), 2.790-2.816 with 3 blocks, 2.690-2.709
+ * with 4, the float rows 2.986-3.013 (r123); 2.600-2.623 with 5 (48 registers),
+ * 2.532-2.546 with 6 (r124); 6, 7 and 8 2.533-2.556, 2.531-2.553, 2.534-2.545, 7 and 8
+ * spilling at 32 registers (r125). */
+#ifndef FXI_GPU_U8_ROW_DP4A
+#define FXI_GPU_U8_ROW_DP4A 1
+#endif
+#define FXI_GPU_U8_ROW_DP4A_THREADS (4 * FXI_GPU_U8_ROW_TX)
+#ifndef FXI_GPU_U8_ROW_DP4A_SM_BLOCKS
+#define FXI_GPU_U8_ROW_DP4A_SM_BLOCKS 6
+#endif
+/* ... its tap words in shared memory: 4 phases of FXI_TAP_WORDS(FXI_GPU_U8_MAX_TAPS)
+ * (filter_math.h) words */
+#define FXI_GPU_U8_ROW_TAP_WORD_BYTES (16 * ((FXI_GPU_U8_MAX_TAPS + 6) / 4))
 /* two-pass columns: threads a block, output rows each computes (multiply-adds).
  * Measured on the H200, gaussian:121 (r41, three rounds): 256 threads against 128,
  * 2.999-3.001 against 3.041-3.066 ms; with 11 row outputs, 2.976-2.981 ms. 24 rows a

@@ -166,8 +166,12 @@ static fx_status prepare_u8(gpu_state *s, const fxi_filter_gpu_desc *d)
         return FX_OK;
     FXI_TRY(fxi_calloc(s->ctx, 1, sizeof *s->u8_taps, (void **)&s->u8_taps));
     fxi_gpu_u8_taps *u = s->u8_taps;
-    for (int j = 0; j < t->kw; j++)
+    u->row_bytes = 1;
+    for (int j = 0; j < t->kw; j++) {
         u->row[j] = k.box ? 1.0f : (float)t->num_row[j];
+        u->row_bytes = u->row_bytes && u->row[j] >= 0.0f && u->row[j] <= 255.0f &&
+                       u->row[j] == floorf(u->row[j]);
+    }
     for (int i = 0; i < t->kh; i++)
         u->col[i] = k.box ? 1.0f : (float)t->num_col[i];
     u->scale = k.box ? (double)t->num[0] : 1.0;

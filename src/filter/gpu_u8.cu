@@ -19,6 +19,9 @@ namespace
 
 constexpr int ROW_R = FXI_GPU_U8_ROW_OUTPUTS;
 constexpr int COL_R = FXI_GPU_U8_COL_OUTPUTS;
+/* k_u8_rows_dp4a: quads of outputs a thread, enough for the block's row_segment pixels a
+ * thread */
+constexpr int DP4A_QUADS = (ROW_R + 3) / 4;
 
 /* fused: stage the tile's input rows (as floats), row-filter them into a float tile, then
  * column-filter that; one output element per thread, tile_h rows. K: a K x K kernel,
@@ -540,6 +543,96 @@ k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi
     }
 }
 
+/* two-pass rows for row taps that are whole numbers below 256 (tp.row_bytes: every 8-bit
+ * Gaussian's), in byte dot products: __dp4a multiplies 4 samples by 4 taps and adds them
+ * to an int32, exactly, in one instruction where FP32 takes four multiply-adds. Each
+ * channel's plane is staged as bytes; output x = 4u + phi (a quad u, a phase phi) is the
+ * sum over q of dp4a(sample word u + q, tap word q of phase phi), tap word q of phase phi
+ * holding taps 4q - phi .. 4q + 3 - phi (zeros outside the kernel): one sample word
+ * loaded a q for 4 * DP4A_QUADS outputs. The block's row_tx * row_segment pixels a
+ * channel, as k_u8_rows's; thread (tx, c) takes quads tx * DP4A_QUADS on. */
+template <bool BATCH>
+__global__ void __launch_bounds__(FXI_GPU_U8_ROW_DP4A_THREADS, FXI_GPU_U8_ROW_DP4A_SM_BLOCKS)
+    k_u8_rows_dp4a(const __grid_constant__ fxi_filter_args a,
+                               const __grid_constant__ fxi_gpu_u8_launch g,
+                               const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work,
+                               const fxi_gpu_u8_image *batch)
+{
+    constexpr int U = DP4A_QUADS;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const u8_image im = image_of(a, BATCH ? batch : nullptr);
+    if (BATCH)
+        work += blockIdx.z * (g.work_bytes / sizeof(uint16_t)); /* each image's intermediate */
+    const int C = a.channels, TX = g.row_tx, PL = g.row_plane;
+    const int tx = threadIdx.x, c = threadIdx.y, tid = c * TX + tx, threads = TX * C;
+    /* shared memory: the tap words, the byte planes (in k_u8_rows's float planes'
+     * room), the uint16 outputs */
+    uint4 *tap_words = reinterpret_cast<uint4 *>(smem); /* [q]: phases 0..3 */
+    unsigned char *planes = smem + FXI_GPU_U8_ROW_TAP_WORD_BYTES;
+    uint16_t *out = reinterpret_cast<uint16_t *>(planes + static_cast<size_t>(C) * PL * 4);
+    const int Q = FXI_TAP_WORDS(a.kw);
+    for (int i = tid; i < 4 * Q; i += threads)
+        reinterpret_cast<uint32_t *>(tap_words)[i] = fxi_tap_word(tp.row, a.kw, i / 4, i % 4);
+    const int64_t pixels = static_cast<int64_t>(TX) * g.row_segment;
+    const int64_t p0 = static_cast<int64_t>(blockIdx.x) * pixels;
+    const int64_t n = a.width * C;
+    const int64_t first = (p0 - a.ax) * C;
+    const bool interior = first >= 0 && first + static_cast<int64_t>(PL) * C <= n;
+    const int outs = static_cast<int>(min(pixels, a.width - p0)) * C;
+    const size_t wstride = g.work_stride / sizeof(uint16_t);
+    /* the quads' last sample word: zeros staged past the plane up to it */
+    const int staged = 4 * (U * TX + Q);
+    for (int64_t v = blockIdx.y; v < g.row_tiles_y; v += gridDim.y) {
+        const int64_t row = src_row(a, v);
+        __syncthreads(); /* the previous row's planes and outputs are read */
+        unsigned char *plane = planes + static_cast<size_t>(c) * PL * 4;
+        if (row >= 0 && interior) {
+            const uint8_t *p = im.src + row * im.src_stride + first + c;
+            for (int px = tx; px < PL; px += TX)
+                plane[px] = p[px * C];
+        } else {
+            for (int px = tx; px < PL; px += TX)
+                plane[px] = static_cast<unsigned char>(
+                    element<BATCH>(a, im, row, first + static_cast<int64_t>(px) * C + c));
+        }
+        for (int px = PL + tx; px < staged; px += TX)
+            plane[px] = 0;
+        __syncthreads();
+        const uint32_t *words = reinterpret_cast<const uint32_t *>(plane) + tx * U;
+        uint32_t win[U], acc[4 * U];
+#pragma unroll
+        for (int i = 0; i < U; i++)
+            win[i] = words[i];
+#pragma unroll
+        for (int m = 0; m < 4 * U; m++)
+            acc[m] = 0;
+#pragma unroll 4
+        for (int q = 0; q < Q; q++) {
+            const uint4 w = tap_words[q];
+#pragma unroll
+            for (int i = 0; i < U; i++) {
+                acc[4 * i] = __dp4a(win[i], w.x, acc[4 * i]);
+                acc[4 * i + 1] = __dp4a(win[i], w.y, acc[4 * i + 1]);
+                acc[4 * i + 2] = __dp4a(win[i], w.z, acc[4 * i + 2]);
+                acc[4 * i + 3] = __dp4a(win[i], w.w, acc[4 * i + 3]);
+            }
+#pragma unroll
+            for (int i = 0; i < U - 1; i++)
+                win[i] = win[i + 1];
+            win[U - 1] = words[U + q];
+        }
+#pragma unroll
+        for (int m = 0; m < 4 * U; m++) {
+            const int x = 4 * U * tx + m;
+            if (x < pixels) out[x * C + c] = static_cast<uint16_t>(acc[m]);
+        }
+        __syncthreads();
+        uint16_t *d = work + v * wstride + p0 * C;
+        for (int k = tid; k < outs; k += threads)
+            d[k] = out[k];
+    }
+}
+
 /* two-pass columns, multiply-adds: R output rows per thread, one element, from a window
  * of R intermediate values in registers. */
 template <int R, bool BATCH>
@@ -663,9 +756,15 @@ fx_status launch_layout(fx_context *ctx, const fxi_filter_args &a, const fxi_gpu
     const dim3 rows_block(static_cast<unsigned>(g.row_tx), static_cast<unsigned>(a.channels));
     const dim3 cols_grid(static_cast<unsigned>(g.col_grid_x), static_cast<unsigned>(g.col_grid_y),
                          count);
-    FXI_TRY(allow_shared(ctx, k_u8_rows<ROW_R, BATCH>, g.row_shared_bytes));
-    k_u8_rows<ROW_R, BATCH>
-        <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
+    if (tp.row_bytes && FXI_GPU_U8_ROW_DP4A) {
+        FXI_TRY(allow_shared(ctx, k_u8_rows_dp4a<BATCH>, g.row_shared_bytes));
+        k_u8_rows_dp4a<BATCH>
+            <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
+    } else {
+        FXI_TRY(allow_shared(ctx, k_u8_rows<ROW_R, BATCH>, g.row_shared_bytes));
+        k_u8_rows<ROW_R, BATCH>
+            <<<rows_grid, rows_block, g.row_shared_bytes, stream>>>(a, g, tp, w, images);
+    }
     FXI_TRY(fxi_cuda_check_launch(ctx, "filter 8-bit separable (rows)"));
     k_u8_cols<COL_R, BATCH><<<cols_grid, g.col_threads, 0, stream>>>(a, g, tp, w, images);
     return fxi_cuda_check_launch(ctx, "filter 8-bit separable (columns)");

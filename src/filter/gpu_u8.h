@@ -32,6 +32,9 @@ typedef struct fxi_gpu_u8_taps {
      * the whole sum c * d * S (fxi_gpu_u8_taps_binomial3). */
     int binomial3;
     uint32_t unit_mul, unit_add_mul;
+    /* 1: every row tap a whole number in 0 .. 255 (the two-pass rows then sum in byte dot
+     * products, k_u8_rows_dp4a) */
+    int row_bytes;
 } fxi_gpu_u8_taps;
 
 /* Set u's binomial3 (and its unit finish) when its kw x kh taps qualify: every other

@@ -171,8 +171,11 @@ bool fxi_gpu_u8_geometry(int layout, bool box, int64_t width, int channels, int6
          * multiply-add loop loads one more, which it never uses */
         g->row_plane = (int)(pixels + kw);
         const uint64_t outs = (uint64_t)pixels * (uint64_t)channels * 2u;
-        const uint64_t bytes =
-            (uint64_t)channels * (uint64_t)g->row_plane * 4u + ((outs + 3u) & ~(uint64_t)3u);
+        /* the float planes or k_u8_rows_dp4a's tap words and byte planes (which stage up
+         * to 4 * (DP4A quads a thread * row_tx + kw + 6) bytes, within a float plane) */
+        const uint64_t bytes = FXI_GPU_U8_ROW_TAP_WORD_BYTES +
+                               (uint64_t)channels * (uint64_t)g->row_plane * 4u +
+                               ((outs + 3u) & ~(uint64_t)3u);
         if (bytes > shared_limit) {
             *why = "the rows pass's planes do not fit in shared memory";
             return false;

@@ -731,6 +731,45 @@ FXT_TEST(float_scale_finish_equals_exact)
     fx_context_destroy(ctx);
 }
 
+/* The byte dot products of the GPU's two-pass rows (fxi_tap_word, FXI_TAP_WORDS): for
+ * random taps 0 .. 255 of every width up to 256, and random sample bytes, the sum over the
+ * tap words of each phase of 4-byte dot products equals the plain sum of taps times
+ * samples at every output of 8 quads. */
+FXT_TEST(tap_words_sum_as_the_row_filter)
+{
+    uint32_t state = 7;
+    float taps[256];
+    uint8_t s[4 * 8 + 4 * 70];
+    int bad = 0;
+    for (int kw = 1; kw <= 256 && bad < 3; kw++) {
+        for (int j = 0; j < kw; j++) {
+            state = state * 1664525u + 1013904223u;
+            taps[j] = (float)(state >> 24);
+        }
+        for (size_t i = 0; i < sizeof s; i++) {
+            state = state * 1664525u + 1013904223u;
+            s[i] = (uint8_t)(state >> 24);
+        }
+        const int words = FXI_TAP_WORDS(kw);
+        for (int x = 0; x < 32 && bad < 3; x++) {
+            int64_t want = 0, got = 0;
+            for (int j = 0; j < kw; j++)
+                want += (int64_t)taps[j] * s[x + j];
+            for (int q = 0; q < words; q++) {
+                const uint32_t w = fxi_tap_word(taps, kw, q, x % 4);
+                for (int b = 0; b < 4; b++)
+                    got += (int64_t)((w >> (8 * b)) & 0xFF) * s[4 * (x / 4 + q) + b];
+            }
+            if (got != want) {
+                fprintf(stderr, "  kw %d output %d: %lld, want %lld\n", kw, x, (long long)got,
+                        (long long)want);
+                bad++;
+            }
+        }
+    }
+    FXT_CHECK_EQ(bad, 0);
+}
+
 /* A kernel larger than every test image (15x15 over 1x1 … 37x5). */
 FXT_TEST(kernel_larger_than_image)
 {
@@ -948,7 +987,7 @@ FXT_TEST(alpha_convolve_and_offset)
     fx_context_destroy(ctx);
 }
 
-FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(float_scale_finish_equals_exact), FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
+FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(float_scale_finish_equals_exact), FXT_CASE(tap_words_sum_as_the_row_filter), FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
          FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
          FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
          FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(box_preset_row_tail_every_strategy),
