@@ -554,9 +554,9 @@ k_u8_rows(const __grid_constant__ fxi_filter_args a, const __grid_constant__ fxi
 template <bool BATCH>
 __global__ void __launch_bounds__(FXI_GPU_U8_ROW_DP4A_THREADS, FXI_GPU_U8_ROW_DP4A_SM_BLOCKS)
     k_u8_rows_dp4a(const __grid_constant__ fxi_filter_args a,
-                               const __grid_constant__ fxi_gpu_u8_launch g,
-                               const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work,
-                               const fxi_gpu_u8_image *batch)
+                   const __grid_constant__ fxi_gpu_u8_launch g,
+                   const __grid_constant__ fxi_gpu_u8_taps tp, uint16_t *work,
+                   const fxi_gpu_u8_image *batch)
 {
     constexpr int U = DP4A_QUADS;
     extern __shared__ __align__(16) unsigned char smem[];

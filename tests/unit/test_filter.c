@@ -987,13 +987,14 @@ FXT_TEST(alpha_convolve_and_offset)
     fx_context_destroy(ctx);
 }
 
-FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(float_scale_finish_equals_exact), FXT_CASE(tap_words_sum_as_the_row_filter), FXT_CASE(exact_direct_matches_reference), FXT_CASE(exact_separable_equals_direct),
-         FXT_CASE(exact_box_equals_direct), FXT_CASE(kernel_larger_than_image),
-         FXT_CASE(exact_rounding_rules), FXT_CASE(separable_u8_narrow_rows_match_reference),
-         FXT_CASE(box_u8_matches_cv_blur_rule), FXT_CASE(box_preset_row_tail_every_strategy),
-         FXT_CASE(box_finish_follows_cv_blur), FXT_CASE(gaussian_u8_separable_equals_direct),
-         FXT_CASE(gaussian_u8_separable_every_width), FXT_CASE(serial_and_threaded_runs_agree),
-         FXT_CASE(float_direct_matches_fma_chain), FXT_CASE(float_separable_within_rounding),
-         FXT_CASE(planner_picks_by_kernel), FXT_CASE(gaussian_weights_follow_opencv),
-         FXT_CASE(bad_kernels_are_named), FXT_CASE(bad_options_are_named),
-         FXT_CASE(alpha_convolve_and_offset))
+FXT_MAIN(FXT_CASE(u32_product_finish_equals_exact), FXT_CASE(float_scale_finish_equals_exact),
+         FXT_CASE(tap_words_sum_as_the_row_filter), FXT_CASE(exact_direct_matches_reference),
+         FXT_CASE(exact_separable_equals_direct), FXT_CASE(exact_box_equals_direct),
+         FXT_CASE(kernel_larger_than_image), FXT_CASE(exact_rounding_rules),
+         FXT_CASE(separable_u8_narrow_rows_match_reference), FXT_CASE(box_u8_matches_cv_blur_rule),
+         FXT_CASE(box_preset_row_tail_every_strategy), FXT_CASE(box_finish_follows_cv_blur),
+         FXT_CASE(gaussian_u8_separable_equals_direct), FXT_CASE(gaussian_u8_separable_every_width),
+         FXT_CASE(serial_and_threaded_runs_agree), FXT_CASE(float_direct_matches_fma_chain),
+         FXT_CASE(float_separable_within_rounding), FXT_CASE(planner_picks_by_kernel),
+         FXT_CASE(gaussian_weights_follow_opencv), FXT_CASE(bad_kernels_are_named),
+         FXT_CASE(bad_options_are_named), FXT_CASE(alpha_convolve_and_offset))
