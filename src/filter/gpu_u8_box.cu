@@ -6,8 +6,11 @@
  * mostly from L2) and written once, with no intermediate; a row's work is a few integer
  * operations an element for every kernel size: column sums slide down in registers (one
  * add and one subtract a word of 4 elements), and each output is one difference of two
- * prefix sums in shared memory. The two-pass box it replaces wrote and read a uint16
- * intermediate of twice the image.
+ * prefix sums in shared memory, finished 4 to a 32-bit store. The two-pass box it replaces
+ * wrote and read a uint16 intermediate of twice the image. Every thread loads aligned
+ * words, those at the row's two ends from edge rows that a launch before it writes with
+ * the border rule applied (k_u8_box_side): the border rule in the loop made their warps
+ * the blocks' slowest, more than half of box:121's time (docs/BENCHMARKS.md, r118-r120).
  */
 #include "filter/box_slide.h"
 #include "filter/gpu_u8_device.cuh"
@@ -426,7 +429,7 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
 }
 
 /* The edge rows (box_slide.h's fxi_box_slide_side): word w of virtual row v of each
- * image, its 4 elements by the border rule, as edge_words reads them. One thread a word;
+ * image, its 4 elements by the border rule, as edge_word reads them. One thread a word;
  * rows in grid y, strided; images in grid z. */
 template <bool BATCH>
 __global__ void k_u8_box_side(const __grid_constant__ fxi_filter_args a,
