@@ -58,6 +58,12 @@ inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s)
         r |= (uint32_t)b[(s >> (4 * i)) & 7] << (8 * i);
     return r;
 }
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
+{
+    for (int i = 0; i < 4; i++)
+        c += ((a >> (8 * i)) & 0xFF) * ((b >> (8 * i)) & 0xFF);
+    return c;
+}
 inline float __uint_as_float(uint32_t u)
 {
     float f;
