@@ -366,6 +366,15 @@
 #ifndef FXI_GPU_U8_SLIDE_WORDS_IN_FLIGHT
 #define FXI_GPU_U8_SLIDE_WORDS_IN_FLIGHT 1
 #endif
+/* the edge rows' launch (k_u8_box_side): rows a thread, its word's source columns found
+ * once for them. One row a thread took 0.078 ms of box:121's 0.468 under Nsight Compute
+ * (r128), the 64-bit divisions of the columns' border rule a row; 16 rows 0.022 (r129).
+ * Measured on the H200 (10000x6000 RGB on the device, three rounds, r129): box:121
+ * 0.341-0.343 ms with 16, 0.345-0.346 with 4, 0.375-0.376 with 64, 0.380-0.385 with one;
+ * box:7 0.258-0.261 / 0.260-0.261 / 0.293-0.296 / 0.271-0.276. */
+#ifndef FXI_GPU_U8_SLIDE_SIDE_ROWS
+#define FXI_GPU_U8_SLIDE_SIDE_ROWS 16
+#endif
 /* the rows whose loads are in flight together while a strip first sums its kh - 1 rows:
  * 4 took box:121 to 0.98-1.00 ms against 0.77-0.81 (r115; 12 bytes spilled) */
 #ifndef FXI_GPU_U8_SLIDE_WARM_ROWS

@@ -26,6 +26,7 @@ constexpr int OUTPUTS_IN_FLIGHT = FXI_GPU_U8_SLIDE_OUTPUTS_IN_FLIGHT;
 constexpr int WARM_ROWS = FXI_GPU_U8_SLIDE_WARM_ROWS;
 constexpr int WORDS_IN_FLIGHT = FXI_GPU_U8_SLIDE_WORDS_IN_FLIGHT;
 constexpr int SIDE_THREADS = 128; /* k_u8_box_side's blocks: a word of an edge row each */
+constexpr int SIDE_ROWS = FXI_GPU_U8_SLIDE_SIDE_ROWS; /* ... and its rows a thread */
 
 /* Where a block's staged pixels come from: the border rule resolved once per block, not
  * per row (it depends on the column only). Staged element t is element phase + t of the
@@ -428,9 +429,11 @@ __global__ void __launch_bounds__(FXI_GPU_U8_SLIDE_THREADS, FXI_GPU_U8_SLIDE_SM_
     }
 }
 
-/* The edge rows (box_slide.h's fxi_box_slide_side): word w of virtual row v of each
- * image, its 4 elements by the border rule, as edge_word reads them. One thread a word;
- * rows in grid y, strided; images in grid z. */
+/* The edge rows (box_slide.h's fxi_box_slide_side): word w of virtual rows v of each
+ * image, its 4 elements by the border rule, as edge_word reads them. One thread a word
+ * and SIDE_ROWS rows (grid y, strided), images in grid z: the word's 4 source columns
+ * (a few 64-bit divisions each) are found once for those rows, and the rows' loads are
+ * in flight together. */
 template <bool BATCH>
 __global__ void k_u8_box_side(const __grid_constant__ fxi_filter_args a,
                               const __grid_constant__ fxi_gpu_u8_launch g,
@@ -444,25 +447,32 @@ __global__ void k_u8_box_side(const __grid_constant__ fxi_filter_args a,
         a.width * C, g.slide_out, a.ax, a.kw, C, FXI_GPU_U8_SLIDE_PIXELS * C, g.tile_w};
     const fxi_box_slide_side sd = {g.tiles_x, g.side_left_blocks, g.side_right_blocks,
                                    g.side_left_w, g.side_right_w};
-    int64_t pixel[4];
-    int channel[4];
+    int64_t at[4]; /* the element's place in a stored row, or -1: the constant border */
+    uint32_t border[4];
     for (int i = 0; i < 4; i++) {
         const int64_t e = fxi_box_slide_side_element(&sd, &shape, word * 4 + i);
         const int64_t p = floor_div(e, C);
-        channel[i] = static_cast<int>(e - p * C);
-        pixel[i] = fxi_border_index(p, a.width, a.border); /* -1: the constant border */
+        const int c = static_cast<int>(e - p * C);
+        const int64_t x = fxi_border_index(p, a.width, a.border);
+        at[i] = x < 0 ? -1 : x * C + c;
+        border[i] = static_cast<uint32_t>(border_sample<int32_t>(a, c));
     }
     uint32_t *out = reinterpret_cast<uint32_t *>(side + (BATCH ? blockIdx.z * g.work_bytes : 0));
-    for (int64_t v = blockIdx.y; v < g.vrows; v += gridDim.y) {
-        const int64_t row = src_row(a, v);
-        uint32_t w = 0;
-        for (int i = 0; i < 4; i++) {
-            const uint32_t x = row < 0 || pixel[i] < 0
-                                   ? static_cast<uint32_t>(border_sample<int32_t>(a, channel[i]))
-                                   : im.src[row * im.src_stride + pixel[i] * C + channel[i]];
-            w |= x << (8 * i);
+    const int64_t words = static_cast<int64_t>(g.work_stride / 4);
+    for (int64_t v0 = static_cast<int64_t>(blockIdx.y) * SIDE_ROWS; v0 < g.vrows;
+         v0 += static_cast<int64_t>(gridDim.y) * SIDE_ROWS) {
+#pragma unroll
+        for (int k = 0; k < SIDE_ROWS; k++) {
+            const int64_t v = v0 + k;
+            if (v >= g.vrows) break;
+            const int64_t row = src_row(a, v);
+            const uint8_t *src = im.src + (row < 0 ? 0 : row * im.src_stride);
+            uint32_t w = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                w |= (row < 0 || at[i] < 0 ? border[i] : src[at[i]]) << (8 * i);
+            out[v * words + word] = w;
         }
-        out[v * static_cast<int64_t>(g.work_stride / 4) + word] = w;
     }
 }
 
@@ -490,8 +500,9 @@ extern "C" fx_status fxi_filter_launch_u8_box(fx_context *ctx, const fxi_filter_
     uint8_t *side = g->work_bytes ? static_cast<uint8_t *>(work) : nullptr;
     if (side) {
         const int64_t words = static_cast<int64_t>(g->work_stride / 4);
+        const int64_t row_blocks = (g->vrows + SIDE_ROWS - 1) / SIDE_ROWS;
         const dim3 side_grid(static_cast<unsigned>((words + SIDE_THREADS - 1) / SIDE_THREADS),
-                             static_cast<unsigned>(min(g->vrows, static_cast<int64_t>(65535))),
+                             static_cast<unsigned>(min(row_blocks, static_cast<int64_t>(65535))),
                              count);
         if (images)
             k_u8_box_side<true><<<side_grid, SIDE_THREADS, 0, stream>>>(*a, *g, images, side);
