@@ -11,6 +11,9 @@
 #include "gpu_u8_box_kernels.inc" /* gpu_u8_box.cu cut before its host code: run_box_emu.sh */
 /* the launch geometry as the library computes it: plain C, built here too */
 #include "filter/gpu_u8_geometry.c"
+/* the drivers' launch arguments (after the kernels: their types) */
+#include "emu_args.h"
+
 #include <barrier>
 #include <climits>
 #include <cstdio>
@@ -61,26 +64,11 @@ static int run_case(int64_t width, int64_t height, int kw, int kh, int border, f
         src[i] = fin == SUM_EXACT || fin == ALPHA_KEPT || fin == U32_RULE
                      ? (emu_random() % (uint32_t)(area * 2 + 2) == 0)
                      : (uint8_t)emu_random();
-    fxi_filter_args a;
-    memset(&a, 0, sizeof a);
-    a.src = src;
-    a.src_stride = stride;
-    a.src_type = FX_U8;
-    a.v0 = -(kh / 2);
-    a.width = width;
-    a.height = height;
-    a.channels = C;
+    fxi_filter_args a =
+        emu_u8_args(src, dst.data(), stride, width, height, C, kw, kh, kw / 2, kh / 2, border);
     a.filter_channels = fin == ALPHA_KEPT && (C == 2 || C == 4) ? C - 1 : C;
-    a.border = border;
     for (int c = 0; c < 4; c++)
         a.border_value[c] = fin == FLOAT_RULE ? (double)(emu_random() & 0xFF) : (double)(c & 1);
-    a.dst = dst.data();
-    a.dst_stride = stride;
-    a.rows = height;
-    a.kw = kw;
-    a.kh = kh;
-    a.ax = kw / 2;
-    a.ay = kh / 2;
     fxi_gpu_u8_taps tp;
     memset(&tp, 0, sizeof tp);
     tp.scale = 1;

@@ -10,6 +10,9 @@
 #include "gpu_u8_kernels.inc" /* gpu_u8.cu cut before its host code: run_rows_emu.sh */
 /* the launch geometry as the library computes it: plain C, built here too */
 #include "filter/gpu_u8_geometry.c"
+/* the drivers' launch arguments (after the kernels: their types) */
+#include "emu_args.h"
+
 #include <barrier>
 #include <climits>
 #include <cstdio>
@@ -48,24 +51,11 @@ static int run_case(int64_t width, int64_t height, int C, int kw, int ax, int bo
         sum += (int)tp.row[j];
     }
     tp.row_bytes = 1;
-    fxi_filter_args a;
-    memset(&a, 0, sizeof a);
-    a.src = src.data();
-    a.src_stride = stride;
-    a.src_type = FX_U8;
-    a.v0 = -1;
-    a.width = width;
-    a.height = height;
-    a.channels = C;
-    a.filter_channels = C;
-    a.border = border;
+    /* the rows pass alone: any kh, here 3 (virtual rows -1 .. height) */
+    fxi_filter_args a =
+        emu_u8_args(src.data(), nullptr, stride, width, height, C, kw, 3, ax, 1, border);
     for (int c = 0; c < 4; c++)
         a.border_value[c] = (double)(emu_random() & 0xFF);
-    a.rows = height;
-    a.kw = kw;
-    a.kh = 3;
-    a.ax = ax;
-    a.ay = 1;
     fxi_gpu_u8_launch g;
     const char *why = nullptr;
     if (!fxi_gpu_u8_geometry(FXI_U8_TWO_PASS, false, width, C, height, kw, 3, 48 << 10, INT_MAX,

@@ -9,6 +9,9 @@
 #include "gpu_u8_kernels.inc" /* gpu_u8.cu cut before its host code: run_walk4_emu.sh */
 /* the launch geometry (block width) as the library computes it: plain C, built here too */
 #include "filter/gpu_u8_geometry.c"
+/* the drivers' launch arguments (after the kernels: their types) */
+#include "emu_args.h"
+
 #include <climits>
 #include <cstdio>
 #include <vector>
@@ -31,26 +34,9 @@ static int run_case(int64_t width, int64_t height, int border, int ax, int ay, i
         src[i] = (uint8_t)emu_random();
     /* weighted 3x3: uneven taps (an anchor or a side mixed up shows), not in 1 : 2 : 1 */
     static const float t3[3] = {1, 3, 2}, t121[3] = {1, 2, 1}, t5[5] = {1, 4, 6, 4, 1};
-    fxi_filter_args a;
-    memset(&a, 0, sizeof a);
-    a.src = src;
-    a.src_stride = stride;
-    a.src_type = FX_U8;
-    a.resolved = 0;
-    a.v0 = -ay;
-    a.width = width;
-    a.height = height;
-    a.channels = C;
-    a.filter_channels = C;
-    a.border = border;
+    fxi_filter_args a = emu_u8_args(src, dst, stride, width, height, C, K, K, ax, ay, border);
     for (int c = 0; c < 4; c++)
         a.border_value[c] = (double)(emu_random() & 0xFF);
-    a.dst = dst;
-    a.dst_stride = stride;
-    a.rows = height;
-    a.kw = a.kh = K;
-    a.ax = ax;
-    a.ay = ay;
     fxi_gpu_u8_taps tp;
     memset(&tp, 0, sizeof tp);
     constexpr bool BOX = TAPS == WALK_BOX;
