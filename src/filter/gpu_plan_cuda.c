@@ -470,9 +470,9 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                 return FX_OK;
             }
             if (st != FX_ENOMEM) return st;
-            fx_context_clear_error(ctx);
             /* no room for the intermediate (twice the image): the general kernels, which
              * need none or less */
+            fx_context_clear_error(ctx);
         }
         /* the layout does not fit this device: the general kernels below */
     }
