@@ -126,10 +126,54 @@ static FX_HD inline fxi_eq_group fxi_eq_group_of(uintptr_t address, int channels
     return g;
 }
 
+/* A thread's steps i, i + S, i + 2S, ... (or back) over rows of `units` steps, as row
+ * and unit: one division where the walk starts, then whole rows and units on (or back)
+ * a step (the GPU's fused equalization, where a division a step measured 2 us slower on
+ * the H200, r137-r138). rows_on * units + units_on == S. */
+typedef struct fxi_eq_walk {
+    unsigned row, unit, units, rows_on, units_on;
+} fxi_eq_walk;
+
+static FX_HD inline fxi_eq_walk fxi_eq_walk_at(size_t i, size_t stride, unsigned units)
+{
+    fxi_eq_walk w;
+    w.units = units;
+    w.row = (unsigned)(i / units);
+    w.unit = (unsigned)(i % units);
+    w.rows_on = (unsigned)(stride / units);
+    w.units_on = (unsigned)(stride % units);
+    return w;
+}
+
+static FX_HD inline void fxi_eq_walk_on(fxi_eq_walk *w)
+{
+    w->row += w->rows_on;
+    w->unit += w->units_on;
+    if (w->unit >= w->units) {
+        w->unit -= w->units;
+        w->row++;
+    }
+}
+
+static FX_HD inline void fxi_eq_walk_back(fxi_eq_walk *w)
+{
+    w->row -= w->rows_on;
+    if (w->unit < w->units_on) {
+        w->unit += w->units;
+        w->row--;
+    }
+    w->unit -= w->units_on;
+}
+
 /* Launch of a fast pass: blocks of a 1-D grid that strides over `items` thread steps
  * (rows x units): enough to fill the GPU (fxi_eq_fast_blocks), no more than the
  * items need, at least one. */
 unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors);
+/* Launch of the fused global pass (one launch, every block resident at once): as many
+ * blocks an SM as `resident` (the kernel's occupancy) allows, at most
+ * FXI_EQ_GPU_FUSED_THREADS_PER_SM threads an SM, no more than the items need; 0 where
+ * not one block fits (resident < 1). */
+unsigned fxi_eq_fused_grid(size_t items, unsigned block, int multiprocessors, int resident);
 /* Launch of the fast counting pass: per tile (CLAHE) or for the whole image or band
  * (one tile), `slices` blocks a tile, each an equal share of the tile's thread steps
  * (fxi_eq_slice_steps; rows_per_block is 0: no block covers whole rows), at most the

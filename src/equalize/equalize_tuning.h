@@ -95,6 +95,33 @@
  * against 0.087-0.090, rgb 0.30 against 0.25 and hsv-float 0.70 against 0.67 (each
  * block's LUT, hsv-float's one-thread loop above all). No variant reached 0.15; L2 kept
  * little of the count's reads for the map (reverse order, streaming hints: within 3%). */
+/* Device images, global equalization of gray, hsv and luma on the fast path: one launch
+ * (gpu_kernels.cu's eq_fused_u8: count, a grid-wide barrier, every block its own LUT, the
+ * map over the same thread steps newest first) where the GPU launches cooperatively.
+ * A bit a mode (FXI_EQ_MODE_BIT); 0 runs the two launches below everywhere. Measured on
+ * the H200, 10000x6000, gpu_jobs_bench's device ms, three rounds in turn with the two
+ * launches (r138, r140): hsv 0.153-0.158 against 0.179-0.185, gray1 0.078-0.081 against
+ * 0.089-0.093, luma 0.201-0.205 against 0.207-0.215; a 64x64 image 0.015-0.017 against
+ * 0.025-0.033. Tried there and not kept: the map's stores streaming (st.global.cs, hsv
+ * 0.161) or its loads last-use (ld.global.lu, 0.176); cooperative groups' grid sync
+ * instead of grid_barrier (0.156-0.157, the same); the last block computing the LUT
+ * while the others wait (0.167, r136). */
+#ifndef FXI_EQ_GPU_FUSED_MODES
+#define FXI_EQ_GPU_FUSED_MODES                                                                     \
+    (FXI_EQ_MODE_BIT(FXI_EQ_MODE_GRAY) | FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV) |                        \
+     FXI_EQ_MODE_BIT(FXI_EQ_MODE_LUMA))
+#endif
+/* Threads an SM of the fused launch, and its blocks' launch bounds (256 threads, registers
+ * for 3 of them an SM). Measured in the r135 prototype, hsv, three rounds (ms): 768 threads
+ * an SM 0.143-0.147 (3 x 256 0.1433-0.1437, 2 x 384 0.1437-0.1447, 1 x 768 0.1452-0.1466);
+ * 1024 (2 x 512) 0.153-0.155; 1024 as 4 x 256 0.154-0.158. Keeping each thread's first one
+ * to three steps in shared memory for the map (fewer reads) was slower: 0.147-0.153. */
+#ifndef FXI_EQ_GPU_FUSED_THREADS_PER_SM
+#define FXI_EQ_GPU_FUSED_THREADS_PER_SM 768u
+#endif
+#ifndef FXI_EQ_GPU_FUSED_MIN_BLOCKS
+#define FXI_EQ_GPU_FUSED_MIN_BLOCKS 3
+#endif
 /* Device images, global equalization on the fast path: the last block of the counting
  * pass computes the LUTs (eq_lut measured 0.012-0.019 ms as a launch of its own on the
  * H200, mostly launch latency). 0 launches eq_lut as before. Measured on the H200 (r37,

@@ -113,6 +113,18 @@ unsigned fxi_eq_fast_grid(size_t items, unsigned block, int multiprocessors)
     return need < cap ? (unsigned)need : cap;
 }
 
+unsigned fxi_eq_fused_grid(size_t items, unsigned block, int multiprocessors, int resident)
+{
+    if (resident < 1 || block == 0) return 0;
+    unsigned per_sm = FXI_EQ_GPU_FUSED_THREADS_PER_SM / block;
+    if (per_sm < 1) per_sm = 1;
+    if ((unsigned)resident < per_sm) per_sm = (unsigned)resident;
+    const size_t cap = (size_t)(multiprocessors > 0 ? multiprocessors : 1) * per_sm;
+    const size_t need = (items + block - 1) / block;
+    if (need < 1) return 1;
+    return (unsigned)(need < cap ? need : cap);
+}
+
 fxi_eq_hist_launch fxi_eq_fast_hist_geometry(int tile_h, int tiles, unsigned block,
                                              int multiprocessors, int resident)
 {

@@ -41,6 +41,11 @@ struct fxi_eq_gpu {
     void *pinned[FXI_EQ_STAGE_SLOTS];       /* from the context's pinned pool */
     size_t pinned_size[FXI_EQ_STAGE_SLOTS]; /* each block's size, for giving it back */
     size_t pinned_bytes;                    /* usable in every slot */
+    /* device images, global gray/hsv/luma: the grid of the one-launch pass (0: two
+     * launches), and whether hist is zero now (a fused launch leaves it so: the next one
+     * needs no clearing) */
+    unsigned fused_blocks;
+    int hist_zero;
 };
 
 static fx_status device_array(fx_context *ctx, size_t count, size_t size, void **out)
@@ -60,8 +65,9 @@ static fx_status prepare(fx_equalize_plan *p)
                                 (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, p->bins,
                                 &entries),
                  FX_EOVERFLOW, "GPU equalization: the LUTs overflow");
-    /* one more word: the counting pass's last-block counter (fxi_eq_kernel_args) */
-    FXI_TRY(device_array(ctx, entries + 1, sizeof *g->hist, (void **)&g->hist));
+    /* two more words: the counters of the counting pass's last block and of the fused
+     * launch (fxi_eq_kernel_args) */
+    FXI_TRY(device_array(ctx, entries + 2, sizeof *g->hist, (void **)&g->hist));
     FXI_TRY(device_array(ctx, entries, sizeof *g->bin_lut, (void **)&g->bin_lut));
     FXI_TRY(device_array(ctx, (size_t)p->planes << p->level_bits, sizeof *g->value_lut,
                         (void **)&g->value_lut));
@@ -75,11 +81,14 @@ static fx_status prepare(fx_equalize_plan *p)
     return FX_OK;
 }
 
+static fx_status find_fused_grid(fx_equalize_plan *p);
+
 fx_status fxi_equalize_gpu_prepare(fx_equalize_plan *p)
 {
     fx_context *ctx = p->ctx;
     FXI_TRY(fxi_calloc(ctx, 1, sizeof *p->gpu, (void **)&p->gpu));
-    return prepare(p);
+    FXI_TRY(prepare(p));
+    return find_fused_grid(p);
 }
 
 void fxi_equalize_gpu_release(fx_equalize_plan *p)
@@ -114,7 +123,7 @@ void fxi_equalize_gpu_release(fx_equalize_plan *p)
 static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *in,
                                       size_t in_stride, uint8_t *out, size_t out_stride)
 {
-    const fxi_eq_gpu *g = p->gpu;
+    fxi_eq_gpu *g = p->gpu; /* hist_zero: the run updates it */
     fxi_eq_kernel_args a = {0};
     a.in = in;
     a.in_stride = in_stride;
@@ -144,7 +153,21 @@ static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *
     a.float_lut = g->float_lut;
     a.identity = g->identity;
     a.block = (unsigned)(p->gpu_block ? p->gpu_block : FXI_EQ_GPU_DEFAULT_BLOCK);
+    a.fused_blocks = g->fused_blocks;
+    a.hist_zero = &g->hist_zero;
     return a;
+}
+
+/* The one-launch pass's grid for this plan's device images (0 where it does not apply),
+ * found once: the kernel's occupancy is a query to the runtime. */
+static fx_status find_fused_grid(fx_equalize_plan *p)
+{
+    fxi_device_guard guard;
+    FXI_TRY(fxi_device_enter(p->ctx, &guard));
+    const fxi_eq_kernel_args a = kernel_args(p, NULL, 0, NULL, 0);
+    p->gpu->fused_blocks = fxi_equalize_fused_blocks(p->ctx, &a);
+    fxi_device_leave(&guard);
+    return FX_OK;
 }
 
 /* Wall time of the stage that ends now, when timing was asked for. */

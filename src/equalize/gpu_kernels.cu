@@ -520,6 +520,41 @@ __device__ __forceinline__ void count_runs(const uint32_t (&keys)[PLANES][N], ui
     }
 }
 
+/* The keys of a group's VEC pixels, channel c of pixel p being sample(p, c): from its
+ * words (keys_of_words, a vector group) or from its n pixels at src, the rest 0
+ * (keys_of_pixels). */
+template <int MODE, typename Sample>
+__device__ __forceinline__ void keys_of(Sample sample, const float *unit_of,
+                                        uint32_t (&keys)[fast_mode<MODE>::planes][VEC])
+{
+    constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
+#pragma unroll
+    for (int p = 0; p < VEC; p++) {
+        uint32_t px[CH];
+        for (int c = 0; c < CH; c++)
+            px[c] = sample(p, c);
+        for (int k = 0; k < PLANES; k++)
+            keys[k][p] = fast_key<MODE>(px, k, unit_of);
+    }
+}
+
+template <int MODE>
+__device__ __forceinline__ void keys_of_words(const uint32_t *w, const float *unit_of,
+                                              uint32_t (&keys)[fast_mode<MODE>::planes][VEC])
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+    keys_of<MODE>([&](int p, int c) { return byte_of(w, p * CH + c); }, unit_of, keys);
+}
+
+template <int MODE>
+__device__ __forceinline__ void keys_of_pixels(const uint8_t *src, int n, const float *unit_of,
+                                               uint32_t (&keys)[fast_mode<MODE>::planes][VEC])
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+    keys_of<MODE>([&](int p, int c) { return p < n ? static_cast<uint32_t>(src[p * CH + c]) : 0u; },
+                  unit_of, keys);
+}
+
 /* Count group `unit` of the segment seg (pixels long) into the thread's shared counters
  * (plane k's key at h[(k * 256 + key) * step]: hist_layout); for to-gray with gray_seg,
  * also write the keys (the gray pixels) there. */
@@ -536,23 +571,9 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
     if (g.vector) {
         uint32_t w[4 * CH];
         load_vec<CH>(src, w);
-#pragma unroll
-        for (int p = 0; p < VEC; p++) {
-            uint32_t px[CH];
-            for (int c = 0; c < CH; c++)
-                px[c] = byte_of(w, p * CH + c);
-            for (int k = 0; k < PLANES; k++)
-                keys[k][p] = fast_key<MODE>(px, k, unit_of);
-        }
+        keys_of_words<MODE>(w, unit_of, keys);
     } else {
-#pragma unroll
-        for (int p = 0; p < VEC; p++) {
-            uint32_t px[CH];
-            for (int c = 0; c < CH; c++)
-                px[c] = p < g.n ? src[p * CH + c] : 0u;
-            for (int k = 0; k < PLANES; k++)
-                keys[k][p] = fast_key<MODE>(px, k, unit_of);
-        }
+        keys_of_pixels<MODE>(src, g.n, unit_of, keys);
     }
     if (MODE == FXI_EQ_MODE_TO_GRAY && gray_seg) {
         uint8_t *dst = gray_seg + g.x0;
@@ -582,6 +603,88 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
     count_runs<PLANES, VEC>(keys, h, step, g.n);
 }
 
+/* Two groups of one-plane mode MODE (lane columns) counted with both groups' loads in
+ * flight before either is counted (eq_fused_u8): each `unit` of its row `seg`. */
+template <int MODE>
+__device__ __forceinline__ void count_two_groups(const uint8_t *seg0, unsigned unit0,
+                                                 const uint8_t *seg1, unsigned unit1, int pixels,
+                                                 const float *unit_of, uint32_t *h)
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+    static_assert(hist_layout<MODE>::columns, "lane columns");
+    const fxi_eq_group g0 = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg0), CH, pixels, unit0),
+                       g1 = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg1), CH, pixels, unit1);
+    const uint8_t *src0 = seg0 + static_cast<size_t>(g0.x0) * CH,
+                  *src1 = seg1 + static_cast<size_t>(g1.x0) * CH;
+    uint32_t w0[4 * CH], w1[4 * CH];
+    if (g0.vector) load_vec<CH>(src0, w0);
+    if (g1.vector) load_vec<CH>(src1, w1);
+    auto count = [&](const fxi_eq_group &g, const uint32_t *w, const uint8_t *src) {
+        uint32_t keys[1][VEC];
+        if (g.vector) {
+            keys_of_words<MODE>(w, unit_of, keys);
+            count_keys<1, VEC>(keys, h, WARP);
+        } else if (g.n > 0) {
+            keys_of_pixels<MODE>(src, g.n, unit_of, keys);
+            count_keys<1, VEC>(keys, h, WARP, g.n);
+        }
+    };
+    count(g0, w0, src0);
+    count(g1, w1, src1);
+}
+
+/* The block's counts (its shared counters, hist_layout) added to the global histograms
+ * (hist: (plane * tiles + tile) * 256 + bin); after a __syncthreads. */
+template <int MODE>
+__device__ __forceinline__ void flush_counts(const uint32_t *sh, uint32_t *hist, unsigned tiles,
+                                             unsigned tile)
+{
+    using layout = hist_layout<MODE>;
+    for (int i = threadIdx.x; i < fast_mode<MODE>::planes * LEVELS_U8; i += blockDim.x) {
+        uint32_t sum = 0;
+        for (int c = 0; c < layout::copies; c++)
+            sum += sh[layout::word(static_cast<unsigned>(i), static_cast<unsigned>(c))];
+        const unsigned plane = static_cast<unsigned>(i) / LEVELS_U8;
+        if (sum)
+            atomicAdd(hist + (static_cast<size_t>(plane) * tiles + tile) * LEVELS_U8 +
+                          static_cast<unsigned>(i) % LEVELS_U8,
+                      sum);
+    }
+}
+
+/* The LUT pass folded into a counting launch over the whole image (global equalization):
+ * the last block to flush its counts computes the LUTs (lut_of) and returns true, the
+ * others false. Each block's counts are in global memory (fence) before it counts itself
+ * done; the last one sees them all (fence) and resets the counter for the next launch.
+ * sh: the block's counters, free by now: their words hold the scan (2 words a thread)
+ * and, after it, the image's histograms, read from L2 (ld.cg: never a line this SM's L1
+ * kept from earlier). */
+template <int MODE>
+__device__ __forceinline__ bool last_block_luts(uint32_t *sh, const uint32_t *hist,
+                                                const fxi_eq_kernel_args &lut)
+{
+    constexpr int PLANES = fast_mode<MODE>::planes;
+    __shared__ bool last_block;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned blocks = gridDim.x * gridDim.y;
+        last_block = atomicAdd(lut.hist_done, 1u) == blocks - 1u;
+    }
+    __syncthreads();
+    if (!last_block) return false;
+    __threadfence();
+    unsigned long long *scan_tmp = reinterpret_cast<unsigned long long *>(sh);
+    uint32_t *counts = sh + 2 * blockDim.x;
+    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x)
+        counts[i] = __ldcg(hist + i);
+    __syncthreads();
+    for (unsigned plane = 0; plane < static_cast<unsigned>(PLANES); plane++)
+        lut_of(lut, plane, counts + plane * LEVELS_U8, scan_tmp);
+    if (threadIdx.x == 0) *lut.hist_done = 0u;
+    return true;
+}
+
 /* The counting pass (eq_hist_u8 and, with the LUT folded in, eq_hist_lut_u8).
  * blockIdx.x: the tile; blockIdx.y: the slice of its thread steps. Global layout of hist:
  * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
@@ -595,7 +698,6 @@ __device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fas
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     using layout = hist_layout<MODE>;
     __shared__ __align__(8) uint32_t sh[layout::words];
-    __shared__ bool last_block;
     __shared__ float unit_of[unit_table<MODE>::size];
     for (int i = threadIdx.x; i < layout::words; i += blockDim.x)
         sh[i] = 0;
@@ -650,41 +752,8 @@ __device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fas
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
-        uint32_t sum = 0;
-        for (int c = 0; c < layout::copies; c++)
-            sum += sh[layout::word(static_cast<unsigned>(i), static_cast<unsigned>(c))];
-        const unsigned plane = static_cast<unsigned>(i) / LEVELS_U8;
-        if (sum)
-            atomicAdd(hist + (static_cast<size_t>(plane) * tiles + tile) * LEVELS_U8 +
-                          static_cast<unsigned>(i) % LEVELS_U8,
-                      sum);
-    }
-    if (!FOLD_LUT) return;
-    /* The LUT pass folded in (fold_lut: global equalization, the whole image in this
-     * launch): the last block to finish computes it, a launch saved. Each block's
-     * counts are in global memory (fence) before it counts itself done; the last one
-     * sees them all (fence) and resets the counter for the next launch. */
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned blocks = gridDim.x * gridDim.y;
-        last_block = atomicAdd(lut.hist_done, 1u) == blocks - 1u;
-    }
-    __syncthreads();
-    if (!last_block) return;
-    __threadfence();
-    /* The counters are free now: their words hold the scan (2 words a thread) and,
-     * after it, the image's histograms, read from L2 (ld.cg: never a line this SM's L1
-     * kept from earlier). */
-    unsigned long long *scan_tmp = reinterpret_cast<unsigned long long *>(sh);
-    uint32_t *counts = sh + 2 * blockDim.x;
-    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x)
-        counts[i] = __ldcg(hist + i);
-    __syncthreads();
-    for (unsigned plane = 0; plane < static_cast<unsigned>(PLANES); plane++)
-        lut_of(lut, plane, counts + plane * LEVELS_U8, scan_tmp);
-    if (threadIdx.x == 0) *lut.hist_done = 0u;
+    flush_counts<MODE>(sh, hist, tiles, tile);
+    if (FOLD_LUT) last_block_luts<MODE>(sh, hist, lut);
 }
 
 template <int MODE>
@@ -710,6 +779,92 @@ __global__ void __launch_bounds__(FOLD_MAX_BLOCK, FOLD_MIN_BLOCKS)
     count_pass<MODE, true>(in, stride, t, hist, gray, gray_stride, lut);
 }
 
+/* The global LUTs as the mapping reads them, in shared memory: a plane's LUT an entry a
+ * key (hsv: also the factor per V, fxi_hsv_u8_factor of V and its V'); hsv-float's V' per
+ * bin and its unit table. */
+template <int MODE> struct map_tables {
+    uint32_t lut[fast_mode<MODE>::planes * LEVELS_U8];
+    float hsv_f[LEVELS_U8];
+    uint32_t hsv_factor[factor_table<MODE>::size];
+    float unit[unit_table<MODE>::size];
+};
+
+/* t from the global LUTs, read through L2 (eq_fused_u8's LUTs were written by another
+ * block of the same launch); the caller __syncthreads before using t. */
+template <int MODE>
+__device__ __forceinline__ void fill_map_tables(map_tables<MODE> &t, const uint16_t *value_lut,
+                                                const float *float_lut)
+{
+    fill_unit_table<MODE>(t.unit);
+    for (int i = threadIdx.x; i < fast_mode<MODE>::planes * LEVELS_U8; i += blockDim.x) {
+        if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
+            t.hsv_f[i] = __ldcg(float_lut + i); /* the global LUT of hsv-float: V' per bin */
+            continue;
+        }
+        const uint32_t v = __ldcg(value_lut + i);
+        t.lut[i] = v;
+        if (MODE == FXI_EQ_MODE_HSV)
+            t.hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), v);
+    }
+}
+
+/* A vector group's output words o from its words w, through t (or copied). */
+template <int MODE>
+__device__ __forceinline__ void map_words(const map_tables<MODE> &t, bool copy, const uint32_t *w,
+                                          uint32_t *o)
+{
+    constexpr int CH = fast_mode<MODE>::channels, OCH = CH;
+    for (int i2 = 0; i2 < 4 * OCH; i2++)
+        o[i2] = 0;
+#pragma unroll
+    for (int p = 0; p < VEC; p++) {
+        uint32_t px[CH], res[CH];
+        for (int c = 0; c < CH; c++)
+            px[c] = byte_of(w, p * CH + c);
+        map_or_copy<MODE, CH>(copy, px, t.lut, t.hsv_f, t.hsv_factor, t.unit, res);
+        for (int c = 0; c < OCH; c++)
+            set_byte(o, p * OCH + c, res[c]);
+    }
+}
+
+/* A short or unaligned group's n pixels from src to dst, pixel by pixel. */
+template <int MODE>
+__device__ __forceinline__ void map_pixels(const map_tables<MODE> &t, bool copy, const uint8_t *src,
+                                           uint8_t *dst, int n)
+{
+    constexpr int CH = fast_mode<MODE>::channels, OCH = CH;
+    for (int p = 0; p < n; p++) {
+        uint32_t px[CH], res[CH];
+        for (int c = 0; c < CH; c++)
+            px[c] = src[p * CH + c];
+        map_or_copy<MODE, CH>(copy, px, t.lut, t.hsv_f, t.hsv_factor, t.unit, res);
+        for (int c = 0; c < OCH; c++)
+            dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
+    }
+}
+
+/* Map group `unit` of an image row (row: its first pixel; out_row: the output row's)
+ * through t, or copy it (hsv-float with nothing to stretch). Every mapped mode writes
+ * as many channels as it reads (to-gray maps as gray). */
+template <int MODE>
+__device__ __forceinline__ void map_group(const map_tables<MODE> &t, bool copy, const uint8_t *row,
+                                          uint8_t *out_row, int width, unsigned unit)
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+    const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(row), CH, width, unit);
+    if (g.n <= 0) return;
+    const uint8_t *src = row + static_cast<size_t>(g.x0) * CH;
+    uint8_t *dst = out_row + static_cast<size_t>(g.x0) * CH;
+    if (g.vector) {
+        uint32_t w[4 * CH], o[4 * CH];
+        load_vec<CH>(src, w);
+        map_words<MODE>(t, copy, w, o);
+        store_vec<CH>(dst, o);
+    } else {
+        map_pixels<MODE>(t, copy, src, dst, g.n);
+    }
+}
+
 /* A 1-D grid striding over height x units thread steps. */
 template <int MODE>
 __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
@@ -717,22 +872,8 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
               int height, unsigned units, const uint16_t *value_lut, const float *float_lut,
               const int *identity)
 {
-    /* Every mapped mode writes as many channels as it reads (to-gray maps as gray). */
-    constexpr int CH = fast_mode<MODE>::channels, OCH = CH, PLANES = fast_mode<MODE>::planes;
-    __shared__ uint32_t lut[PLANES * LEVELS_U8];
-    __shared__ float hsv_f[LEVELS_U8];
-    __shared__ uint32_t hsv_factor[factor_table<MODE>::size];
-    __shared__ float unit[unit_table<MODE>::size];
-    fill_unit_table<MODE>(unit);
-    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x) {
-        if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
-            hsv_f[i] = float_lut[i]; /* the global LUT of hsv-float: V' per bin */
-            continue;
-        }
-        lut[i] = value_lut[i];
-        if (MODE == FXI_EQ_MODE_HSV)
-            hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), value_lut[i]);
-    }
+    __shared__ map_tables<MODE> t;
+    fill_map_tables<MODE>(t, value_lut, float_lut);
     /* hsv-float with nothing to stretch returns the image unchanged (as the CPU). */
     const bool copy = MODE == FXI_EQ_MODE_HSV_FLOAT && identity[0];
     __syncthreads();
@@ -741,36 +882,172 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
          i += static_cast<size_t>(gridDim.x) * blockDim.x) {
         unsigned y, u;
         split(i, units, &y, &u);
-        const uint8_t *row = in + static_cast<size_t>(y) * in_stride;
-        const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(row), CH, width, u);
-        if (g.n <= 0) continue;
-        const uint8_t *src = row + static_cast<size_t>(g.x0) * CH;
-        uint8_t *dst = out + static_cast<size_t>(y) * out_stride + static_cast<size_t>(g.x0) * OCH;
-        if (g.vector) {
-            uint32_t w[4 * CH], o[4 * OCH];
-            load_vec<CH>(src, w);
-            for (int i2 = 0; i2 < 4 * OCH; i2++)
-                o[i2] = 0;
-#pragma unroll
-            for (int p = 0; p < VEC; p++) {
-                uint32_t px[CH], res[CH];
-                for (int c = 0; c < CH; c++)
-                    px[c] = byte_of(w, p * CH + c);
-                map_or_copy<MODE, CH>(copy, px, lut, hsv_f, hsv_factor, unit, res);
-                for (int c = 0; c < OCH; c++)
-                    set_byte(o, p * OCH + c, res[c]);
-            }
-            store_vec<OCH>(dst, o);
-        } else {
-            for (int p = 0; p < g.n; p++) {
-                uint32_t px[CH], res[CH];
-                for (int c = 0; c < CH; c++)
-                    px[c] = src[p * CH + c];
-                map_or_copy<MODE, CH>(copy, px, lut, hsv_f, hsv_factor, unit, res);
-                for (int c = 0; c < OCH; c++)
-                    dst[p * OCH + c] = static_cast<uint8_t>(res[c]);
-            }
+        map_group<MODE>(t, copy, in + static_cast<size_t>(y) * in_stride,
+                        out + static_cast<size_t>(y) * out_stride, width, u);
+    }
+}
+
+/* The fused launch's grid-wide barrier: each block's first thread counts the block in at
+ * *arrived (zero at launch) and waits until every block has; the blocks are all resident
+ * (a cooperative launch). The fences order each block's histogram atomics before its
+ * arrival and the others' reads after the wait. */
+__device__ __forceinline__ void grid_barrier(unsigned *arrived)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(arrived, 1u);
+        while (*static_cast<volatile unsigned *>(arrived) < gridDim.x) {}
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+/* The fused launch's block: one thread a bin of the 8-bit LUT (fused_tables). */
+constexpr unsigned FUSED_BLOCK = 256;
+
+/* The mapping tables of a global one-plane LUT of 256 bins, from the complete histogram
+ * in global memory, by a block of FUSED_BLOCK threads (a bin a thread): lut_of's
+ * arithmetic for global equalization (fxi_eq_cdf_origin_of, fxi_level; no clipping,
+ * 8-bit keys: a key is its bin) with warp scans, so that every block of eq_fused_u8
+ * builds its own in about a microsecond. scratch: 2 * WARP words for the warps' sums
+ * (64-bit), then 256 for the counts (fxi_eq_cdf_origin_of reads them). */
+template <int MODE>
+__device__ __forceinline__ void fused_tables(const fxi_eq_kernel_args &a, map_tables<MODE> &t,
+                                             unsigned long long *warp_sums, uint32_t *counts)
+{
+    __shared__ unsigned s_first;
+    const unsigned b = threadIdx.x, lane = b % WARP, warp = b / WARP;
+    const uint32_t h = __ldcg(a.hist + b);
+    counts[b] = h;
+    if (b == 0) s_first = LEVELS_U8;
+    unsigned long long cdf = h; /* inclusive, within the warp */
+    for (int off = 1; off < WARP; off *= 2) {
+        const unsigned long long v = __shfl_up_sync(FULL_WARP, cdf, off);
+        if (lane >= static_cast<unsigned>(off)) cdf += v;
+    }
+    if (lane == WARP - 1) warp_sums[warp] = cdf;
+    __syncthreads();
+    const unsigned used = __ballot_sync(FULL_WARP, h != 0u);
+    if (lane == 0 && used) atomicMin(&s_first, warp * WARP + __ffs(used) - 1u);
+    unsigned long long total = 0;
+    for (unsigned w = 0; w < FUSED_BLOCK / WARP; w++) {
+        if (w < warp) cdf += warp_sums[w];
+        total += warp_sums[w];
+    }
+    __syncthreads();
+    const fxi_eq_cdf_origin o =
+        fxi_eq_cdf_origin_of(a.scale, counts, LEVELS_U8, s_first, total, a.maxval);
+    const uint32_t v =
+        o.identity ? b : (cdf < o.base ? 0u : fxi_level(cdf - o.base, o.factor, a.maxval));
+    t.lut[b] = v;
+    if (MODE == FXI_EQ_MODE_HSV) t.hsv_factor[b] = fxi_hsv_u8_factor(b, v);
+    __syncthreads();
+}
+
+/* Global equalization of a device image in one launch: the counting pass, the LUT and the
+ * mapping pass (eq_hist_lut_u8 then eq_map_u8 otherwise), for one-plane modes on the
+ * 8-bit fast path. Its blocks must all be resident at once (a cooperative launch, for
+ * the grid-wide barrier):
+ * - thread g of the G in the grid counts steps g, g + G, g + 2G, ... of the image's
+ *   height x units (interleaved: the grid sweeps the image front to back, which measured
+ *   10% faster than a slice of steps a block, r133), two groups' loads in flight;
+ * - the grid's barrier, then every block builds the mapping tables from the complete
+ *   histogram itself (fused_tables), and the last block to have read it zeroes it;
+ * - each thread then maps its own steps newest first: the count's last reads are still
+ *   in L2 (about 30 MiB of a read stream stays there on the H200, r132).
+ * The histogram and the counter after it are zero at launch (the last launch left them
+ * so, or the launcher's memset). */
+template <int MODE>
+__global__ void __launch_bounds__(FUSED_BLOCK, FXI_EQ_GPU_FUSED_MIN_BLOCKS)
+    eq_fused_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride, int width,
+                int height, unsigned units, fxi_eq_kernel_args lut)
+{
+    using layout = hist_layout<MODE>;
+    static_assert(fast_mode<MODE>::planes == 1, "one-plane modes only");
+    __shared__ __align__(8) uint32_t sh[layout::words];
+    __shared__ map_tables<MODE> t;
+    for (int i = threadIdx.x; i < layout::words; i += blockDim.x)
+        sh[i] = 0;
+    fill_unit_table<MODE>(t.unit);
+    __syncthreads();
+    uint32_t *mine = sh + layout::base();
+    const size_t items = static_cast<size_t>(height) * units,
+                 first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+                 G = static_cast<size_t>(gridDim.x) * blockDim.x;
+    /* the count: two steps in flight */
+    size_t i = first;
+    if (i < items) {
+        fxi_eq_walk at = fxi_eq_walk_at(i, G, units);
+        for (; i + G < items; i += 2 * G) {
+            const uint8_t *r0 = in + static_cast<size_t>(at.row) * in_stride;
+            const unsigned u0 = at.unit;
+            fxi_eq_walk_on(&at);
+            const uint8_t *r1 = in + static_cast<size_t>(at.row) * in_stride;
+            const unsigned u1 = at.unit;
+            fxi_eq_walk_on(&at);
+            count_two_groups<MODE>(r0, u0, r1, u1, width, t.unit, mine);
         }
+        if (i < items)
+            count_group<MODE>(in + static_cast<size_t>(at.row) * in_stride, width, at.unit, t.unit,
+                              mine, layout::step, nullptr);
+    }
+    __syncthreads();
+    flush_counts<MODE>(sh, lut.hist, 1u, 0u);
+    grid_barrier(lut.hist_done);
+    fused_tables<MODE>(lut, t, reinterpret_cast<unsigned long long *>(sh), sh + 2 * WARP);
+    /* every block has read the histogram: the last one zeroes it and the counters for the
+     * next launch (gpu_cuda.c's hist_zero: no clearing launch before it) */
+    __shared__ bool last_reader;
+    if (threadIdx.x == 0) last_reader = atomicAdd(lut.hist_done + 1, 1u) == gridDim.x - 1u;
+    __syncthreads();
+    if (last_reader) {
+        for (int b = threadIdx.x; b < LEVELS_U8; b += blockDim.x)
+            lut.hist[b] = 0u;
+        if (threadIdx.x == 0) lut.hist_done[0] = lut.hist_done[1] = 0u;
+    }
+    const bool copy = false; /* hsv-float (the only mode that copies) does not fuse */
+    if (first >= items) return;
+    /* the map, newest first, the next (earlier) step's loads in flight (r138: 1 us better
+     * than without) */
+    constexpr int CH = fast_mode<MODE>::channels;
+    size_t k = (items - 1 - first) / G;
+    fxi_eq_walk at = fxi_eq_walk_at(first + k * G, G, units);
+    auto group_at = [&](const fxi_eq_walk &w, const uint8_t **src, uint8_t **dst) {
+        const uint8_t *row = in + static_cast<size_t>(w.row) * in_stride;
+        const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(row), CH, width, w.unit);
+        *src = row + static_cast<size_t>(g.x0) * CH;
+        *dst = out + static_cast<size_t>(w.row) * out_stride + static_cast<size_t>(g.x0) * CH;
+        return g;
+    };
+    const uint8_t *src;
+    uint8_t *dst;
+    fxi_eq_group g = group_at(at, &src, &dst);
+    uint32_t w[4 * CH];
+    if (g.vector) load_vec<CH>(src, w);
+    for (;; k--) {
+        const uint8_t *next_src = nullptr;
+        uint8_t *next_dst = nullptr;
+        fxi_eq_group next_g = g;
+        uint32_t next_w[4 * CH];
+        if (k > 0) {
+            fxi_eq_walk_back(&at);
+            next_g = group_at(at, &next_src, &next_dst);
+            if (next_g.vector) load_vec<CH>(next_src, next_w);
+        }
+        if (g.vector) {
+            uint32_t o[4 * CH];
+            map_words<MODE>(t, copy, w, o);
+            store_vec<CH>(dst, o);
+        } else if (g.n > 0) {
+            map_pixels<MODE>(t, copy, src, dst, g.n);
+        }
+        if (k == 0) break;
+        g = next_g;
+        src = next_src;
+        dst = next_dst;
+        for (int q = 0; q < 4 * CH; q++)
+            w[q] = next_w[q];
     }
 }
 
@@ -913,6 +1190,78 @@ bool fold_lut(const fxi_eq_kernel_args &a)
     }
 }
 
+/* The modes eq_fused_u8 runs (FXI_EQ_GPU_FUSED_MODES, equalize_tuning.h): one-plane modes
+ * whose mapping reads the value LUT. */
+#define FUSED_MODES(X) X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA)
+
+/* Whether a's equalization may run as one launch (eq_fused_u8): a mode of FUSED_MODES that
+ * FXI_EQ_GPU_FUSED_MODES names, global on the 8-bit fast path (fold_lut: one plane, a
+ * block the LUT takes), blocks of FUSED_BLOCK threads, and a GPU that launches
+ * cooperatively. */
+bool fused(const fx_context *ctx, const fxi_eq_kernel_args &a)
+{
+    if (!ctx->cuda->cooperative || a.block != FUSED_BLOCK || a.clip_limit || !fold_lut(a))
+        return false;
+    switch (a.mode) {
+#define FUSED_CASE(M)                                                                              \
+    case M: return (FXI_EQ_GPU_FUSED_MODES & FXI_EQ_MODE_BIT(M)) != 0;
+        FUSED_MODES(FUSED_CASE)
+#undef FUSED_CASE
+    default: return false;
+    }
+}
+
+/* Blocks of eq_fused_u8<M> an SM can hold at once (0 where the query fails). */
+template <int M> int fused_resident()
+{
+    int resident = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &resident, eq_fused_u8<M>, static_cast<int>(FUSED_BLOCK), 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return resident;
+}
+
+/* eq_fused_u8<M> over a's image in a.fused_blocks blocks. *launched stays false where
+ * the GPU cannot hold them all at once (nothing has run; the caller launches the passes
+ * one by one). */
+template <int M>
+fx_status launch_fused_mode(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream,
+                            bool *launched)
+{
+    const uint8_t *in = a.in;
+    uint8_t *out = a.out;
+    size_t in_stride = a.in_stride, out_stride = a.out_stride;
+    int width = a.width, height = a.height;
+    unsigned units = fxi_eq_fast_units(a.width);
+    fxi_eq_kernel_args lut = a;
+    void *params[] = {&in, &in_stride, &out, &out_stride, &width, &height, &units, &lut};
+    const cudaError_t e =
+        cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(eq_fused_u8<M>), a.fused_blocks,
+                                    FUSED_BLOCK, params, 0, stream);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError();
+        return FX_OK;
+    }
+    if (e != cudaSuccess) return fxi_cuda_error(ctx, e, "launch of eq_fused_u8");
+    *launched = true;
+    return fxi_cuda_check_launch(ctx, "eq_fused_u8");
+}
+
+fx_status launch_fused(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream,
+                       bool *launched)
+{
+    *launched = false;
+    switch (a.mode) {
+#define FUSED_LAUNCH(M)                                                                            \
+    case M: return launch_fused_mode<M>(ctx, a, stream, launched);
+        FUSED_MODES(FUSED_LAUNCH)
+#undef FUSED_LAUNCH
+    default: return FX_OK;
+    }
+}
+
 /* The fast counting pass over a's image (global: a band of it, as narrowed; CLAHE: the
  * whole image in its tiles); with with_lut (fold_lut true), the LUT pass too. */
 fx_status launch_fast_hist(fx_context *ctx, const fxi_eq_kernel_args &a, cudaStream_t stream,
@@ -1002,14 +1351,31 @@ extern "C" bool fxi_equalize_fast_path_gpu(const fxi_eq_kernel_args *args)
     return fast_u8(*args);
 }
 
+extern "C" unsigned fxi_equalize_fused_blocks(fx_context *ctx, const fxi_eq_kernel_args *args)
+{
+    const fxi_eq_kernel_args &a = *args;
+    if (!fused(ctx, a)) return 0;
+    int resident = 0;
+    switch (a.mode) {
+#define FUSED_RESIDENT(M)                                                                          \
+    case M: resident = fused_resident<M>(); break;
+        FUSED_MODES(FUSED_RESIDENT)
+#undef FUSED_RESIDENT
+    default: return 0;
+    }
+    return fxi_eq_fused_grid(static_cast<size_t>(a.height) * fxi_eq_fast_units(a.width),
+                             FUSED_BLOCK, ctx->cuda->multiprocessors, resident);
+}
+
 extern "C" fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_kernel_args *args)
 {
     const fxi_eq_kernel_args &a = *args;
     const size_t tiles = static_cast<size_t>(a.grid.tiles_x) * a.grid.tiles_y;
     const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
-    /* the last-block counter after the histograms too (zero as the last block leaves
-     * it; cleared here as well, in case a launch failed part-way) */
-    return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist + sizeof *a.hist_done);
+    /* the two counters after the histograms too (zero as the last block leaves them;
+     * cleared here as well, in case a launch failed part-way) */
+    if (a.hist_zero) *a.hist_zero = 0; /* what runs after this leaves counts there */
+    return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist + 2 * sizeof *a.hist_done);
 }
 
 extern "C" fx_status fxi_equalize_fast_hist_launch(fx_context *ctx, const fxi_eq_kernel_args *args,
@@ -1045,8 +1411,18 @@ extern "C" fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_ar
     const int sms = ctx->cuda->multiprocessors;
     cudaStream_t stream = ctx->cuda->stream;
     const unsigned tiles = static_cast<unsigned>(a.grid.tiles_x * a.grid.tiles_y);
+    if (a.fused_blocks) {
+        /* hist is zero where the last launch was a fused one (it leaves it so) */
+        const bool zero = a.hist_zero && *a.hist_zero;
+        if (!zero) FXI_TRY(fxi_equalize_clear_launch(ctx, args));
+        bool launched = false;
+        FXI_TRY(launch_fused(ctx, a, stream, &launched));
+        if (launched) {
+            if (a.hist_zero) *a.hist_zero = 1;
+            return FX_OK;
+        }
+    }
     FXI_TRY(fxi_equalize_clear_launch(ctx, args));
-
     const bool lut_folded = fold_lut(a);
     if (fast_count(a)) {
         FXI_TRY(launch_fast_hist(ctx, a, stream, lut_folded));

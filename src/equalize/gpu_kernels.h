@@ -25,12 +25,15 @@ typedef struct fxi_eq_kernel_args {
     float inv_tile_w, inv_tile_h; /* 1.0f / tile size, as the CPU computes them */
     const uint8_t *mask;          /* width * height bytes or NULL */
     uint32_t *hist;               /* planes * tiles * bins, zeroed by the launcher */
-    unsigned *hist_done;          /* after hist: blocks of the counting pass done (0 between) */
+    unsigned *hist_done;          /* after hist, 2 words: blocks done (counting pass; fused launch's
+                                   * barrier, then its readers of hist); 0 between launches */
     uint16_t *bin_lut;            /* planes * tiles * bins */
     uint16_t *value_lut;          /* planes << level_bits (global) */
     float *float_lut;             /* bins (hsv-float global) */
     int *identity;                /* planes: nothing to stretch */
     unsigned block;               /* threads per block */
+    unsigned fused_blocks; /* the one-launch pass's grid (fxi_equalize_fused_blocks), 0: none */
+    int *hist_zero;        /* host: hist and hist_done are zero now (no clearing needed) */
 } fxi_eq_kernel_args;
 
 /* Histograms (per tile for CLAHE), the LUTs, then the mapping pass; queued on the
@@ -46,6 +49,10 @@ fx_status fxi_equalize_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
  * with one channel, to-gray/hsv/luma/rgb/hsv-float with three): only then may the
  * *_rows pieces run. */
 bool fxi_equalize_fast_path_gpu(const fxi_eq_kernel_args *args);
+/* The grid of the one-launch global pass (count, LUT and map in one cooperative launch)
+ * for args' image, or 0 where it does not apply (mode, block size, GPU); for the plan to
+ * find once. The context's GPU current. */
+unsigned fxi_equalize_fused_blocks(fx_context *ctx, const fxi_eq_kernel_args *args);
 /* args->hist zeroed, on the context's stream. */
 fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_kernel_args *args);
 /* Fast path: rows [y0, y0 + rows) of the image counted into args->hist (added to

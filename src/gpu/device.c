@@ -99,6 +99,7 @@ static fx_status init_state(fx_context *ctx)
     FX_CUDA(cudaDeviceGetAttribute(&s->cc_major, cudaDevAttrComputeCapabilityMajor, dev));
     FX_CUDA(cudaDeviceGetAttribute(&s->cc_minor, cudaDevAttrComputeCapabilityMinor, dev));
     FX_CUDA(cudaDeviceGetAttribute(&s->memory_pools, cudaDevAttrMemoryPoolsSupported, dev));
+    FX_CUDA(cudaDeviceGetAttribute(&s->cooperative, cudaDevAttrCooperativeLaunch, dev));
     /* Creating the stream makes the device's primary CUDA context now, so a GPU
      * that cannot be used fails here (and AUTO falls back to the CPU) rather
      * than in the middle of a job. Non-blocking: no implicit synchronisation

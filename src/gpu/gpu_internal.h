@@ -54,6 +54,7 @@ struct fxi_cuda_state {
     int multiprocessors; /* cached: launch geometry scales with it */
     int cc_major, cc_minor;
     int memory_pools; /* stream-ordered allocation supported (else cudaMalloc) */
+    int cooperative;  /* cooperative launches (every block of a grid resident together) */
     fxi_buffer device_buffers[FXI_BUFFER_SLOTS]; /* stream-ordered device memory */
     fxi_buffer pinned_buffers[FXI_BUFFER_SLOTS]; /* page-locked host staging */
     /* the pinned pool's free blocks (pinned_pool.c): pinned_free[0..pinned_free_count) */

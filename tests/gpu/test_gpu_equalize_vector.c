@@ -6,7 +6,9 @@
  * output differently), CLAHE grids that do not divide the image or are wider than it,
  * constant images and images with one bin holding almost everything, several
  * --gpu-block sizes; and large images with every 8-bit colour through one plan, run
- * after run. A wrong byte of any group kind fails a case. */
+ * after run, device and host images in turn (the one-launch pass of device images relies
+ * on the launch before it to leave its histogram zeroed). A wrong byte of any group kind
+ * fails a case. */
 #include "gpu_common.h"
 
 #ifdef FXKIT_HAVE_CUDA
@@ -243,12 +245,18 @@ FXT_TEST(large_images_through_one_plan_match_cpu)
                                   gpu) &&
                      FXT_CHECK_OK(fx_image_alloc_device(gpu, &dout, w, h, out_ch, FX_U8), gpu) &&
                      FXT_CHECK_OK(fx_equalize_plan_create(gpu, &o, &desc, &plan), gpu);
-            for (unsigned turn = 0; ok && turn < 3; turn++) {
+            /* device, device, host, device: the one-launch pass (device images, the
+             * default block) finds its histogram zeroed by the launch before it, or
+             * clears what a host image's bands left there */
+            for (unsigned turn = 0; ok && turn < 4; turn++) {
                 fill_every_colour(&in, turn % 2);
-                ok = FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu) &&
-                     FXT_CHECK_OK(fx_image_upload(gpu, &in, &din), gpu) &&
-                     FXT_CHECK_OK(fx_equalize_run(plan, &din, &dout, NULL), gpu) &&
-                     FXT_CHECK_OK(fx_image_download(gpu, &dout, &got), gpu);
+                ok = FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu);
+                if (turn == 2)
+                    ok = ok && FXT_CHECK_OK(fx_equalize_run(plan, &in, &got, NULL), gpu);
+                else
+                    ok = ok && FXT_CHECK_OK(fx_image_upload(gpu, &in, &din), gpu) &&
+                         FXT_CHECK_OK(fx_equalize_run(plan, &din, &dout, NULL), gpu) &&
+                         FXT_CHECK_OK(fx_image_download(gpu, &dout, &got), gpu);
                 if (ok && !fxt_images_equal(&got, &want)) {
                     bad++;
                     fprintf(stderr, "  %dx%dx%d space %d block %d run %u differs\n", w, h,

@@ -653,6 +653,45 @@ FXT_TEST(gpu_count_slices_cover_every_step_once)
 
 /* Host-image staging bands: each fits its buffer (unless one row is larger), and the
  * bands cover every row once. */
+/* The fused launch's thread walks: one division where a walk starts, then each step on
+ * (or back) is the row and unit the division gives, for strides below, at and above a
+ * row and across many rows; and its grid: as many blocks as are resident together, at
+ * most its threads an SM, no more than the steps need, none where no block fits. */
+FXT_TEST(gpu_fused_walks_and_grid)
+{
+    static const unsigned units[] = {1, 2, 13, 625, 1875, 70000};
+    static const size_t strides[] = {1, 7, 625, 1250, 101376, 3000001};
+    int bad = 0;
+    for (int u = 0; u < 6; u++)
+        for (int st = 0; st < 6; st++)
+            for (size_t start = 0; start < 3; start++) {
+                const size_t i0 = start * 977u + strides[st] * 40u;
+                fxi_eq_walk on = fxi_eq_walk_at(i0, strides[st], units[u]);
+                fxi_eq_walk back = on;
+                for (size_t k = 1; k <= 40; k++) {
+                    fxi_eq_walk_on(&on);
+                    fxi_eq_walk_back(&back);
+                    const size_t up = i0 + k * strides[st], down = i0 - k * strides[st];
+                    bad += on.row != up / units[u] || on.unit != up % units[u];
+                    bad += back.row != down / units[u] || back.unit != down % units[u];
+                }
+            }
+    FXT_CHECK_EQ(bad, 0);
+
+    /* 10000x6000 RGB (625 steps a row), 3 blocks of 256 resident: 3 an SM, 396 in all */
+    FXT_CHECK_EQ(fxi_eq_fused_grid(6000u * 625u, 256, 132, 3), 396);
+    /* more resident than FXI_EQ_GPU_FUSED_THREADS_PER_SM wants: still 768 threads an SM */
+    FXT_CHECK_EQ(fxi_eq_fused_grid(6000u * 625u, 256, 132, 8), 132u * (768u / 256u));
+    /* fewer resident: what fits */
+    FXT_CHECK_EQ(fxi_eq_fused_grid(6000u * 625u, 256, 132, 2), 264);
+    /* a small image: the blocks its steps need, at least one */
+    FXT_CHECK_EQ(fxi_eq_fused_grid(768, 256, 132, 3), 3);
+    FXT_CHECK_EQ(fxi_eq_fused_grid(1, 256, 132, 3), 1);
+    FXT_CHECK_EQ(fxi_eq_fused_grid(0, 256, 132, 3), 1);
+    /* no block fits: no fused launch */
+    FXT_CHECK_EQ(fxi_eq_fused_grid(6000u * 625u, 256, 132, 0), 0);
+}
+
 FXT_TEST(gpu_staging_bands_cover_every_row_once)
 {
     static const int heights[] = {1, 2, 7, 279, 280, 6000};
@@ -822,6 +861,6 @@ FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_refe
          FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
          FXT_CASE(gpu_geometry_covers_every_row_once),
          FXT_CASE(gpu_fast_groups_cover_each_pixel_once),
-         FXT_CASE(gpu_count_slices_cover_every_step_once),
+         FXT_CASE(gpu_count_slices_cover_every_step_once), FXT_CASE(gpu_fused_walks_and_grid),
          FXT_CASE(gpu_staging_bands_cover_every_row_once), FXT_CASE(per_pixel_functions),
          FXT_CASE(options_defaults_and_checks), FXT_CASE(bad_inputs_are_refused_clearly))
