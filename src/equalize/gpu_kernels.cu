@@ -652,39 +652,6 @@ __device__ __forceinline__ void flush_counts(const uint32_t *sh, uint32_t *hist,
     }
 }
 
-/* The LUT pass folded into a counting launch over the whole image (global equalization):
- * the last block to flush its counts computes the LUTs (lut_of) and returns true, the
- * others false. Each block's counts are in global memory (fence) before it counts itself
- * done; the last one sees them all (fence) and resets the counter for the next launch.
- * sh: the block's counters, free by now: their words hold the scan (2 words a thread)
- * and, after it, the image's histograms, read from L2 (ld.cg: never a line this SM's L1
- * kept from earlier). */
-template <int MODE>
-__device__ __forceinline__ bool last_block_luts(uint32_t *sh, const uint32_t *hist,
-                                                const fxi_eq_kernel_args &lut)
-{
-    constexpr int PLANES = fast_mode<MODE>::planes;
-    __shared__ bool last_block;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned blocks = gridDim.x * gridDim.y;
-        last_block = atomicAdd(lut.hist_done, 1u) == blocks - 1u;
-    }
-    __syncthreads();
-    if (!last_block) return false;
-    __threadfence();
-    unsigned long long *scan_tmp = reinterpret_cast<unsigned long long *>(sh);
-    uint32_t *counts = sh + 2 * blockDim.x;
-    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x)
-        counts[i] = __ldcg(hist + i);
-    __syncthreads();
-    for (unsigned plane = 0; plane < static_cast<unsigned>(PLANES); plane++)
-        lut_of(lut, plane, counts + plane * LEVELS_U8, scan_tmp);
-    if (threadIdx.x == 0) *lut.hist_done = 0u;
-    return true;
-}
-
 /* The counting pass (eq_hist_u8 and, with the LUT folded in, eq_hist_lut_u8).
  * blockIdx.x: the tile; blockIdx.y: the slice of its thread steps. Global layout of hist:
  * (plane * tiles + tile) * 256 + bin, added to (the bands of an image add up).
@@ -698,6 +665,7 @@ __device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fas
     constexpr int CH = fast_mode<MODE>::channels, PLANES = fast_mode<MODE>::planes;
     using layout = hist_layout<MODE>;
     __shared__ __align__(8) uint32_t sh[layout::words];
+    __shared__ bool last_block;
     __shared__ float unit_of[unit_table<MODE>::size];
     for (int i = threadIdx.x; i < layout::words; i += blockDim.x)
         sh[i] = 0;
@@ -753,7 +721,31 @@ __device__ __forceinline__ void count_pass(const uint8_t *in, size_t stride, fas
     }
     __syncthreads();
     flush_counts<MODE>(sh, hist, tiles, tile);
-    if (FOLD_LUT) last_block_luts<MODE>(sh, hist, lut);
+    if (!FOLD_LUT) return;
+    /* The LUT pass folded in (fold_lut: global equalization, the whole image in this
+     * launch): the last block to finish computes it, a launch saved. Each block's
+     * counts are in global memory (fence) before it counts itself done; the last one
+     * sees them all (fence) and resets the counter for the next launch. */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned blocks = gridDim.x * gridDim.y;
+        last_block = atomicAdd(lut.hist_done, 1u) == blocks - 1u;
+    }
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    /* The counters are free now: their words hold the scan (2 words a thread) and,
+     * after it, the image's histograms, read from L2 (ld.cg: never a line this SM's L1
+     * kept from earlier). */
+    unsigned long long *scan_tmp = reinterpret_cast<unsigned long long *>(sh);
+    uint32_t *counts = sh + 2 * blockDim.x;
+    for (int i = threadIdx.x; i < PLANES * LEVELS_U8; i += blockDim.x)
+        counts[i] = __ldcg(hist + i);
+    __syncthreads();
+    for (unsigned plane = 0; plane < static_cast<unsigned>(PLANES); plane++)
+        lut_of(lut, plane, counts + plane * LEVELS_U8, scan_tmp);
+    if (threadIdx.x == 0) *lut.hist_done = 0u;
 }
 
 template <int MODE>
