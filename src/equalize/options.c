@@ -41,7 +41,8 @@ static const fx_option table[] = {
      "gray 8- or 16-bit image of the input's size: only its non-zero pixels build the "
      "histogram (read once for the batch; from C, mask_image gives one already in memory)"},
     {"gpu-block", 0, FX_OPT_INT, OPT(gpu_block), 0, 0, MAX_GPU_BLOCK, NULL, NULL, "N",
-     "GPU threads per block, a multiple of 32 (0 = the tuned default)"},
+     "GPU threads per block, a multiple of 32 (0 = the tuned default, 256; on device images "
+     "global gray, hsv and luma run in one launch only with 256, else in two)"},
     FX_OPTION_END};
 
 const fx_option *fx_equalize_options_table(void)
