@@ -781,8 +781,8 @@ template <int MODE> struct map_tables {
     float unit[unit_table<MODE>::size];
 };
 
-/* t from the global LUTs, read through L2 (eq_fused_u8's LUTs were written by another
- * block of the same launch); the caller __syncthreads before using t. */
+/* t from the global LUTs (eq_map_u8; eq_fused_u8 builds its own, fused_tables); the caller
+ * __syncthreads before using t. */
 template <int MODE>
 __device__ __forceinline__ void fill_map_tables(map_tables<MODE> &t, const uint16_t *value_lut,
                                                 const float *float_lut)
@@ -790,10 +790,10 @@ __device__ __forceinline__ void fill_map_tables(map_tables<MODE> &t, const uint1
     fill_unit_table<MODE>(t.unit);
     for (int i = threadIdx.x; i < fast_mode<MODE>::planes * LEVELS_U8; i += blockDim.x) {
         if (MODE == FXI_EQ_MODE_HSV_FLOAT) {
-            t.hsv_f[i] = __ldcg(float_lut + i); /* the global LUT of hsv-float: V' per bin */
+            t.hsv_f[i] = float_lut[i]; /* the global LUT of hsv-float: V' per bin */
             continue;
         }
-        const uint32_t v = __ldcg(value_lut + i);
+        const uint32_t v = value_lut[i];
         t.lut[i] = v;
         if (MODE == FXI_EQ_MODE_HSV)
             t.hsv_factor[i] = fxi_hsv_u8_factor(static_cast<uint32_t>(i), v);
