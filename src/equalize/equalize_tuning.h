@@ -94,7 +94,10 @@
  * group and LUT code, hsv took 0.174-0.175 against 0.178-0.180, but gray1 0.097-0.100
  * against 0.087-0.090, rgb 0.30 against 0.25 and hsv-float 0.70 against 0.67 (each
  * block's LUT, hsv-float's one-thread loop above all). No variant reached 0.15; L2 kept
- * little of the count's reads for the map (reverse order, streaming hints: within 3%). */
+ * little of the count's reads for the map (reverse order, streaming hints: within 3%).
+ * The one launch kept since (below, r132-r140) differs: thread steps interleaved over the
+ * whole grid instead of a slice a block, 768 threads an SM, every block its own LUT by
+ * warp scans, no memset between launches. */
 /* Device images, global equalization of gray, hsv and luma on the fast path: one launch
  * (gpu_kernels.cu's eq_fused_u8: count, a grid-wide barrier, every block its own LUT, the
  * map over the same thread steps newest first) where the GPU launches cooperatively.
