@@ -1186,13 +1186,14 @@ bool fold_lut(const fxi_eq_kernel_args &a)
  * whose mapping reads the value LUT. */
 #define FUSED_MODES(X) X(FXI_EQ_MODE_GRAY) X(FXI_EQ_MODE_HSV) X(FXI_EQ_MODE_LUMA)
 
-/* Whether a's equalization may run as one launch (eq_fused_u8): a mode of FUSED_MODES that
- * FXI_EQ_GPU_FUSED_MODES names, global on the 8-bit fast path (fold_lut: one plane, a
- * block the LUT takes), blocks of FUSED_BLOCK threads, and a GPU that launches
- * cooperatively. */
+/* Whether a's equalization may run as one launch (eq_fused_u8): global, both passes on the
+ * 8-bit fast path (fast_u8), a mode of FUSED_MODES (one plane) that FXI_EQ_GPU_FUSED_MODES
+ * names, blocks of FUSED_BLOCK threads, the counters after the histogram, and a GPU that
+ * launches cooperatively. */
 bool fused(const fx_context *ctx, const fxi_eq_kernel_args &a)
 {
-    if (!ctx->cuda->cooperative || a.block != FUSED_BLOCK || a.clip_limit || !fold_lut(a))
+    if (!ctx->cuda->cooperative || a.block != FUSED_BLOCK || a.adaptive || !a.hist_done ||
+        !fast_u8(a))
         return false;
     switch (a.mode) {
 #define FUSED_CASE(M)                                                                              \
