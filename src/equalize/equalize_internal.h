@@ -126,10 +126,10 @@ static FX_HD inline fxi_eq_group fxi_eq_group_of(uintptr_t address, int channels
     return g;
 }
 
-/* A thread's steps i, i + S, i + 2S, ... (or back) over rows of `units` steps, as row
- * and unit: one division where the walk starts, then whole rows and units on (or back)
- * a step (the GPU's fused equalization, where a division a step measured 2 us slower on
- * the H200, r137-r138). rows_on * units + units_on == S. */
+/* A thread's steps i, i + S, i + 2S, ... over rows of `units` steps, as row and unit:
+ * one division where the walk starts, then whole rows and units on a step (the GPU's
+ * fused equalization, where a division a step measured 2 us slower on the H200,
+ * r137-r138). rows_on * units + units_on == S. */
 typedef struct fxi_eq_walk {
     unsigned row, unit, units, rows_on, units_on;
 } fxi_eq_walk;
@@ -155,14 +155,24 @@ static FX_HD inline void fxi_eq_walk_on(fxi_eq_walk *w)
     }
 }
 
-static FX_HD inline void fxi_eq_walk_back(fxi_eq_walk *w)
+/* The fused equalization's units of work (gpu_kernels.cu's deal_units): unit u of
+ * `steps` steps a thread is the image's steps u * steps * block ... + steps * block - 1,
+ * thread x of the block taking x, x + block, ..., the last unit cut at `items`. */
+static FX_HD inline unsigned fxi_eq_deal_units(size_t items, unsigned steps, unsigned block)
 {
-    w->row -= w->rows_on;
-    if (w->unit < w->units_on) {
-        w->unit += w->units;
-        w->row--;
-    }
-    w->unit -= w->units_on;
+    const size_t unit = (size_t)steps * block;
+    return (unsigned)((items + unit - 1) / unit);
+}
+
+/* Thread x's steps in unit u: how many (0 past the image's end), the first at *first. */
+static FX_HD inline unsigned fxi_eq_unit_steps(size_t items, unsigned u, unsigned steps,
+                                               unsigned block, unsigned x, size_t *first)
+{
+    const size_t i0 = (size_t)u * steps * block + x;
+    *first = i0;
+    if (i0 >= items) return 0;
+    const size_t n = (items - 1 - i0) / block + 1;
+    return n < steps ? (unsigned)n : steps;
 }
 
 /* Launch of a fast pass: blocks of a 1-D grid that strides over `items` thread steps

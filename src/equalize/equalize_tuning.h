@@ -125,6 +125,22 @@
 #ifndef FXI_EQ_GPU_FUSED_MIN_BLOCKS
 #define FXI_EQ_GPU_FUSED_MIN_BLOCKS 3
 #endif
+/* Bytes of the image a thread of the fused launch loads at once for each unit of work
+ * dealt to its block (gpu_kernels.cu's deal: 96 is 6 steps of 16 pixels of gray, 2 of
+ * RGB); hsv's for its count and its map, and its blocks an SM (registers: 2 x 256
+ * threads leave 128 a thread). */
+#ifndef FXI_EQ_GPU_FUSED_DEAL_BYTES
+#define FXI_EQ_GPU_FUSED_DEAL_BYTES 96
+#endif
+#ifndef FXI_EQ_GPU_FUSED_HSV_COUNT_BYTES
+#define FXI_EQ_GPU_FUSED_HSV_COUNT_BYTES 192
+#endif
+#ifndef FXI_EQ_GPU_FUSED_HSV_MAP_BYTES
+#define FXI_EQ_GPU_FUSED_HSV_MAP_BYTES 144
+#endif
+#ifndef FXI_EQ_GPU_FUSED_HSV_MIN_BLOCKS
+#define FXI_EQ_GPU_FUSED_HSV_MIN_BLOCKS 2
+#endif
 /* Device images, global equalization on the fast path: the last block of the counting
  * pass computes the LUTs (eq_lut measured 0.012-0.019 ms as a launch of its own on the
  * H200, mostly launch latency). 0 launches eq_lut as before. Measured on the H200 (r37,

@@ -65,9 +65,8 @@ static fx_status prepare(fx_equalize_plan *p)
                                 (size_t)p->grid.tiles_x * (size_t)p->grid.tiles_y, p->bins,
                                 &entries),
                  FX_EOVERFLOW, "GPU equalization: the LUTs overflow");
-    /* two more words: the counters of the counting pass's last block and of the fused
-     * launch (fxi_eq_kernel_args) */
-    FXI_TRY(device_array(ctx, entries + 2, sizeof *g->hist, (void **)&g->hist));
+    /* the counters after the histograms (fxi_eq_counter) */
+    FXI_TRY(device_array(ctx, entries + FXI_EQ_COUNTERS, sizeof *g->hist, (void **)&g->hist));
     FXI_TRY(device_array(ctx, entries, sizeof *g->bin_lut, (void **)&g->bin_lut));
     FXI_TRY(device_array(ctx, (size_t)p->planes << p->level_bits, sizeof *g->value_lut,
                         (void **)&g->value_lut));

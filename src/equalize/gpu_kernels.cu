@@ -603,36 +603,6 @@ __device__ __forceinline__ void count_group(const uint8_t *seg, int pixels, unsi
     count_runs<PLANES, VEC>(keys, h, step, g.n);
 }
 
-/* Two groups of one-plane mode MODE (lane columns) counted with both groups' loads in
- * flight before either is counted (eq_fused_u8): each `unit` of its row `seg`. */
-template <int MODE>
-__device__ __forceinline__ void count_two_groups(const uint8_t *seg0, unsigned unit0,
-                                                 const uint8_t *seg1, unsigned unit1, int pixels,
-                                                 const float *unit_of, uint32_t *h)
-{
-    constexpr int CH = fast_mode<MODE>::channels;
-    static_assert(hist_layout<MODE>::columns, "lane columns");
-    const fxi_eq_group g0 = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg0), CH, pixels, unit0),
-                       g1 = fxi_eq_group_of(reinterpret_cast<uintptr_t>(seg1), CH, pixels, unit1);
-    const uint8_t *src0 = seg0 + static_cast<size_t>(g0.x0) * CH,
-                  *src1 = seg1 + static_cast<size_t>(g1.x0) * CH;
-    uint32_t w0[4 * CH], w1[4 * CH];
-    if (g0.vector) load_vec<CH>(src0, w0);
-    if (g1.vector) load_vec<CH>(src1, w1);
-    auto count = [&](const fxi_eq_group &g, const uint32_t *w, const uint8_t *src) {
-        uint32_t keys[1][VEC];
-        if (g.vector) {
-            keys_of_words<MODE>(w, unit_of, keys);
-            count_keys<1, VEC>(keys, h, WARP);
-        } else if (g.n > 0) {
-            keys_of_pixels<MODE>(src, g.n, unit_of, keys);
-            count_keys<1, VEC>(keys, h, WARP, g.n);
-        }
-    };
-    count(g0, w0, src0);
-    count(g1, w1, src1);
-}
-
 /* The block's counts (its shared counters, hist_layout) added to the global histograms
  * (hist: (plane * tiles + tile) * 256 + bin); after a __syncthreads. */
 template <int MODE>
@@ -881,16 +851,21 @@ __global__ void __launch_bounds__(FXI_EQ_GPU_MAX_BLOCK)
 
 /* The fused launch's grid-wide barrier: each block's first thread counts the block in at
  * *arrived (zero at launch) and waits until every block has; the blocks are all resident
- * (a cooperative launch). The fences order each block's histogram atomics before its
- * arrival and the others' reads after the wait. */
+ * (a cooperative launch). The count is a release (after the __syncthreads: the block's
+ * histogram atomics come before it) and the wait's loads acquire (the others' reads come
+ * after), in place of two full fences. */
 __device__ __forceinline__ void grid_barrier(unsigned *arrived)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(arrived, 1u);
-        while (*static_cast<volatile unsigned *>(arrived) < gridDim.x) {}
-        __threadfence();
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(arrived) : "memory");
+        unsigned seen;
+        do {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                         : "=r"(seen)
+                         : "l"(arrived)
+                         : "memory");
+        } while (seen < gridDim.x);
     }
     __syncthreads();
 }
@@ -937,21 +912,149 @@ __device__ __forceinline__ void fused_tables(const fxi_eq_kernel_args &a, map_ta
     __syncthreads();
 }
 
+/* The fused launch's work dealt to its blocks: a unit of a pass is N steps a thread
+ * (deal<MODE>::count_steps, map_steps), thread x of the block taking steps
+ * first + x, first + x + FUSED_BLOCK, ... of the image's height x units, all their loads
+ * in flight at once (about the bytes a thread equalize_tuning.h names). Block b takes
+ * unit b first, then the next unit a counter deals, so that every SM works until the
+ * pass is done. */
+template <int MODE> struct deal {
+    static constexpr unsigned bytes_a_step = VEC * fast_mode<MODE>::channels;
+    static constexpr unsigned steps(unsigned bytes)
+    {
+        return bytes / bytes_a_step > 0 ? bytes / bytes_a_step : 1u;
+    }
+    static constexpr bool hsv = MODE == FXI_EQ_MODE_HSV;
+    static constexpr unsigned count_steps =
+        steps(hsv ? FXI_EQ_GPU_FUSED_HSV_COUNT_BYTES : FXI_EQ_GPU_FUSED_DEAL_BYTES);
+    static constexpr unsigned map_steps =
+        steps(hsv ? FXI_EQ_GPU_FUSED_HSV_MAP_BYTES : FXI_EQ_GPU_FUSED_DEAL_BYTES);
+    /* blocks an SM the launch bounds leave registers for */
+    static constexpr int min_blocks =
+        hsv ? FXI_EQ_GPU_FUSED_HSV_MIN_BLOCKS : FXI_EQ_GPU_FUSED_MIN_BLOCKS;
+};
+/* The most units a fused launch deals (counters of 32 bits): 2^30 units of at least
+ * FUSED_BLOCK steps, at least 2^42 pixels. */
+constexpr uint64_t FUSED_MAX_UNITS = 1u << 30;
+
+/* This block's units: blockIdx.x, then gridDim.x + what the counter *dealt gives, while
+ * below `units`; for each, load(u) then finish(u). The block takes its next unit once the
+ * current one's loads are in flight, so that the atomic's round trip overlaps finish
+ * and no block holds a unit long before it can start it (the end of the pass). */
+template <class Load, class Finish>
+__device__ __forceinline__ void deal_units(unsigned *dealt, unsigned units, Load &&load,
+                                           Finish &&finish)
+{
+    __shared__ unsigned next_unit[2]; /* two: one is read while the other is written */
+    unsigned slot = 0;
+    for (unsigned u = blockIdx.x; u < units; slot ^= 1u) {
+        load(u);
+        unsigned taken = 0;
+        if (threadIdx.x == 0) taken = atomicAdd(dealt, 1u);
+        finish(u);
+        if (threadIdx.x == 0) next_unit[slot] = gridDim.x + taken;
+        __syncthreads();
+        u = next_unit[slot];
+    }
+}
+
+/* A unit's steps of one thread, loaded: n of them, oldest first (the rows and units of
+ * their groups, and a vector group's words). */
+template <int MODE, unsigned STEPS> struct loaded_unit {
+    static constexpr unsigned N = STEPS;
+    unsigned n, row[N], unit[N];
+    uint32_t w[N][4 * fast_mode<MODE>::channels];
+};
+
+/* Load unit c's steps of this thread (their vector groups' words). */
+template <int MODE, unsigned N>
+__device__ __forceinline__ void load_unit(const uint8_t *in, size_t in_stride, int width,
+                                          unsigned units, size_t items, unsigned c,
+                                          loaded_unit<MODE, N> &d)
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+    size_t i0;
+    d.n = fxi_eq_unit_steps(items, c, N, FUSED_BLOCK, threadIdx.x, &i0);
+    if (d.n == 0) return;
+    fxi_eq_walk at = fxi_eq_walk_at(i0, FUSED_BLOCK, units);
+#pragma unroll
+    for (unsigned s = 0; s < N; s++) {
+        if (s >= d.n) break;
+        d.row[s] = at.row;
+        d.unit[s] = at.unit;
+        const uint8_t *r = in + static_cast<size_t>(at.row) * in_stride;
+        const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(r), CH, width, at.unit);
+        if (g.vector) load_vec<CH>(r + static_cast<size_t>(g.x0) * CH, d.w[s]);
+        fxi_eq_walk_on(&at);
+    }
+}
+
+/* Count a loaded unit of one-plane mode MODE into the block's lane columns. */
+template <int MODE, unsigned N>
+__device__ __forceinline__ void count_loaded(const loaded_unit<MODE, N> &d, const uint8_t *in,
+                                             size_t in_stride, int width, const float *unit_of,
+                                             uint32_t *mine)
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+    static_assert(hist_layout<MODE>::columns, "lane columns");
+#pragma unroll
+    for (unsigned s = 0; s < N; s++) {
+        if (s >= d.n) break;
+        const uint8_t *r = in + static_cast<size_t>(d.row[s]) * in_stride;
+        const fxi_eq_group g =
+            fxi_eq_group_of(reinterpret_cast<uintptr_t>(r), CH, width, d.unit[s]);
+        uint32_t keys[1][VEC];
+        if (g.vector) {
+            keys_of_words<MODE>(d.w[s], unit_of, keys);
+            count_keys<1, VEC>(keys, mine, WARP);
+        } else if (g.n > 0) {
+            keys_of_pixels<MODE>(r + static_cast<size_t>(g.x0) * CH, g.n, unit_of, keys);
+            count_keys<1, VEC>(keys, mine, WARP, g.n);
+        }
+    }
+}
+
+/* Map a loaded unit through t, newest step first. */
+template <int MODE, unsigned N>
+__device__ __forceinline__ void map_loaded(const map_tables<MODE> &t, const loaded_unit<MODE, N> &d,
+                                           const uint8_t *in, size_t in_stride, uint8_t *out,
+                                           size_t out_stride, int width)
+{
+    constexpr int CH = fast_mode<MODE>::channels;
+#pragma unroll
+    for (unsigned k = 0; k < N; k++) {
+        const unsigned s = N - 1 - k;
+        if (s >= d.n) continue;
+        const uint8_t *r = in + static_cast<size_t>(d.row[s]) * in_stride;
+        const fxi_eq_group g =
+            fxi_eq_group_of(reinterpret_cast<uintptr_t>(r), CH, width, d.unit[s]);
+        uint8_t *dst =
+            out + static_cast<size_t>(d.row[s]) * out_stride + static_cast<size_t>(g.x0) * CH;
+        if (g.vector) {
+            uint32_t o[4 * CH];
+            map_words<MODE>(t, false, d.w[s], o);
+            store_vec<CH>(dst, o);
+        } else if (g.n > 0) {
+            map_pixels<MODE>(t, false, r + static_cast<size_t>(g.x0) * CH, dst, g.n);
+        }
+    }
+}
+
 /* Global equalization of a device image in one launch: the counting pass, the LUT and the
  * mapping pass (eq_hist_lut_u8 then eq_map_u8 otherwise), for one-plane modes on the
  * 8-bit fast path. Its blocks must all be resident at once (a cooperative launch, for
  * the grid-wide barrier):
- * - thread g of the G in the grid counts steps g, g + G, g + 2G, ... of the image's
- *   height x units (interleaved: the grid sweeps the image front to back, which measured
- *   10% faster than a slice of steps a block, r133), two groups' loads in flight;
+ * - the count: the blocks take the image's units front to back as a counter deals them
+ *   (deal_units);
  * - the grid's barrier, then every block builds the mapping tables from the complete
- *   histogram itself (fused_tables), and the last block to have read it zeroes it;
- * - each thread then maps its own steps newest first: the count's last reads are still
- *   in L2 (about 30 MiB of a read stream stays there on the H200, r132).
- * The histogram and the counter after it are zero at launch (the last launch left them
- * so, or the launcher's memset). */
+ *   histogram itself (fused_tables);
+ * - the map, its units dealt newest first: the count's last reads are still in L2
+ *   (about 30 MiB of a read stream stays there on the H200, r132);
+ * - the last block to have read the histogram zeroes it and the counters as it ends.
+ * The histogram and the counters are zero at launch (the last launch left them so, or
+ * the launcher's memset). */
 template <int MODE>
-__global__ void __launch_bounds__(FUSED_BLOCK, FXI_EQ_GPU_FUSED_MIN_BLOCKS)
+__global__ void __launch_bounds__(FUSED_BLOCK, deal<MODE>::min_blocks)
     eq_fused_u8(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride, int width,
                 int height, unsigned units, fxi_eq_kernel_args lut)
 {
@@ -964,82 +1067,43 @@ __global__ void __launch_bounds__(FUSED_BLOCK, FXI_EQ_GPU_FUSED_MIN_BLOCKS)
     fill_unit_table<MODE>(t.unit);
     __syncthreads();
     uint32_t *mine = sh + layout::base();
-    const size_t items = static_cast<size_t>(height) * units,
-                 first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                 G = static_cast<size_t>(gridDim.x) * blockDim.x;
-    /* the count: two steps in flight */
-    size_t i = first;
-    if (i < items) {
-        fxi_eq_walk at = fxi_eq_walk_at(i, G, units);
-        for (; i + G < items; i += 2 * G) {
-            const uint8_t *r0 = in + static_cast<size_t>(at.row) * in_stride;
-            const unsigned u0 = at.unit;
-            fxi_eq_walk_on(&at);
-            const uint8_t *r1 = in + static_cast<size_t>(at.row) * in_stride;
-            const unsigned u1 = at.unit;
-            fxi_eq_walk_on(&at);
-            count_two_groups<MODE>(r0, u0, r1, u1, width, t.unit, mine);
-        }
-        if (i < items)
-            count_group<MODE>(in + static_cast<size_t>(at.row) * in_stride, width, at.unit, t.unit,
-                              mine, layout::step, nullptr);
+    const size_t items = static_cast<size_t>(height) * units;
+    unsigned *counters = lut.hist_done;
+    {
+        constexpr unsigned N = deal<MODE>::count_steps;
+        loaded_unit<MODE, N> d;
+        deal_units(
+            counters + FXI_EQ_COUNT_DEALT, fxi_eq_deal_units(items, N, FUSED_BLOCK),
+            [&](unsigned c) { load_unit(in, in_stride, width, units, items, c, d); },
+            [&](unsigned) { count_loaded(d, in, in_stride, width, t.unit, mine); });
     }
     __syncthreads();
     flush_counts<MODE>(sh, lut.hist, 1u, 0u);
-    grid_barrier(lut.hist_done);
+    /* the map's counter (no block takes from it before the barrier) */
+    if (blockIdx.x == 0 && threadIdx.x == 0) counters[FXI_EQ_MAP_DEALT] = 0u;
+    grid_barrier(counters);
     fused_tables<MODE>(lut, t, reinterpret_cast<unsigned long long *>(sh), sh + 2 * WARP);
+    /* this block has read the histogram (fused_tables ends with a __syncthreads): the
+     * round trip of its count overlaps the map */
+    unsigned readers = 0;
+    if (threadIdx.x == 0) readers = atomicAdd(counters + FXI_EQ_FUSED_READERS, 1u);
+    {
+        /* map unit k is the image's unit all - 1 - k: newest first */
+        constexpr unsigned N = deal<MODE>::map_steps;
+        const unsigned all = fxi_eq_deal_units(items, N, FUSED_BLOCK);
+        loaded_unit<MODE, N> d;
+        deal_units(
+            counters + FXI_EQ_MAP_DEALT, all,
+            [&](unsigned k) { load_unit(in, in_stride, width, units, items, all - 1 - k, d); },
+            [&](unsigned) { map_loaded(t, d, in, in_stride, out, out_stride, width); });
+    }
     /* every block has read the histogram: the last one zeroes it and the counters for the
      * next launch (gpu_cuda.c's hist_zero: no clearing launch before it) */
-    __shared__ bool last_reader;
-    if (threadIdx.x == 0) last_reader = atomicAdd(lut.hist_done + 1, 1u) == gridDim.x - 1u;
-    __syncthreads();
-    if (last_reader) {
-        for (int b = threadIdx.x; b < LEVELS_U8; b += blockDim.x)
+    if (threadIdx.x == 0 && readers == gridDim.x - 1u) {
+        for (int b = 0; b < LEVELS_U8; b++)
             lut.hist[b] = 0u;
-        if (threadIdx.x == 0) lut.hist_done[0] = lut.hist_done[1] = 0u;
-    }
-    const bool copy = false; /* hsv-float (the only mode that copies) does not fuse */
-    if (first >= items) return;
-    /* the map, newest first, the next (earlier) step's loads in flight (r138: 1 us better
-     * than without) */
-    constexpr int CH = fast_mode<MODE>::channels;
-    size_t k = (items - 1 - first) / G;
-    fxi_eq_walk at = fxi_eq_walk_at(first + k * G, G, units);
-    auto group_at = [&](const fxi_eq_walk &w, const uint8_t **src, uint8_t **dst) {
-        const uint8_t *row = in + static_cast<size_t>(w.row) * in_stride;
-        const fxi_eq_group g = fxi_eq_group_of(reinterpret_cast<uintptr_t>(row), CH, width, w.unit);
-        *src = row + static_cast<size_t>(g.x0) * CH;
-        *dst = out + static_cast<size_t>(w.row) * out_stride + static_cast<size_t>(g.x0) * CH;
-        return g;
-    };
-    const uint8_t *src;
-    uint8_t *dst;
-    fxi_eq_group g = group_at(at, &src, &dst);
-    uint32_t w[4 * CH];
-    if (g.vector) load_vec<CH>(src, w);
-    for (;; k--) {
-        const uint8_t *next_src = nullptr;
-        uint8_t *next_dst = nullptr;
-        fxi_eq_group next_g = g;
-        uint32_t next_w[4 * CH];
-        if (k > 0) {
-            fxi_eq_walk_back(&at);
-            next_g = group_at(at, &next_src, &next_dst);
-            if (next_g.vector) load_vec<CH>(next_src, next_w);
-        }
-        if (g.vector) {
-            uint32_t o[4 * CH];
-            map_words<MODE>(t, copy, w, o);
-            store_vec<CH>(dst, o);
-        } else if (g.n > 0) {
-            map_pixels<MODE>(t, copy, src, dst, g.n);
-        }
-        if (k == 0) break;
-        g = next_g;
-        src = next_src;
-        dst = next_dst;
-        for (int q = 0; q < 4 * CH; q++)
-            w[q] = next_w[q];
+        counters[FXI_EQ_BLOCKS_DONE] = counters[FXI_EQ_FUSED_READERS] = 0u;
+        counters[FXI_EQ_COUNT_DEALT] = 0u;
     }
 }
 
@@ -1195,6 +1259,9 @@ bool fused(const fx_context *ctx, const fxi_eq_kernel_args &a)
     if (!ctx->cuda->cooperative || a.block != FUSED_BLOCK || a.adaptive || !a.hist_done ||
         !fast_u8(a))
         return false;
+    /* the units dealt, counted in 32 bits (an image of up to 2^40 pixels) */
+    const uint64_t items = static_cast<uint64_t>(a.height) * fxi_eq_fast_units(a.width);
+    if (items / FUSED_BLOCK >= FUSED_MAX_UNITS) return false;
     switch (a.mode) {
 #define FUSED_CASE(M)                                                                              \
     case M: return (FXI_EQ_GPU_FUSED_MODES & FXI_EQ_MODE_BIT(M)) != 0;
@@ -1368,7 +1435,8 @@ extern "C" fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_ker
     /* the two counters after the histograms too (zero as the last block leaves them;
      * cleared here as well, in case a launch failed part-way) */
     if (a.hist_zero) *a.hist_zero = 0; /* what runs after this leaves counts there */
-    return fxi_device_memset(ctx, a.hist, 0, entries * sizeof *a.hist + 2 * sizeof *a.hist_done);
+    return fxi_device_memset(ctx, a.hist, 0,
+                             entries * sizeof *a.hist + FXI_EQ_COUNTERS * sizeof *a.hist_done);
 }
 
 extern "C" fx_status fxi_equalize_fast_hist_launch(fx_context *ctx, const fxi_eq_kernel_args *args,

@@ -14,6 +14,17 @@ extern "C" {
 #endif
 #include "equalize/equalize_internal.h"
 
+/* The counters after the histograms (fxi_eq_kernel_args.hist_done), zero between launches:
+ * the blocks done (the counting pass's last block; the fused launch's barrier); the fused
+ * launch's readers of the histogram, and the chunks it has dealt to count and to map. */
+enum fxi_eq_counter {
+    FXI_EQ_BLOCKS_DONE = 0,
+    FXI_EQ_FUSED_READERS = 1,
+    FXI_EQ_COUNT_DEALT = 2,
+    FXI_EQ_MAP_DEALT = 3,
+    FXI_EQ_COUNTERS = 4
+};
+
 typedef struct fxi_eq_kernel_args {
     const uint8_t *in;
     size_t in_stride;
@@ -25,8 +36,7 @@ typedef struct fxi_eq_kernel_args {
     float inv_tile_w, inv_tile_h; /* 1.0f / tile size, as the CPU computes them */
     const uint8_t *mask;          /* width * height bytes or NULL */
     uint32_t *hist;               /* planes * tiles * bins, zeroed by the launcher */
-    unsigned *hist_done;          /* after hist, 2 words: blocks done (counting pass; fused launch's
-                                   * barrier, then its readers of hist); 0 between launches */
+    unsigned *hist_done;          /* after hist, FXI_EQ_COUNTERS words (fxi_eq_counter) */
     uint16_t *bin_lut;            /* planes * tiles * bins */
     uint16_t *value_lut;          /* planes << level_bits (global) */
     float *float_lut;             /* bins (hsv-float global) */

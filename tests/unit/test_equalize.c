@@ -657,25 +657,53 @@ FXT_TEST(gpu_count_slices_cover_every_step_once)
  * (or back) is the row and unit the division gives, for strides below, at and above a
  * row and across many rows; and its grid: as many blocks as are resident together, at
  * most its threads an SM, no more than the steps need, none where no block fits. */
-FXT_TEST(gpu_fused_walks_and_grid)
+FXT_TEST(gpu_fused_walks_units_and_grid)
 {
     static const unsigned units[] = {1, 2, 13, 625, 1875, 70000};
-    static const size_t strides[] = {1, 7, 625, 1250, 101376, 3000001};
+    static const size_t strides[] = {1, 7, 256, 625, 1250, 3000001};
     int bad = 0;
     for (int u = 0; u < 6; u++)
         for (int st = 0; st < 6; st++)
             for (size_t start = 0; start < 3; start++) {
                 const size_t i0 = start * 977u + strides[st] * 40u;
                 fxi_eq_walk on = fxi_eq_walk_at(i0, strides[st], units[u]);
-                fxi_eq_walk back = on;
                 for (size_t k = 1; k <= 40; k++) {
                     fxi_eq_walk_on(&on);
-                    fxi_eq_walk_back(&back);
-                    const size_t up = i0 + k * strides[st], down = i0 - k * strides[st];
+                    const size_t up = i0 + k * strides[st];
                     bad += on.row != up / units[u] || on.unit != up % units[u];
-                    bad += back.row != down / units[u] || back.unit != down % units[u];
                 }
             }
+    FXT_CHECK_EQ(bad, 0);
+
+    /* The dealt units: every step of the image once, whatever the image's size, the
+     * steps a thread and the block (a bit a step). */
+    static const size_t image_steps[] = {1, 255, 256, 257, 767, 768, 769, 5000, 20011};
+    static const unsigned steps[] = {1, 2, 3, 4, 6};
+    static const unsigned blocks[] = {1, 32, 256};
+    unsigned char *seen = malloc(20011);
+    FXT_CHECK(seen != NULL);
+    for (int z = 0; seen && z < 9; z++)
+        for (int s = 0; s < 5; s++)
+            for (int b = 0; b < 3; b++) {
+                const size_t items = image_steps[z];
+                memset(seen, 0, items);
+                const unsigned n_units = fxi_eq_deal_units(items, steps[s], blocks[b]);
+                FXT_CHECK((size_t)n_units * steps[s] * blocks[b] >= items);
+                FXT_CHECK((size_t)(n_units - 1) * steps[s] * blocks[b] < items);
+                for (unsigned c = 0; c < n_units; c++)
+                    for (unsigned x = 0; x < blocks[b]; x++) {
+                        size_t i;
+                        const unsigned n = fxi_eq_unit_steps(items, c, steps[s], blocks[b], x, &i);
+                        bad += n > steps[s];
+                        for (unsigned k = 0; k < n; k++, i += blocks[b])
+                            bad += i >= items || seen[i]++ != 0;
+                        /* the thread's steps past n are past the image */
+                        bad += n < steps[s] && i < items;
+                    }
+                for (size_t i = 0; i < items; i++)
+                    bad += seen[i] != 1;
+            }
+    free(seen);
     FXT_CHECK_EQ(bad, 0);
 
     /* 10000x6000 RGB (625 steps a row), 3 blocks of 256 resident: 3 an SM, 396 in all */
@@ -861,6 +889,6 @@ FXT_MAIN(FXT_CASE(gray_matches_reference_lut), FXT_CASE(colour_spaces_match_refe
          FXT_CASE(clahe_helpers_match_opencv_loops), FXT_CASE(clahe_grid_follows_opencv),
          FXT_CASE(gpu_geometry_covers_every_row_once),
          FXT_CASE(gpu_fast_groups_cover_each_pixel_once),
-         FXT_CASE(gpu_count_slices_cover_every_step_once), FXT_CASE(gpu_fused_walks_and_grid),
+         FXT_CASE(gpu_count_slices_cover_every_step_once), FXT_CASE(gpu_fused_walks_units_and_grid),
          FXT_CASE(gpu_staging_bands_cover_every_row_once), FXT_CASE(per_pixel_functions),
          FXT_CASE(options_defaults_and_checks), FXT_CASE(bad_inputs_are_refused_clearly))
