@@ -95,40 +95,62 @@
  * against 0.087-0.090, rgb 0.30 against 0.25 and hsv-float 0.70 against 0.67 (each
  * block's LUT, hsv-float's one-thread loop above all). No variant reached 0.15; L2 kept
  * little of the count's reads for the map (reverse order, streaming hints: within 3%).
- * The one launch kept since (below, r132-r140) differs: thread steps interleaved over the
- * whole grid instead of a slice a block, 768 threads an SM, every block its own LUT by
- * warp scans, no memset between launches. */
+ * The one launch kept since (below) differs: first (r132-r140) thread steps interleaved
+ * over the whole grid instead of a slice a block, 768 threads an SM, every block its own
+ * LUT by warp scans, no memset between launches; then (r145-r156) units of work dealt to
+ * the blocks from counters. */
 /* Device images, global equalization of gray, hsv and luma on the fast path: one launch
  * (gpu_kernels.cu's eq_fused_u8: count, a grid-wide barrier, every block its own LUT, the
- * map over the same thread steps newest first) where the GPU launches cooperatively.
- * A bit a mode (FXI_EQ_MODE_BIT); 0 runs the two launches below everywhere. Measured on
- * the H200, 10000x6000, gpu_jobs_bench's device ms, three rounds in turn with the two
- * launches (r138, r140): hsv 0.153-0.158 against 0.179-0.185, gray1 0.078-0.081 against
- * 0.089-0.093, luma 0.201-0.205 against 0.207-0.215; a 64x64 image 0.015-0.017 against
- * 0.025-0.033. Tried there and not kept: the map's stores streaming (st.global.cs, hsv
- * 0.161) or its loads last-use (ld.global.lu, 0.176); cooperative groups' grid sync
- * instead of grid_barrier (0.156-0.157, the same); the last block computing the LUT
- * while the others wait (0.167, r136). */
+ * map newest first) where the GPU launches cooperatively. A bit a mode
+ * (FXI_EQ_MODE_BIT); 0 runs the two launches below everywhere. Measured on the H200,
+ * 10000x6000, gpu_jobs_bench's device ms, three rounds in turn with the two launches
+ * (r138, r140, fixed interleaved shares): hsv 0.153-0.158 against 0.179-0.185, gray1
+ * 0.078-0.081 against 0.089-0.093, luma 0.201-0.205 against 0.207-0.215; a 64x64 image
+ * 0.015-0.017 against 0.025-0.033. Tried there and not kept: the map's stores streaming
+ * (st.global.cs, hsv 0.161) or its loads last-use (ld.global.lu, 0.176); cooperative
+ * groups' grid sync instead of grid_barrier (0.156-0.157, the same); the last block
+ * computing the LUT while the others wait (0.167, r136). */
 #ifndef FXI_EQ_GPU_FUSED_MODES
 #define FXI_EQ_GPU_FUSED_MODES                                                                     \
     (FXI_EQ_MODE_BIT(FXI_EQ_MODE_GRAY) | FXI_EQ_MODE_BIT(FXI_EQ_MODE_HSV) |                        \
      FXI_EQ_MODE_BIT(FXI_EQ_MODE_LUMA))
 #endif
-/* Threads an SM of the fused launch, and its blocks' launch bounds (256 threads, registers
- * for 3 of them an SM). Measured in the r135 prototype, hsv, three rounds (ms): 768 threads
- * an SM 0.143-0.147 (3 x 256 0.1433-0.1437, 2 x 384 0.1437-0.1447, 1 x 768 0.1452-0.1466);
- * 1024 (2 x 512) 0.153-0.155; 1024 as 4 x 256 0.154-0.158. Keeping each thread's first one
- * to three steps in shared memory for the map (fewer reads) was slower: 0.147-0.153. */
+/* Threads an SM of the fused launch (the grid: at most this many, as the launch bounds
+ * let them be resident), and the launch bounds of gray's and luma's blocks (256
+ * threads, registers for 3 of them an SM). Measured in the r135 prototype, hsv, three
+ * rounds (ms): 768 threads an SM 0.143-0.147 (3 x 256 0.1433-0.1437, 2 x 384
+ * 0.1437-0.1447, 1 x 768 0.1452-0.1466); 1024 (2 x 512) 0.153-0.155; 1024 as 4 x 256
+ * 0.154-0.158. Keeping each thread's first one to three steps in shared memory for the
+ * map (fewer reads) was slower: 0.147-0.153. */
 #ifndef FXI_EQ_GPU_FUSED_THREADS_PER_SM
 #define FXI_EQ_GPU_FUSED_THREADS_PER_SM 768u
 #endif
 #ifndef FXI_EQ_GPU_FUSED_MIN_BLOCKS
 #define FXI_EQ_GPU_FUSED_MIN_BLOCKS 3
 #endif
-/* Bytes of the image a thread of the fused launch loads at once for each unit of work
- * dealt to its block (gpu_kernels.cu's deal: 96 is 6 steps of 16 pixels of gray, 2 of
- * RGB); hsv's for its count and its map, and its blocks an SM (registers: 2 x 256
- * threads leave 128 a thread). */
+/* The fused launch's units of work (gpu_kernels.cu's deal): the bytes of the image a
+ * thread loads at once for each unit dealt to its block, 96 for gray and luma (6 steps
+ * of 16 gray pixels, 2 of RGB); hsv's count and map, and hsv's blocks an SM (2 x 256
+ * threads: 128 registers a thread, where 3 left its map spilling). Measured on the H200,
+ * 10000x6000, device ms, in turn with the fixed interleaved shares of r138 ("before"):
+ * - r144 (globaltimer in every block): with fixed shares the blocks ended their count
+ *   7 us apart and their map 20 us apart;
+ * - r145: a unit a warp (64 steps) from one counter: hsv 0.266, gray1 0.130 (the
+ *   counter's atomics);
+ * - r146: a unit a block, 2 steps a thread: hsv 0.153-0.155 against 0.155-0.156,
+ *   gray1 0.083 against 0.078 (its units too small);
+ * - r147-r148: with 3 blocks an SM, loading the map's first unit (the oldest) before the
+ *   barrier spilled: hsv 0.178-0.182; 2 blocks an SM 0.159-0.162;
+ * - r149: all of a unit's loads in flight, per mode: gray at 3 blocks x 96 bytes 0.070-
+ *   0.071 against 0.076-0.077; hsv at 2 blocks x 144 0.150-0.154 (x 96 0.159-0.161,
+ *   x 192 0.153-0.154) against 0.153;
+ * - r150: the next unit taken after the current one's loads; loading the map's first
+ *   unit while the tables are built: 0.150-0.153, without 0.150-0.152 (not kept); hsv x
+ *   192 0.153-0.154, x 240 0.156-0.159;
+ * - r151: hsv's count x 192 and map x 144: 0.150-0.151; count x 144 0.150-0.154, x 96
+ *   0.155-0.157; before 0.153-0.156;
+ * - r156 (the build kept): hsv 0.149-0.151 against 0.154-0.155, gray1 0.072-0.074
+ *   against 0.077-0.079, luma 0.198-0.199 against 0.201-0.203. */
 #ifndef FXI_EQ_GPU_FUSED_DEAL_BYTES
 #define FXI_EQ_GPU_FUSED_DEAL_BYTES 96
 #endif
