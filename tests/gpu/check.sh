@@ -6,6 +6,8 @@
 #
 # usage: tests/gpu/check.sh [BUILD_DIR]      (default: $FXKIT_BUILD, else build)
 #        FXKIT_CHECK_JOBS=N tests/gpu/check.sh …  N compute-sanitizer runs at a time
+#        FXKIT_CHECK_SANITIZER_LIMIT=S tests/gpu/check.sh …  seconds one compute-sanitizer
+#        run may take (default 300; 0: no limit); a run stopped there counts as failed
 #        FXKIT_CHECK_PEERS=0 tests/gpu/check.sh …  without the GPU peers' timings (PyTorch,
 #        CuPy; informational): with them the whole check took past 600 s on the H200
 #        machine (2026-11-27), one device call's limit
@@ -87,20 +89,31 @@ want tests || san_summary="not run (FXKIT_CHECK_PART=$part)"
 san_jobs=${FXKIT_CHECK_JOBS:-$(($(nproc) / 4))}
 [ "$san_jobs" -ge 1 ] || san_jobs=1
 [ -n "${FXKIT_CHECK_JOBS:-}" ] || [ "$san_jobs" -le 4 ] || san_jobs=4
-# One tool over one program: its log, exit status and seconds under $logs.
+# A run past it is stopped (timeout's status 124), so that one slow run cannot take the
+# whole check past a device call's end with nothing reported (2026-11-27: the phase,
+# 170 s the session before, ran past 570 s and showed nothing).
+san_limit=${FXKIT_CHECK_SANITIZER_LIMIT:-300}
+case "$san_limit" in '' | *[!0-9]*) echo "check: FXKIT_CHECK_SANITIZER_LIMIT is seconds, not '$san_limit'"; exit 1 ;; esac
+# One tool over one program: its log, exit status and seconds under $logs, and a line
+# as it ends (the full logs come in order once all runs are done).
 san_run() { # TOOL TEST ARGS...
-    local tool=$1 test=$2 name api=() started
+    local tool=$1 test=$2 name api=() started limit=() rc
     shift 2
     name=$(basename "$test")
     # the device test provokes failing CUDA calls on purpose (a GPU that does not
     # exist, 1 PiB allocations): there API errors are its subject, not findings
     [ "$name" = gpu_test_gpu_device ] && api=(--report-api-errors no)
+    [ "$san_limit" -gt 0 ] && limit=(timeout "$san_limit")
     started=$SECONDS
     # FXKIT_UNDER_SANITIZER: the tool's own device allocations are no leak of ours
-    FXKIT_UNDER_SANITIZER=1 "$sanitizer" --tool "$tool" "${api[@]}" --error-exitcode 99 "$test" "$@" \
-        >"$logs/san_${tool}_$name.log" 2>&1
-    echo $? >"$logs/san_${tool}_$name.rc"
+    FXKIT_UNDER_SANITIZER=1 "${limit[@]}" "$sanitizer" --tool "$tool" "${api[@]}" \
+        --error-exitcode 99 "$test" "$@" >"$logs/san_${tool}_$name.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 124 ] && [ "$san_limit" -gt 0 ] &&
+        echo "check: stopped after FXKIT_CHECK_SANITIZER_LIMIT=$san_limit s" >>"$logs/san_${tool}_$name.log"
+    echo "$rc" >"$logs/san_${tool}_$name.rc"
     echo $((SECONDS - started)) >"$logs/san_${tool}_$name.secs"
+    echo "   compute-sanitizer --tool $tool $name: rc $rc, $((SECONDS - started)) s"
 }
 if [ -x "$sanitizer" ] && want tests; then
     san_failed=""
