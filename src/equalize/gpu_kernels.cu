@@ -1432,8 +1432,8 @@ extern "C" fx_status fxi_equalize_clear_launch(fx_context *ctx, const fxi_eq_ker
     const fxi_eq_kernel_args &a = *args;
     const size_t tiles = static_cast<size_t>(a.grid.tiles_x) * a.grid.tiles_y;
     const size_t entries = static_cast<size_t>(a.planes) * tiles * a.bins;
-    /* the two counters after the histograms too (zero as the last block leaves them;
-     * cleared here as well, in case a launch failed part-way) */
+    /* the counters after the histograms too (fxi_eq_counter; zero as the launches leave
+     * them, cleared here as well, in case a launch failed part-way) */
     if (a.hist_zero) *a.hist_zero = 0; /* what runs after this leaves counts there */
     return fxi_device_memset(ctx, a.hist, 0,
                              entries * sizeof *a.hist + FXI_EQ_COUNTERS * sizeof *a.hist_done);

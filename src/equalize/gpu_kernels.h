@@ -16,7 +16,7 @@ extern "C" {
 
 /* The counters after the histograms (fxi_eq_kernel_args.hist_done), zero between launches:
  * the blocks done (the counting pass's last block; the fused launch's barrier); the fused
- * launch's readers of the histogram, and the chunks it has dealt to count and to map. */
+ * launch's readers of the histogram, and the units it has dealt to count and to map. */
 enum fxi_eq_counter {
     FXI_EQ_BLOCKS_DONE = 0,
     FXI_EQ_FUSED_READERS = 1,

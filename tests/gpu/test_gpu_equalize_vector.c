@@ -221,7 +221,7 @@ static void fill_every_colour(fx_image *img, unsigned turn)
  * block counter at zero for the next run), other images on the same plan (other LUTs),
  * every global fast layout and --gpu-block sizes with and without the fold. Under
  * compute-sanitizer the images are 64 rows high, but 1200 with the default block: the
- * fused launch then has more units of work than blocks for hsv and luma (300 and 600
+ * fused launch then has more units of work than blocks for hsv and luma (302 and 603
  * against 264 and 396 blocks on the H200), so its counters deal units under every tool
  * too. */
 FXT_TEST(large_images_through_one_plan_match_cpu)

@@ -651,12 +651,11 @@ FXT_TEST(gpu_count_slices_cover_every_step_once)
         }
 }
 
-/* Host-image staging bands: each fits its buffer (unless one row is larger), and the
- * bands cover every row once. */
 /* The fused launch's thread walks: one division where a walk starts, then each step on
- * (or back) is the row and unit the division gives, for strides below, at and above a
- * row and across many rows; and its grid: as many blocks as are resident together, at
- * most its threads an SM, no more than the steps need, none where no block fits. */
+ * is the row and unit the division gives, for strides below, at and above a row and
+ * across many rows; its units of work, which deal every step once; and its grid: as many
+ * blocks as are resident together, at most its threads an SM, no more than the steps
+ * need, none where no block fits. */
 FXT_TEST(gpu_fused_walks_units_and_grid)
 {
     static const unsigned units[] = {1, 2, 13, 625, 1875, 70000};
@@ -720,6 +719,8 @@ FXT_TEST(gpu_fused_walks_units_and_grid)
     FXT_CHECK_EQ(fxi_eq_fused_grid(6000u * 625u, 256, 132, 0), 0);
 }
 
+/* Host-image staging bands: each fits its buffer (unless one row is larger), and the
+ * bands cover every row once. */
 FXT_TEST(gpu_staging_bands_cover_every_row_once)
 {
     static const int heights[] = {1, 2, 7, 279, 280, 6000};
