@@ -46,6 +46,7 @@ struct fxi_eq_gpu {
      * needs no clearing) */
     unsigned fused_blocks;
     int hist_zero;
+    fxi_kernel_graph fused_graph; /* the one-launch pass, launched as a graph */
 };
 
 static fx_status device_array(fx_context *ctx, size_t count, size_t size, void **out)
@@ -114,6 +115,7 @@ void fxi_equalize_gpu_release(fx_equalize_plan *p)
             fxi_pinned_free(p->ctx, g->pinned[i]);
     }
     if (g->context_mark && entered) (void)cudaEventDestroy(g->context_mark);
+    if (entered) fxi_kernel_graph_release(&g->fused_graph);
     if (entered) fxi_device_leave(&guard);
     free(g);
     p->gpu = NULL;
@@ -154,6 +156,7 @@ static fxi_eq_kernel_args kernel_args(const fx_equalize_plan *p, const uint8_t *
     a.block = (unsigned)(p->gpu_block ? p->gpu_block : FXI_EQ_GPU_DEFAULT_BLOCK);
     a.fused_blocks = g->fused_blocks;
     a.hist_zero = &g->hist_zero;
+    a.fused_graph = &g->fused_graph;
     return a;
 }
 

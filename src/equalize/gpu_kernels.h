@@ -44,6 +44,7 @@ typedef struct fxi_eq_kernel_args {
     unsigned block;               /* threads per block */
     unsigned fused_blocks; /* the one-launch pass's grid (fxi_equalize_fused_blocks), 0: none */
     int *hist_zero;        /* host: hist and hist_done are zero now (no clearing needed) */
+    fxi_kernel_graph *fused_graph; /* the one-launch pass's graph, the plan's */
 } fxi_eq_kernel_args;
 
 /* Histograms (per tile for CLAHE), the LUTs, then the mapping pass; queued on the

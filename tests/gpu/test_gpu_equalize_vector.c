@@ -218,7 +218,8 @@ static void fill_every_colour(fx_image *img, unsigned turn)
 
 /* Large device images through one plan, run after run: many blocks in the counting pass
  * (the last one of them computes the LUTs where that is folded in, and must leave the
- * block counter at zero for the next run), other images on the same plan (other LUTs),
+ * block counter at zero for the next run), other images on the same plan (other LUTs;
+ * the last run on other device buffers, which the one-launch pass's graph must take),
  * every global fast layout and --gpu-block sizes with and without the fold. Under
  * compute-sanitizer the images are 64 rows high, but 1200 with the default block: the
  * fused launch then has more units of work than blocks for hsv and luma (302 and 603
@@ -243,25 +244,28 @@ FXT_TEST(large_images_through_one_plan_match_cpu)
             fx_image in = gpu_padded_image(w, h, L->channels, FX_U8, 0);
             fx_image want = gpu_padded_image(w, h, out_ch, FX_U8, 0);
             fx_image got = gpu_padded_image(w, h, out_ch, FX_U8, 0);
-            fx_image din = {0}, dout = {0};
+            fx_image din[2] = {{0}}, dout[2] = {{0}};
             fx_equalize_plan *plan = NULL;
             const fx_image_desc desc = fx_image_desc_of(&in);
-            int ok = FXT_CHECK_OK(fx_image_alloc_device(gpu, &din, w, h, L->channels, FX_U8),
+            int ok = FXT_CHECK_OK(fx_equalize_plan_create(gpu, &o, &desc, &plan), gpu);
+            for (int d = 0; d < 2; d++)
+                ok = ok &&
+                     FXT_CHECK_OK(fx_image_alloc_device(gpu, &din[d], w, h, L->channels, FX_U8),
                                   gpu) &&
-                     FXT_CHECK_OK(fx_image_alloc_device(gpu, &dout, w, h, out_ch, FX_U8), gpu) &&
-                     FXT_CHECK_OK(fx_equalize_plan_create(gpu, &o, &desc, &plan), gpu);
-            /* device, device, host, device: the one-launch pass (device images, the
-             * default block) finds its histogram zeroed by the launch before it, or
-             * clears what a host image's bands left there */
+                     FXT_CHECK_OK(fx_image_alloc_device(gpu, &dout[d], w, h, out_ch, FX_U8), gpu);
+            /* device, device, host, device (other buffers): the one-launch pass (device
+             * images, the default block) finds its histogram zeroed by the launch before
+             * it, or clears what a host image's bands left there */
             for (unsigned turn = 0; ok && turn < 4; turn++) {
+                const int d = turn == 3;
                 fill_every_colour(&in, turn % 2);
                 ok = FXT_CHECK_OK(fx_equalize(cpu, &o, &in, &want, NULL), cpu);
                 if (turn == 2)
                     ok = ok && FXT_CHECK_OK(fx_equalize_run(plan, &in, &got, NULL), gpu);
                 else
-                    ok = ok && FXT_CHECK_OK(fx_image_upload(gpu, &in, &din), gpu) &&
-                         FXT_CHECK_OK(fx_equalize_run(plan, &din, &dout, NULL), gpu) &&
-                         FXT_CHECK_OK(fx_image_download(gpu, &dout, &got), gpu);
+                    ok = ok && FXT_CHECK_OK(fx_image_upload(gpu, &in, &din[d]), gpu) &&
+                         FXT_CHECK_OK(fx_equalize_run(plan, &din[d], &dout[d], NULL), gpu) &&
+                         FXT_CHECK_OK(fx_image_download(gpu, &dout[d], &got), gpu);
                 if (ok && !fxt_images_equal(&got, &want)) {
                     bad++;
                     fprintf(stderr, "  %dx%dx%d space %d block %d run %u differs\n", w, h,
@@ -270,8 +274,10 @@ FXT_TEST(large_images_through_one_plan_match_cpu)
             }
             bad += !ok;
             fx_equalize_plan_free(plan);
-            fx_image_free(&din);
-            fx_image_free(&dout);
+            for (int d = 0; d < 2; d++) {
+                fx_image_free(&din[d]);
+                fx_image_free(&dout[d]);
+            }
             free(in.data);
             free(want.data);
             free(got.data);
