@@ -150,7 +150,11 @@
  * - r151: hsv's count x 192 and map x 144: 0.150-0.151; count x 144 0.150-0.154, x 96
  *   0.155-0.157; before 0.153-0.156;
  * - r156 (the build kept): hsv 0.149-0.151 against 0.154-0.155, gray1 0.072-0.074
- *   against 0.077-0.079, luma 0.198-0.199 against 0.201-0.203. */
+ *   against 0.077-0.079, luma 0.198-0.199 against 0.201-0.203;
+ * - r159-r164, not kept, against 0.148-0.151: the loads staged in shared memory by
+ *   cp.async (every mode 3 blocks an SM, no spills) 0.166-0.228; L2 evict_last hints
+ *   on the count's newest 16-48 MiB 0.151-0.154; hsv 3 blocks with a map of 48 bytes
+ *   0.150-0.152; each pass's last 8-48 MiB in units of one step 0.150-0.161. */
 #ifndef FXI_EQ_GPU_FUSED_DEAL_BYTES
 #define FXI_EQ_GPU_FUSED_DEAL_BYTES 96
 #endif
