@@ -262,6 +262,17 @@
 #ifndef FXI_GPU_U8_WALK_PREFETCH_MAX_K
 #define FXI_GPU_U8_WALK_PREFETCH_MAX_K 3
 #endif
+/* 1: k_u8_walk4's ring of row sums holds two elements a register (16-bit halves) for box
+ * and 1 : 2 : 1 taps, whose column sums fit 16 bits, so that a column sums two elements an
+ * add; 0: one element a register for every walk. Under the launch bounds' 64 registers
+ * ptxas spilled 84-180 bytes for the 3x3 box and 1 : 2 : 1 walks with one element a
+ * register, 0-16 with two (sm_90, nvcc 13). Measured on the H200 (r169, 10000x6000 RGB
+ * on the device, four rounds, both with the walk's graph launch): box:3 0.178-0.181 ms
+ * against 0.192-0.195, gaussian:3 0.175-0.188 against 0.190-0.193; a batch of 1000
+ * 256x256 RGB box:3 0.36-0.43 ms either way, within the runs' spread. */
+#ifndef FXI_GPU_U8_WALK_RING_PAIRS
+#define FXI_GPU_U8_WALK_RING_PAIRS 1
+#endif
 /* rows a walking block's threads walk down (a tile; its K - 1 halo rows are read again
  * by the tile below). On the H200 (docs/BENCHMARKS.md, r9 and r10), 32 against 64:
  * box:3 10000x6000 0.265 against 0.279-0.284 ms, gaussian:3 0.276 against 0.290-0.293,

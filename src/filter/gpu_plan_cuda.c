@@ -51,6 +51,8 @@ typedef struct gpu_state {
     int u8_layout;
     fxi_gpu_u8_taps *u8_taps;
     int64_t u8_resident; /* box slide: its blocks the device runs at once (0: unknown) */
+    /* a whole device image's one-launch walk (run_device), launched as a graph */
+    fxi_kernel_graph u8_graph;
     /* batches of device images through the fast path (run_device_batch): the table of
      * their rows, pinned and on the device, room for batch_capacity images; the event
      * marks the last upload from the pinned table, which is rewritten only after it */
@@ -362,6 +364,7 @@ void fxi_filter_gpu_release(void *state)
         fxi_device_free(s->ctx, s->taps_row);
         fxi_device_free(s->ctx, s->taps_col);
         if (s->fft) fxi_gpu_fft_release(s->ctx, s->fft);
+        fxi_kernel_graph_release(&s->u8_graph);
         if (s->batch_uploaded) (void)cudaEventSynchronize(s->batch_uploaded);
         fxi_pinned_give(s->ctx, s->batch_host, s->batch_host_size);
         fxi_device_free(s->ctx, s->batch_dev);
@@ -416,7 +419,7 @@ static fx_status launch_pass(gpu_state *s, fxi_filter_args *a, cudaStream_t stre
     if (s->u8_layout == FXI_U8_FUSED || s->u8_layout == FXI_U8_BOX_SLIDE) {
         fxi_gpu_u8_launch g;
         if (u8_launch_for(s, s->u8_layout, a, &g))
-            return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, NULL, stream);
+            return fxi_filter_launch_u8(ctx, a, &g, s->u8_taps, NULL, NULL, NULL, stream);
     }
     FXI_RETURN_IF(!fxi_gpu_launch_geometry(s->kernel, s->block, &s->shape, a->rows, &s->lim,
                                           &a->launch, &why),
@@ -461,7 +464,9 @@ static fx_status run_device(gpu_state *s, const fx_image *src, fx_image *dst, fx
                 st = FX_OK;
             }
             if (st == FX_OK) {
-                FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, NULL,
+                /* the graph's key is the images' (fxi_filter_launch_u8): the plan fixes
+                 * every other argument (whole_image_args, u8_launch_for, the taps) */
+                FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, NULL, &s->u8_graph,
                                              ctx->cuda->stream));
                 if (t) {
                     FXI_TRY(fxi_stream_sync(ctx));
@@ -794,7 +799,7 @@ static fx_status run_device_batch_u8(gpu_state *s, const fx_image *src, fx_image
     for (int first = 0; first < count; first += chunk) {
         const fxi_gpu_u8_batch b = {s->batch_dev + first,
                                     count - first < chunk ? count - first : chunk, aligned};
-        FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, &b, stream));
+        FXI_TRY(fxi_filter_launch_u8(ctx, &a, &g, s->u8_taps, work, &b, NULL, stream));
     }
     *done = true;
     return FX_OK;

@@ -217,13 +217,34 @@ __device__ __forceinline__ bool row_words(const fxi_filter_args &a, const u8_ima
     return true;
 }
 
+/* The walk's ring holds elements 2i and 2i + 1 in the 16-bit halves of its word i where
+ * every column sum of row sums stays <= 65535 (so that a column sums two elements an add):
+ * a box's (255 K^2) and 1 : 2 : 1's (16 * 255 for its unit sums); one element a word for
+ * weighted taps, whose row sums alone are bounded so (pair_row_sums);
+ * FXI_GPU_U8_WALK_RING_PAIRS. */
+template <int K, int TAPS>
+constexpr bool ring_pairs = FXI_GPU_U8_WALK_RING_PAIRS &&TAPS != WALK_WEIGHTED;
+static_assert(255 * 5 * 5 <= 65535 && 255 * 16 <= 65535, "a pair's halves hold its column sums");
+/* Words of a ring slot of E elements. */
+template <int E, bool PAIRS> constexpr int ring_words = PAIRS ? E / 2 : E;
+
+/* A ring slot from E row sums s, one a word. */
+template <int E, bool PAIRS>
+__device__ __forceinline__ void to_ring(const uint32_t *s, uint32_t (&slot)[ring_words<E, PAIRS>])
+{
+#pragma unroll
+    for (int i = 0; i < ring_words<E, PAIRS>; i++)
+        slot[i] = PAIRS ? s[2 * i] | s[2 * i + 1] << 16 : s[i];
+}
+
 /* An inside thread's E row sums (E a multiple of 4) of one row from its words w (bytes
- * from first & ~3 on; shift: (first & 3) * 8): the words realigned with funnel shifts,
- * two elements summed at once in the 16-bit halves of a register (no carry crosses: each
- * half stays <= 65535), E / 2 such pairs. */
-template <int K, int C, int TAPS, int NW, int E>
+ * from first & ~3 on; shift: (first & 3) * 8) into a ring slot: the words realigned with
+ * funnel shifts, two elements summed at once in the 16-bit halves of a register (no carry
+ * crosses: each half stays <= 65535), E / 2 such pairs, kept as pairs where PAIRS. */
+template <int K, int C, int TAPS, int NW, int E, bool PAIRS>
 __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shift,
-                                                const uint32_t (&wr)[K], uint32_t (&sums)[E])
+                                                const uint32_t (&wr)[K],
+                                                uint32_t (&sums)[ring_words<E, PAIRS>])
 {
     constexpr int NA = NW - 1;
     uint32_t al[NA + 1];
@@ -248,10 +269,15 @@ __device__ __forceinline__ void inside_row_sums(const uint32_t (&w)[NW], int shi
                 hi += wr[j] * ph;
             }
         }
-        sums[4 * b + 0] = lo & 0xFFFFu;
-        sums[4 * b + 1] = lo >> 16;
-        sums[4 * b + 2] = hi & 0xFFFFu;
-        sums[4 * b + 3] = hi >> 16;
+        if (PAIRS) {
+            sums[2 * b] = lo;
+            sums[2 * b + 1] = hi;
+        } else {
+            sums[4 * b + 0] = lo & 0xFFFFu;
+            sums[4 * b + 1] = lo >> 16;
+            sums[4 * b + 2] = hi & 0xFFFFu;
+            sums[4 * b + 3] = hi >> 16;
+        }
     }
 }
 
@@ -292,7 +318,8 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
          * rule a row */
         const int64_t base = a.resolved ? r0 : a.v0 + r0;
         const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
-        uint32_t win[K][E]; /* ring: row q's E row sums in slot q % K */
+        constexpr bool PAIRS = ring_pairs<K, TAPS>;
+        uint32_t win[K][ring_words<E, PAIRS>]; /* ring: row q's E row sums in slot q % K */
         /* inside threads load the words of row q + 1 before they sum row q: two rows'
          * loads in flight a thread, not one (FXI_GPU_U8_WALK_PREFETCH_MAX_K) */
         constexpr bool PREFETCH = K <= FXI_GPU_U8_WALK_PREFETCH_MAX_K;
@@ -318,20 +345,21 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                     } else {
                         stored = row_words<NW>(a, im, plain_rows, base, r0, q, first, w);
                     }
-                    if (stored) inside_row_sums<K, C, TAPS, NW, E>(w, shift, wr, win[u]);
+                    if (stored) inside_row_sums<K, C, TAPS, NW, E, PAIRS>(w, shift, wr, win[u]);
                 } else {
                     const int64_t row = plain_rows ? base + q : src_row(a, r0 + q);
                     stored = row >= 0;
-                    if (stored) /* the pixels resolved once */
-                        fxi_walk4_edge_row_sums(im.src + row * im.src_stride, columns, phase, K,
-                                                C, TAPS == WALK_BOX ? nullptr : wr,
-                                                border_bytes, win[u]);
+                    if (stored) { /* the pixels resolved once */
+                        uint32_t sums[4];
+                        fxi_walk4_edge_row_sums(im.src + row * im.src_stride, columns, phase, K, C,
+                                                TAPS == WALK_BOX ? nullptr : wr, border_bytes,
+                                                sums);
+                        to_ring<E, PAIRS>(sums, win[u]);
+                    }
                 }
                 if (!stored) {
                     const walk_row_sums<E> rs = constant_row_sums<K, C, TAPS, E>(a, tp, first);
-#pragma unroll
-                    for (int m = 0; m < E; m++)
-                        win[u][m] = rs.v[m];
+                    to_ring<E, PAIRS>(rs.v, win[u]);
                 }
                 if (q >= K - 1) {
                     const int64_t r = r0 + q - (K - 1);
@@ -340,15 +368,22 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
                     for (int b = 0; b < E / 4; b++) { /* output word b: elements 4b .. 4b + 3 */
                         uint32_t v[4];
 #pragma unroll
-                        for (int k = 0; k < 4; k++) {
-                            const int m = 4 * b + k;
+                        for (int k = 0; k < 4; k += PAIRS ? 2 : 1) {
+                            const int m = PAIRS ? (4 * b + k) / 2 : 4 * b + k; /* ring word */
                             uint32_t s = 0;
 #pragma unroll
                             for (int i = 0; i < K; i++) { /* row r + i: slot (u + 1 + i) % K */
                                 const uint32_t x = win[(u + 1 + i) % K][m];
                                 s += TAPS == WALK_BOX ? x : wc[i] * x;
                             }
-                            v[k] = fxi_finish_u32_premul(s, add_mul, mul, tp.shift, 255u);
+                            if (PAIRS) {
+                                v[k] = fxi_finish_u32_premul(s & 0xFFFFu, add_mul, mul, tp.shift,
+                                                             255u);
+                                v[k + 1] =
+                                    fxi_finish_u32_premul(s >> 16, add_mul, mul, tp.shift, 255u);
+                            } else {
+                                v[k] = fxi_finish_u32_premul(s, add_mul, mul, tp.shift, 255u);
+                            }
                         }
                         if (e0 + 4 * b + 4 <= n) {
                             *reinterpret_cast<uint32_t *>(d + 4 * b) =
@@ -772,10 +807,32 @@ fx_status launch_layout(fx_context *ctx, const fxi_filter_args &a, const fxi_gpu
 
 } /* namespace */
 
+/* The walk of one image launched through `graph` (fxi_filter_launch_u8); *launched
+ * stays false where the runtime will not (nothing has run). */
+static fx_status launch_walk4_graph(fx_context *ctx, walk4_fn kernel, dim3 grid, unsigned threads,
+                                    const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
+                                    const fxi_gpu_u8_taps &tp, fxi_kernel_graph *graph,
+                                    cudaStream_t stream, bool *launched)
+{
+    fxi_filter_args args = a;
+    fxi_gpu_u8_launch launch = g;
+    fxi_gpu_u8_taps taps = tp;
+    const fxi_gpu_u8_image *images = nullptr;
+    void *params[] = {&args, &launch, &taps, &images};
+    cudaKernelNodeParams node = {};
+    node.func = reinterpret_cast<void *>(kernel);
+    node.gridDim = grid;
+    node.blockDim = dim3(threads);
+    node.kernelParams = params;
+    const uint64_t key[FXI_KERNEL_GRAPH_KEY] = {reinterpret_cast<uintptr_t>(a.src), a.src_stride,
+                                                reinterpret_cast<uintptr_t>(a.dst), a.dst_stride};
+    return fxi_kernel_graph_launch(ctx, graph, &node, 0, key, stream, launched);
+}
+
 extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
                                           const fxi_gpu_u8_launch *gp, const fxi_gpu_u8_taps *tp,
                                           void *work, const fxi_gpu_u8_batch *batch,
-                                          cudaStream_t stream)
+                                          fxi_kernel_graph *graph, cudaStream_t stream)
 {
     const fxi_filter_args &a = *ap;
     const fxi_gpu_u8_launch &g = *gp;
@@ -795,6 +852,12 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
                         static_cast<unsigned>(g.grid_y), count);
         const walk_taps taps = g.box ? WALK_BOX : tp->binomial3 ? WALK_121 : WALK_WEIGHTED;
         const auto kernel = walk4_kernel(a.kw, a.channels, taps, images != nullptr);
+        if (graph && !images) {
+            bool launched;
+            FXI_TRY(launch_walk4_graph(ctx, kernel, grid, static_cast<unsigned>(g.tile_w), a, g,
+                                       *tp, graph, stream, &launched));
+            if (launched) return FX_OK;
+        }
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);
         return fxi_cuda_check_launch(ctx, "filter 8-bit fused (walk, 4 or 8 elements a thread)");
     }

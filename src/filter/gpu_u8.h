@@ -72,10 +72,13 @@ typedef struct fxi_gpu_u8_batch {
 /* Queue the pass (one launch fused or box slide, two for two-pass) on `stream`, each
  * launch checked: on the args' image when batch is NULL, else on the batch's images.
  * work: two-pass and the box slide's edge rows, g->work_bytes of device memory per image
- * (image z's at z * work_bytes). */
-fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a, const fxi_gpu_u8_launch *g,
-                               const fxi_gpu_u8_taps *taps, void *work,
-                               const fxi_gpu_u8_batch *batch, cudaStream_t stream);
+ * (image z's at z * work_bytes). graph: NULL, or where one image's pass is the one
+ * walk (k_u8_walk4), the graph it is launched through, keyed on the args' src, dst and
+ * their strides: the caller keeps every other argument the same from launch to launch. */
+fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *a,
+                               const fxi_gpu_u8_launch *g, const fxi_gpu_u8_taps *taps, void *work,
+                               const fxi_gpu_u8_batch *batch, fxi_kernel_graph *graph,
+                               cudaStream_t stream);
 
 /* The box slide's launches (gpu_u8_box.cu): fxi_filter_launch_u8 calls it for that
  * layout. images: NULL for the args' image, else `count` of a batch; rows_aligned: every

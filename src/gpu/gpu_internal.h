@@ -186,13 +186,18 @@ typedef struct fxi_kernel_graph {
     cudaGraphExec_t exec;
     cudaGraphNode_t node;
     uint64_t key[FXI_KERNEL_GRAPH_KEY]; /* the last launch's (fxi_kernel_graph_launch) */
-    int broken;                         /* the runtime would not make it: launch directly */
+    /* the last launch's kernel and shape: a launch of another sets the node again too */
+    void *func;
+    dim3 grid, block;
+    unsigned shared_bytes;
+    int broken; /* the runtime would not make it: launch directly */
 } fxi_kernel_graph;
 
 /* Launch `node` (kernel, grid, block, shared memory, arguments; cooperative: all its
  * blocks resident at once) on `stream` through g. The graph is made on the first call;
- * after that only node's arguments may change, and they are set again where `key` (the
- * caller's summary of the arguments' values) differs from the last launch's.
+ * after that the node is set again where `key` (the caller's summary of the arguments'
+ * values: every one that may change between its launches) or the kernel, grid, block or
+ * shared memory differs from the last launch's.
  * *launched stays false where the runtime will not make or launch the graph
  * (nothing has run: the caller launches the kernel itself, now and from then on). */
 fx_status fxi_kernel_graph_launch(fx_context *ctx, fxi_kernel_graph *g,

@@ -529,6 +529,82 @@ FXT_TEST(u8_walk_edges_every_border_and_channel_count_match_cpu)
     fx_context_destroy(cpu);
 }
 
+/* A device view of `of`'s pixels from byte `offset` of each row on, w x h x 3 (its rows
+ * keep of's stride): other pointers into the same memory, rows unaligned for odd offsets. */
+static fx_image device_view(const fx_image *of, size_t offset, int w, int h)
+{
+    fx_image v = *of;
+    v.data += offset;
+    v.width = w;
+    v.height = h;
+    return v;
+}
+
+/* One plan's runs on device images one after another, each on other images than the last:
+ * the walk's launch (a graph of its one node, gpu_plan_cuda.c's u8_graph) must take each
+ * run's pointers and strides, and rows 1 byte off 4 (the one-element walk, launched
+ * directly) between graph launches must not leave it stale. Each run's output against
+ * the CPU's. */
+FXT_TEST(one_plan_walks_device_image_after_device_image)
+{
+    fx_context *gpu = fxt_context(FX_DEVICE_GPU, 2), *cpu = fxt_context(FX_DEVICE_CPU, 2);
+    enum { W = 260, H = 70, WIDE = 268, RUNS = 7 };
+    static const char *const kernels[] = {"box:3", "gaussian:3", "gaussian:5"};
+    fx_image host[2] = {gpu_padded_image(W, H, 3, FX_U8, 0), gpu_padded_image(W, H, 3, FX_U8, 0)};
+    fx_image got = gpu_padded_image(W, H, 3, FX_U8, 0);
+    gpu_fill_random(&host[0], 17);
+    gpu_fill_random(&host[1], 18);
+    /* inputs: two images and views 1 and 4 bytes into two wider ones; outputs the same */
+    fx_image in[4] = {{0}}, out[4] = {{0}};
+    for (int i = 0; i < 4; i++) {
+        const int w = i < 2 ? W : WIDE;
+        FXT_CHECK_OK(fx_image_alloc_device(gpu, &in[i], w, H, 3, FX_U8), gpu);
+        FXT_CHECK_OK(fx_image_alloc_device(gpu, &out[i], w, H, 3, FX_U8), gpu);
+    }
+    fx_image ins[4] = {in[0], in[1], device_view(&in[2], 1, W, H), device_view(&in[3], 4, W, H)};
+    fx_image outs[4] = {out[0], out[1], device_view(&out[2], 4, W, H),
+                        device_view(&out[3], 1, W, H)};
+    /* (input, output): new pointers each run, an unaligned input and output between */
+    static const int runs[RUNS][2] = {{0, 0}, {1, 1}, {0, 1}, {2, 0}, {1, 2}, {3, 3}, {1, 0}};
+    for (int i = 0; i < 4; i++)
+        FXT_CHECK_OK(fx_image_upload(gpu, &host[i % 2], &ins[i]), gpu);
+    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+        fx_kernel *kernel;
+        fx_filter_plan *p;
+        fx_image want[2] = {{0}};
+        const fx_image_desc d = {W, H, 3, FX_U8};
+        FXT_CHECK_OK(fx_kernel_parse(gpu, kernels[k], &kernel), gpu);
+        FXT_CHECK_OK(fx_filter_plan_create(gpu, kernel, NULL, &d, &p), gpu);
+        for (int i = 0; i < 2; i++)
+            FXT_CHECK_OK(fx_filter(cpu, kernel, NULL, &host[i], &want[i]), cpu);
+        for (int r = 0; r < RUNS; r++) {
+            const fx_image *src = &ins[runs[r][0]];
+            fx_image *dst = &outs[runs[r][1]];
+            memset(got.data, 0, got.stride * (size_t)H);
+            FXT_CHECK_OK(fx_filter_run(p, src, dst, NULL), gpu);
+            FXT_CHECK_OK(fx_image_download(gpu, dst, &got), gpu);
+            if (!fxt_images_equal(&want[runs[r][0] % 2], &got)) {
+                fprintf(stderr, "  %s run %d (input %d, output %d) differs from the CPU\n",
+                        kernels[k], r, runs[r][0], runs[r][1]);
+                FXT_CHECK(0);
+            }
+        }
+        fx_image_free(&want[0]);
+        fx_image_free(&want[1]);
+        fx_filter_plan_free(p);
+        fx_kernel_free(kernel);
+    }
+    for (int i = 0; i < 4; i++) {
+        fx_image_free(&in[i]);
+        fx_image_free(&out[i]);
+    }
+    free(host[0].data);
+    free(host[1].data);
+    free(got.data);
+    fx_context_destroy(gpu);
+    fx_context_destroy(cpu);
+}
+
 /* ---- fft (cuFFT): within 1 unit of the CPU's exact direct result ---- */
 
 #define FFT_CONFIG(kernels)                                                                        \
@@ -807,13 +883,13 @@ FXT_TEST(errors_and_out_of_memory_are_reported)
 
 GPU_TEST_MAIN(FXT_CASE(published_variants_match_cpu), FXT_CASE(direct_separable_box_match_cpu),
               FXT_CASE(banding_gives_the_bytes_of_one_pass),
-              FXT_CASE(streamed_file_on_pinned_bands_matches_cpu),
-              FXT_CASE(library_bands_on_a_gpu), FXT_CASE(u8_fast_path_kernels_match_cpu), FXT_CASE(u8_walk_four_elements_match_cpu),
+              FXT_CASE(streamed_file_on_pinned_bands_matches_cpu), FXT_CASE(library_bands_on_a_gpu),
+              FXT_CASE(u8_fast_path_kernels_match_cpu), FXT_CASE(u8_walk_four_elements_match_cpu),
               FXT_CASE(u8_walk_edges_every_border_and_channel_count_match_cpu),
-              FXT_CASE(device_images_round_trip),
-              FXT_CASE(errors_and_out_of_memory_are_reported), FXT_CASE(fft_matches_cpu_exact),
-              FXT_CASE(fft_large_kernels_and_bands), FXT_CASE(fft_auto_rule),
-              FXT_CASE(fft_out_of_memory_is_reported))
+              FXT_CASE(one_plan_walks_device_image_after_device_image),
+              FXT_CASE(device_images_round_trip), FXT_CASE(errors_and_out_of_memory_are_reported),
+              FXT_CASE(fft_matches_cpu_exact), FXT_CASE(fft_large_kernels_and_bands),
+              FXT_CASE(fft_auto_rule), FXT_CASE(fft_out_of_memory_is_reported))
 
 #else
 int main(void)
