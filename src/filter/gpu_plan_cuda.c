@@ -51,7 +51,9 @@ typedef struct gpu_state {
     int u8_layout;
     fxi_gpu_u8_taps *u8_taps;
     int64_t u8_resident; /* box slide: its blocks the device runs at once (0: unknown) */
-    /* a whole device image's one-launch walk (run_device), launched as a graph */
+    /* a whole device image's one-launch walk (run_device), launched as a graph; made by
+     * the first such run, not by the plan: a plan may see only host images (bands, which
+     * launch directly), and a graph made for them would be wasted */
     fxi_kernel_graph u8_graph;
     /* batches of device images through the fast path (run_device_batch): the table of
      * their rows, pinned and on the device, room for batch_capacity images; the event

@@ -222,8 +222,8 @@ __device__ __forceinline__ bool row_words(const fxi_filter_args &a, const u8_ima
  * a box's (255 K^2) and 1 : 2 : 1's (16 * 255 for its unit sums); one element a word for
  * weighted taps, whose row sums alone are bounded so (pair_row_sums);
  * FXI_GPU_U8_WALK_RING_PAIRS. */
-template <int K, int TAPS>
-constexpr bool ring_pairs = FXI_GPU_U8_WALK_RING_PAIRS &&TAPS != WALK_WEIGHTED;
+template <int TAPS>
+constexpr bool ring_pairs = FXI_GPU_U8_WALK_RING_PAIRS != 0 && TAPS != WALK_WEIGHTED;
 static_assert(255 * 5 * 5 <= 65535 && 255 * 16 <= 65535, "a pair's halves hold its column sums");
 /* Words of a ring slot of E elements. */
 template <int E, bool PAIRS> constexpr int ring_words = PAIRS ? E / 2 : E;
@@ -318,7 +318,7 @@ __device__ __forceinline__ void walk4_rows(const fxi_filter_args &a, const fxi_g
          * rule a row */
         const int64_t base = a.resolved ? r0 : a.v0 + r0;
         const bool plain_rows = a.resolved || (base >= 0 && base + total <= a.height);
-        constexpr bool PAIRS = ring_pairs<K, TAPS>;
+        constexpr bool PAIRS = ring_pairs<TAPS>;
         uint32_t win[K][ring_words<E, PAIRS>]; /* ring: row q's E row sums in slot q % K */
         /* inside threads load the words of row q + 1 before they sum row q: two rows'
          * loads in flight a thread, not one (FXI_GPU_U8_WALK_PREFETCH_MAX_K) */
