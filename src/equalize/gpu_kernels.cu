@@ -1299,14 +1299,11 @@ fx_status launch_fused_mode(fx_context *ctx, const fxi_eq_kernel_args &a, cudaSt
     void *params[] = {&in, &in_stride, &out, &out_stride, &width, &height, &units, &lut};
     if (a.fused_graph) {
         /* the plan fixes every argument but the images (lut holds them too) */
-        cudaKernelNodeParams node = {};
-        node.func = reinterpret_cast<void *>(eq_fused_u8<M>);
-        node.gridDim = dim3(a.fused_blocks);
-        node.blockDim = dim3(FUSED_BLOCK);
-        node.kernelParams = params;
         const uint64_t key[FXI_KERNEL_GRAPH_KEY] = {reinterpret_cast<uintptr_t>(in), in_stride,
                                                     reinterpret_cast<uintptr_t>(out), out_stride};
-        FXI_TRY(fxi_kernel_graph_launch(ctx, a.fused_graph, &node, 1, key, stream, launched));
+        FXI_TRY(fxi_kernel_graph_launch(
+            ctx, a.fused_graph, reinterpret_cast<const void *>(eq_fused_u8<M>),
+            dim3(a.fused_blocks), dim3(FUSED_BLOCK), params, 1, key, stream, launched));
         if (*launched) return FX_OK;
     }
     const cudaError_t e =

@@ -807,28 +807,6 @@ fx_status launch_layout(fx_context *ctx, const fxi_filter_args &a, const fxi_gpu
 
 } /* namespace */
 
-/* The walk of one image launched through `graph` (fxi_filter_launch_u8); *launched
- * stays false where the runtime will not (nothing has run). */
-static fx_status launch_walk4_graph(fx_context *ctx, walk4_fn kernel, dim3 grid, unsigned threads,
-                                    const fxi_filter_args &a, const fxi_gpu_u8_launch &g,
-                                    const fxi_gpu_u8_taps &tp, fxi_kernel_graph *graph,
-                                    cudaStream_t stream, bool *launched)
-{
-    fxi_filter_args args = a;
-    fxi_gpu_u8_launch launch = g;
-    fxi_gpu_u8_taps taps = tp;
-    const fxi_gpu_u8_image *images = nullptr;
-    void *params[] = {&args, &launch, &taps, &images};
-    cudaKernelNodeParams node = {};
-    node.func = reinterpret_cast<void *>(kernel);
-    node.gridDim = grid;
-    node.blockDim = dim3(threads);
-    node.kernelParams = params;
-    const uint64_t key[FXI_KERNEL_GRAPH_KEY] = {reinterpret_cast<uintptr_t>(a.src), a.src_stride,
-                                                reinterpret_cast<uintptr_t>(a.dst), a.dst_stride};
-    return fxi_kernel_graph_launch(ctx, graph, &node, 0, key, stream, launched);
-}
-
 extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args *ap,
                                           const fxi_gpu_u8_launch *gp, const fxi_gpu_u8_taps *tp,
                                           void *work, const fxi_gpu_u8_batch *batch,
@@ -853,9 +831,17 @@ extern "C" fx_status fxi_filter_launch_u8(fx_context *ctx, const fxi_filter_args
         const walk_taps taps = g.box ? WALK_BOX : tp->binomial3 ? WALK_121 : WALK_WEIGHTED;
         const auto kernel = walk4_kernel(a.kw, a.channels, taps, images != nullptr);
         if (graph && !images) {
+            /* the runtime only reads the arguments */
+            void *params[] = {const_cast<fxi_filter_args *>(&a),
+                              const_cast<fxi_gpu_u8_launch *>(&g),
+                              const_cast<fxi_gpu_u8_taps *>(tp), &images};
+            const uint64_t key[FXI_KERNEL_GRAPH_KEY] = {
+                reinterpret_cast<uintptr_t>(a.src), a.src_stride,
+                reinterpret_cast<uintptr_t>(a.dst), a.dst_stride};
             bool launched;
-            FXI_TRY(launch_walk4_graph(ctx, kernel, grid, static_cast<unsigned>(g.tile_w), a, g,
-                                       *tp, graph, stream, &launched));
+            FXI_TRY(fxi_kernel_graph_launch(ctx, graph, reinterpret_cast<const void *>(kernel),
+                                            grid, dim3(static_cast<unsigned>(g.tile_w)), params, 0,
+                                            key, stream, &launched));
             if (launched) return FX_OK;
         }
         kernel<<<grid, g.tile_w, 0, stream>>>(a, g, *tp, images);

@@ -187,21 +187,21 @@ typedef struct fxi_kernel_graph {
     cudaGraphNode_t node;
     uint64_t key[FXI_KERNEL_GRAPH_KEY]; /* the last launch's (fxi_kernel_graph_launch) */
     /* the last launch's kernel and shape: a launch of another sets the node again too */
-    void *func;
+    const void *func;
     dim3 grid, block;
-    unsigned shared_bytes;
     int broken; /* the runtime would not make it: launch directly */
 } fxi_kernel_graph;
 
-/* Launch `node` (kernel, grid, block, shared memory, arguments; cooperative: all its
- * blocks resident at once) on `stream` through g. The graph is made on the first call;
- * after that the node is set again where `key` (the caller's summary of the arguments'
- * values: every one that may change between its launches) or the kernel, grid, block or
- * shared memory differs from the last launch's.
+/* Launch `func` over grid x block threads (no dynamic shared memory) with the arguments
+ * `params` (as cudaLaunchKernel takes them; cooperative: all its blocks resident at
+ * once) on `stream` through g. The graph is made on the first call; after that the node
+ * is set again where `key` (the caller's summary of the arguments' values: every one
+ * that may change between its launches) or the kernel, grid or block differs from the
+ * last launch's.
  * *launched stays false where the runtime will not make or launch the graph
  * (nothing has run: the caller launches the kernel itself, now and from then on). */
-fx_status fxi_kernel_graph_launch(fx_context *ctx, fxi_kernel_graph *g,
-                                  const struct cudaKernelNodeParams *node, int cooperative,
+fx_status fxi_kernel_graph_launch(fx_context *ctx, fxi_kernel_graph *g, const void *func, dim3 grid,
+                                  dim3 block, void **params, int cooperative,
                                   const uint64_t key[FXI_KERNEL_GRAPH_KEY], cudaStream_t stream,
                                   bool *launched);
 void fxi_kernel_graph_release(fxi_kernel_graph *g);

@@ -28,31 +28,30 @@ static bool same_dim(dim3 a, dim3 b)
     return a.x == b.x && a.y == b.y && a.z == b.z;
 }
 
-/* node launches the kernel g's node last launched, in the same shape */
-static bool same_shape(const fxi_kernel_graph *g, const struct cudaKernelNodeParams *node)
-{
-    return g->func == node->func && same_dim(g->grid, node->gridDim) &&
-           same_dim(g->block, node->blockDim) && g->shared_bytes == node->sharedMemBytes;
-}
-
-fx_status fxi_kernel_graph_launch(fx_context *ctx, fxi_kernel_graph *g,
-                                  const struct cudaKernelNodeParams *node, int cooperative,
+fx_status fxi_kernel_graph_launch(fx_context *ctx, fxi_kernel_graph *g, const void *func, dim3 grid,
+                                  dim3 block, void **params, int cooperative,
                                   const uint64_t key[FXI_KERNEL_GRAPH_KEY], cudaStream_t stream,
                                   bool *launched)
 {
     *launched = false;
     if (g->broken) return FX_OK;
+    struct cudaKernelNodeParams node;
+    memset(&node, 0, sizeof node);
+    node.func = (void *)func;
+    node.gridDim = grid;
+    node.blockDim = block;
+    node.kernelParams = params;
     if (!g->exec) {
-        if (!make_graph(g, node, cooperative)) return FX_OK;
-    } else if (memcmp(g->key, key, sizeof g->key) != 0 || !same_shape(g, node)) {
-        const cudaError_t e = cudaGraphExecKernelNodeSetParams(g->exec, g->node, node);
+        if (!make_graph(g, &node, cooperative)) return FX_OK;
+    } else if (memcmp(g->key, key, sizeof g->key) != 0 || g->func != func ||
+               !same_dim(g->grid, grid) || !same_dim(g->block, block)) {
+        const cudaError_t e = cudaGraphExecKernelNodeSetParams(g->exec, g->node, &node);
         if (e != cudaSuccess) return fxi_cuda_error(ctx, e, "cudaGraphExecKernelNodeSetParams");
     }
     memcpy(g->key, key, sizeof g->key);
-    g->func = node->func;
-    g->grid = node->gridDim;
-    g->block = node->blockDim;
-    g->shared_bytes = node->sharedMemBytes;
+    g->func = func;
+    g->grid = grid;
+    g->block = block;
     const cudaError_t e = cudaGraphLaunch(g->exec, stream);
     if (e == cudaErrorCooperativeLaunchTooLarge) { /* nothing ran: the caller's way */
         (void)cudaGetLastError();
